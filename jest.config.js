@@ -1,0 +1,29 @@
+/**
+ * Two projects: `unit` (pure functions beside their source, no database) and
+ * `integration` (real PostgreSQL, one fresh database per test file, real HTTP).
+ * The global setup starts the embedded PostgreSQL when DATABASE_URL is unset and
+ * migrates a template database that every integration file clones.
+ */
+const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: false }];
+
+module.exports = {
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  projects: [
+    {
+      displayName: 'unit',
+      testEnvironment: 'node',
+      roots: ['<rootDir>/src'],
+      testMatch: ['**/*.spec.ts'],
+      transform: { '^.+\\.ts$': tsJest },
+    },
+    {
+      displayName: 'integration',
+      testEnvironment: 'node',
+      roots: ['<rootDir>/test'],
+      testMatch: ['**/*.test.ts'],
+      transform: { '^.+\\.ts$': tsJest },
+      testTimeout: 60000,
+    },
+  ],
+};
