@@ -1,0 +1,46 @@
+import { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import { createValidationPipe } from './common/validation';
+import type { HeraldConfig } from './config/config';
+import { ApiKeysService } from './workspaces/api-keys.service';
+
+export const JSON_BODY_LIMIT = '1mb';
+
+/**
+ * Builds the whole application (API, workers, scheduler, page) for a resolved config.
+ * Used by main.ts and by the end-to-end tests, so both run exactly the same wiring.
+ */
+export async function createApp(
+  config: HeraldConfig,
+  options: { print?: (text: string) => void } = {},
+): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+    bodyParser: false,
+    bufferLogs: true,
+  });
+  app.useLogger(app.get(Logger));
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.useBodyParser('json', { limit: JSON_BODY_LIMIT });
+  app.useBodyParser('urlencoded', { limit: JSON_BODY_LIMIT, extended: false });
+  app.useGlobalPipes(createValidationPipe());
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Herald API')
+      .setDescription('Schedule a post once; Herald publishes it to Bluesky, LinkedIn and blog webhooks.')
+      .setVersion('1')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key of your workspace' })
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document);
+
+  await app.init();
+  await app.get(ApiKeysService).ensureBootstrapKey(options.print ?? ((text) => process.stdout.write(text)));
+  return app;
+}

@@ -1,0 +1,77 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import { STATUS_CODES } from 'node:http';
+import { DomainError, httpStatusFor } from './errors';
+
+export interface ErrorBody {
+  statusCode: number;
+  error: string;
+  message: string;
+}
+
+export function errorBody(statusCode: number, message: string): ErrorBody {
+  return { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message };
+}
+
+/** Errors raised by body-parser before a route runs (malformed JSON, too large, bad charset). */
+interface BodyParserError {
+  type: string;
+  status: number;
+}
+
+function isBodyParserError(err: unknown): err is BodyParserError {
+  return typeof err === 'object' && err !== null && typeof (err as { type?: unknown }).type === 'string' &&
+    typeof (err as { status?: unknown }).status === 'number';
+}
+
+/**
+ * Maps every error onto one JSON shape `{ statusCode, error, message }`. Unknown errors
+ * become a 500 whose message says nothing about internals; the stack goes to the log only.
+ */
+export function toErrorBody(exception: unknown, logger?: Logger): ErrorBody {
+  if (exception instanceof DomainError) return errorBody(httpStatusFor(exception.code), exception.message);
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    const response = exception.getResponse();
+    let message: string = exception.message;
+    if (typeof response === 'object' && response !== null) {
+      const m = (response as { message?: unknown }).message;
+      if (Array.isArray(m)) message = m.join('; ');
+      else if (typeof m === 'string') message = m;
+    }
+    if (status === HttpStatus.NOT_FOUND && /^Cannot (GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /.test(message)) {
+      message = `No route ${message.replace(/^Cannot /, '')}`;
+    }
+    if (status === HttpStatus.PAYLOAD_TOO_LARGE) message = 'The request body is larger than the 1 MB limit';
+    return errorBody(status, message);
+  }
+  if (isBodyParserError(exception)) {
+    switch (exception.type) {
+      case 'entity.parse.failed':
+        return errorBody(400, 'The request body is not valid JSON');
+      case 'entity.too.large':
+        return errorBody(413, 'The request body is larger than the 1 MB limit');
+      case 'encoding.unsupported':
+      case 'charset.unsupported':
+        return errorBody(415, 'The request body must be UTF-8 JSON');
+      default:
+        if (exception.status >= 400 && exception.status < 500) {
+          return errorBody(exception.status, 'The request body could not be read');
+        }
+    }
+  }
+  logger?.error(exception instanceof Error ? exception.stack ?? exception.message : String(exception));
+  return errorBody(500, 'Internal server error');
+}
+
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Exceptions');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<Response>();
+    const body = toErrorBody(exception, this.logger);
+    if (res.headersSent) return;
+    res.status(body.statusCode).json(body);
+  }
+}

@@ -1,0 +1,200 @@
+import * as path from 'node:path';
+
+/**
+ * The configuration of a Herald process as read once from the environment at start.
+ * Nothing else in the code base reads `process.env`: services receive this object.
+ */
+export interface EnvConfig {
+  port: number;
+  host: string;
+  /** `null` means: start the embedded PostgreSQL under `dataDir`. */
+  databaseUrl: string | null;
+  databasePoolSize: number;
+  dataDir: string;
+  embeddedPostgresPort: number;
+  publicUrl: string;
+  bootstrapApiKey: string | null;
+  /** 32 raw bytes; `null` means: read or generate `<dataDir>/secret.key`. */
+  secretKey: Buffer | null;
+  smtpUrl: string | null;
+  mailFrom: string;
+  allowPrivateUrls: boolean;
+  linkedin: { clientId: string | null; clientSecret: string | null };
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  worker: {
+    enabled: boolean;
+    batchSize: number;
+    concurrency: number;
+    pollIntervalMs: number;
+    leaseMs: number;
+    shutdownGraceMs: number;
+    maxInFlightPerAccount: number;
+  };
+  retry: {
+    baseDelayMs: number;
+    maxDelayMs: number;
+    maxAttempts: number;
+    maxServerDelayMs: number;
+  };
+  circuit: {
+    failureThreshold: number;
+    cooldownMs: number;
+    disableThreshold: number;
+  };
+  http: {
+    connectTimeoutMs: number;
+    totalTimeoutMs: number;
+    responseExcerptBytes: number;
+  };
+}
+
+/** Thrown when a variable has a bad value; the message names the variable. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function readString(env: Env, name: string): string | null {
+  const raw = env[name];
+  if (raw === undefined) return null;
+  const value = raw.trim();
+  return value === '' ? null : value;
+}
+
+function readInt(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = readString(env, name);
+  if (value === null) return fallback;
+  if (!/^\d+$/.test(value)) {
+    throw new ConfigError(name, `must be a whole number between ${min} and ${max}, got "${value}"`);
+  }
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new ConfigError(name, `must be a whole number between ${min} and ${max}, got "${value}"`);
+  }
+  return n;
+}
+
+function readBool(env: Env, name: string, fallback: boolean): boolean {
+  const value = readString(env, name);
+  if (value === null) return fallback;
+  const lower = value.toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(lower)) return true;
+  if (['false', '0', 'no', 'off'].includes(lower)) return false;
+  throw new ConfigError(name, `must be true or false, got "${value}"`);
+}
+
+function readUrl(env: Env, name: string, protocols: string[]): string | null {
+  const value = readString(env, name);
+  if (value === null) return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    // The value may hold a password: never echo it back.
+    throw new ConfigError(name, `is not a valid URL (expected ${protocols.map((p) => `${p}//…`).join(' or ')})`);
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')}, got "${url.protocol}"`);
+  }
+  return value;
+}
+
+/** HERALD_SECRET_KEY: 32 bytes as 64 hex characters or base64 (44 characters with padding). */
+export function parseSecretKey(value: string, name = 'HERALD_SECRET_KEY'): Buffer {
+  const trimmed = value.trim();
+  let key: Buffer | null = null;
+  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) key = Buffer.from(trimmed, 'hex');
+  else if (/^[A-Za-z0-9+/_-]{43}=?$/.test(trimmed)) key = Buffer.from(trimmed.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  if (!key || key.length !== 32) {
+    throw new ConfigError(name, 'must be 32 random bytes written as 64 hex characters or base64 (e.g. `openssl rand -base64 32`)');
+  }
+  return key;
+}
+
+export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
+  const port = readInt(env, 'PORT', 3000, 0, 65535);
+  const bootstrapApiKey = readString(env, 'HERALD_API_KEY');
+  if (bootstrapApiKey !== null && bootstrapApiKey.length < 16) {
+    throw new ConfigError('HERALD_API_KEY', 'must be at least 16 characters long');
+  }
+  if (bootstrapApiKey !== null && /\s/.test(bootstrapApiKey)) {
+    throw new ConfigError('HERALD_API_KEY', 'must not contain whitespace');
+  }
+  const secret = readString(env, 'HERALD_SECRET_KEY');
+  const logLevel = (readString(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const publicUrl = readUrl(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port === 0 ? 3000 : port}`;
+  const mailFrom = readString(env, 'MAIL_FROM') ?? 'Herald <herald@localhost>';
+  if (!/@/.test(mailFrom)) throw new ConfigError('MAIL_FROM', `must be an email address, got "${mailFrom}"`);
+
+  const retry = {
+    baseDelayMs: readInt(env, 'RETRY_BASE_DELAY_MS', 2000, 1, 86_400_000),
+    maxDelayMs: readInt(env, 'RETRY_MAX_DELAY_MS', 3_600_000, 1, 7 * 86_400_000),
+    maxAttempts: readInt(env, 'RETRY_MAX_ATTEMPTS', 16, 1, 1000),
+    maxServerDelayMs: readInt(env, 'RETRY_MAX_SERVER_DELAY_MS', 86_400_000, 0, 30 * 86_400_000),
+  };
+  if (retry.maxDelayMs < retry.baseDelayMs) {
+    throw new ConfigError('RETRY_MAX_DELAY_MS', `must be at least RETRY_BASE_DELAY_MS (${retry.baseDelayMs})`);
+  }
+
+  return {
+    port,
+    host: readString(env, 'HOST') ?? '0.0.0.0',
+    databaseUrl: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePoolSize: readInt(env, 'DATABASE_POOL_SIZE', 20, 2, 500),
+    dataDir: path.resolve(cwd, readString(env, 'HERALD_DATA_DIR') ?? '.data'),
+    embeddedPostgresPort: readInt(env, 'EMBEDDED_POSTGRES_PORT', 54329, 1, 65535),
+    publicUrl: publicUrl.replace(/\/+$/, ''),
+    bootstrapApiKey,
+    secretKey: secret === null ? null : parseSecretKey(secret),
+    smtpUrl: readUrl(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom,
+    allowPrivateUrls: readBool(env, 'HERALD_ALLOW_PRIVATE_URLS', false),
+    linkedin: {
+      clientId: readString(env, 'LINKEDIN_CLIENT_ID'),
+      clientSecret: readString(env, 'LINKEDIN_CLIENT_SECRET'),
+    },
+    logLevel: logLevel as EnvConfig['logLevel'],
+    worker: {
+      enabled: readBool(env, 'WORKER_ENABLED', true),
+      batchSize: readInt(env, 'WORKER_BATCH_SIZE', 100, 1, 1000),
+      concurrency: readInt(env, 'WORKER_CONCURRENCY', 200, 1, 10_000),
+      pollIntervalMs: readInt(env, 'WORKER_POLL_INTERVAL_MS', 1000, 10, 600_000),
+      leaseMs: readInt(env, 'WORKER_LEASE_MS', 60_000, 1000, 3_600_000),
+      shutdownGraceMs: readInt(env, 'WORKER_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+      maxInFlightPerAccount: readInt(env, 'ACCOUNT_MAX_IN_FLIGHT', 5, 1, 1000),
+    },
+    retry,
+    circuit: {
+      failureThreshold: readInt(env, 'CIRCUIT_FAILURE_THRESHOLD', 5, 1, 1000),
+      cooldownMs: readInt(env, 'CIRCUIT_COOLDOWN_MS', 30_000, 100, 86_400_000),
+      disableThreshold: readInt(env, 'CIRCUIT_DISABLE_THRESHOLD', 50, 1, 100_000),
+    },
+    http: {
+      connectTimeoutMs: readInt(env, 'HTTP_CONNECT_TIMEOUT_MS', 5_000, 100, 120_000),
+      totalTimeoutMs: readInt(env, 'HTTP_TOTAL_TIMEOUT_MS', 20_000, 100, 600_000),
+      responseExcerptBytes: readInt(env, 'HTTP_RESPONSE_EXCERPT_BYTES', 2048, 0, 65_536),
+    },
+  };
+}
+
+/** The configuration the application runs with: the database and the credentials key resolved. */
+export interface HeraldConfig extends Omit<EnvConfig, 'databaseUrl' | 'secretKey'> {
+  databaseUrl: string;
+  secretKey: Buffer;
+  /** True when Herald started its own embedded PostgreSQL. */
+  embedded: boolean;
+}
+
+export const HERALD_CONFIG = Symbol('HERALD_CONFIG');

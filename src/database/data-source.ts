@@ -1,0 +1,61 @@
+import { Client } from 'pg';
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { MIGRATIONS } from '../../migrations';
+import { ENTITIES } from './entities';
+
+export function dataSourceOptions(url: string, poolSize = 20): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'migrations',
+    // Never: the schema is what the migrations say, nothing else.
+    synchronize: false,
+    migrationsRun: false,
+    logging: false,
+    extra: { max: poolSize, application_name: 'herald' },
+  };
+}
+
+/**
+ * Runs pending migrations under a session advisory lock, so that several processes
+ * starting at once against one database migrate it exactly once; the others wait and
+ * then find nothing to do.
+ */
+export async function runMigrations(dataSource: DataSource): Promise<void> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query(`SELECT pg_advisory_lock(hashtext('herald.migrations'))`);
+    try {
+      await dataSource.runMigrations({ transaction: 'each' });
+    } finally {
+      await runner.query(`SELECT pg_advisory_unlock(hashtext('herald.migrations'))`);
+    }
+  } finally {
+    await runner.release();
+  }
+}
+
+/** Creates `database` on the server of `url` if it does not exist yet; returns its URL. */
+export async function ensureDatabase(url: string, database: string): Promise<string> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (exists.rowCount === 0) {
+      try {
+        await client.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
+      } catch (err) {
+        // Another process created it between our check and our CREATE.
+        if ((err as { code?: string }).code !== '42P04') throw err;
+      }
+    }
+  } finally {
+    await client.end();
+  }
+  const target = new URL(url);
+  target.pathname = `/${database}`;
+  return target.toString();
+}

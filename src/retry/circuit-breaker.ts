@@ -1,0 +1,129 @@
+import { ErrorClass } from './error-class';
+import { addMsClamped } from './instant';
+
+/**
+ * Pure transitions of the per-account circuit breaker (SPEC §4 "Protection of receivers").
+ * The caller persists the Circuit and performs the probe claim atomically in the database
+ * (compare-and-set from open to half_open), so one probe goes out whatever the number of workers.
+ */
+
+export type CircuitStateName = 'closed' | 'open' | 'half_open';
+
+export interface Circuit {
+  state: CircuitStateName;
+  /** While open: the end of the cooldown. */
+  openUntil: Date | null;
+  /** Transient failures in a row, counted in the order attempts finish. */
+  consecutiveFailures: number;
+}
+
+export interface BreakerConfig {
+  /** Consecutive transient failures that open a closed circuit. */
+  failureThreshold: number;
+  /** How long the circuit stays open before one probe is allowed; starts when it opens. */
+  cooldownMs: number;
+  /** Consecutive transient failures that disable the account. */
+  disableThreshold: number;
+}
+
+export const DEFAULT_BREAKER: BreakerConfig = {
+  failureThreshold: 5,
+  cooldownMs: 30_000,
+  disableThreshold: 50,
+};
+
+export const CLOSED_CIRCUIT: Circuit = { state: 'closed', openUntil: null, consecutiveFailures: 0 };
+
+/**
+ * - allow: send the attempt.
+ * - defer: leave the job due without attempting it and without spending an attempt.
+ * - probe: the cooldown is over; the caller may send one attempt after claiming the probe
+ *   (startProbe, persisted atomically). A worker that loses the claim must defer.
+ */
+export type Gate = 'allow' | 'defer' | 'probe';
+
+/**
+ * Whether a due job of this account may be attempted now. An open circuit without an openUntil
+ * (a row written by hand or by an older version) is treated as cooled down, so it can never stay
+ * open forever. half_open defers because its single probe is already out.
+ */
+export function gate(c: Circuit, now: Date): Gate {
+  switch (c.state) {
+    case 'closed':
+      return 'allow';
+    case 'open':
+      return c.openUntil === null || now.getTime() >= c.openUntil.getTime() ? 'probe' : 'defer';
+    case 'half_open':
+      return 'defer';
+  }
+}
+
+/** The transition the probe claim performs: open → half_open. Other states are returned as they are. */
+export function startProbe(c: Circuit): Circuit {
+  if (c.state !== 'open') return { ...c };
+  return { ...c, state: 'half_open' };
+}
+
+export interface AttemptFeedback {
+  next: Circuit;
+  /** The circuit went into open with this outcome (from closed, or again after a failed probe). */
+  opened: boolean;
+  /** The consecutive failures reached the disable threshold: disable the account and alert. */
+  disable: boolean;
+}
+
+function increment(count: number): number {
+  const safe = Number.isFinite(count) && count > 0 ? Math.floor(count) : 0;
+  return Math.min(safe + 1, Number.MAX_SAFE_INTEGER);
+}
+
+/**
+ * Steps the circuit with the class of one finished attempt.
+ *
+ * - success: closed, count 0, whatever the state. SPEC §4 says any success resets the count; an
+ *   in-flight attempt that succeeds while the circuit is open proves the receiver answers, so it
+ *   closes the circuit as a successful probe would.
+ * - transient: count + 1.
+ *   - half_open: the probe failed, so open again for a fresh cooldown starting now (opened).
+ *     A non-probe attempt that was in flight and fails while the probe is out has the same
+ *     effect; it is as much evidence that the receiver is still unhealthy.
+ *   - closed and count ≥ failureThreshold: open for cooldownMs from now (opened).
+ *   - open: attempts already in flight finish and count (SPEC §4), but they neither extend the
+ *     cooldown nor report opened again: the cooldown starts when the circuit opens.
+ *   disable whenever count ≥ disableThreshold; the caller disables idempotently.
+ * - auth / permanent / poison: about the credentials or the payload, not the receiver's health,
+ *   so they neither count nor reset the count (one bad post must not hide an outage, nor make it
+ *   look like one). The exception is a half_open probe ending that way: the receiver answered,
+ *   which is what the probe wanted to know, so the circuit closes with count 0.
+ */
+export function recordOutcome(
+  c: Circuit,
+  errorClass: ErrorClass,
+  now: Date,
+  cfg: BreakerConfig,
+): AttemptFeedback {
+  switch (errorClass) {
+    case 'success':
+      return { next: { ...CLOSED_CIRCUIT }, opened: false, disable: false };
+
+    case 'auth':
+    case 'permanent':
+    case 'poison':
+      if (c.state === 'half_open') return { next: { ...CLOSED_CIRCUIT }, opened: false, disable: false };
+      return { next: { ...c }, opened: false, disable: false };
+
+    case 'transient': {
+      const count = increment(c.consecutiveFailures);
+      const disable = count >= cfg.disableThreshold;
+      const openFromNow = (): Circuit => ({
+        state: 'open',
+        openUntil: addMsClamped(now, cfg.cooldownMs > 0 ? cfg.cooldownMs : 0),
+        consecutiveFailures: count,
+      });
+      if (c.state === 'half_open') return { next: openFromNow(), opened: true, disable };
+      if (c.state === 'open') return { next: { ...c, consecutiveFailures: count }, opened: false, disable };
+      if (count >= cfg.failureThreshold) return { next: openFromNow(), opened: true, disable };
+      return { next: { ...c, consecutiveFailures: count }, opened: false, disable };
+    }
+  }
+}

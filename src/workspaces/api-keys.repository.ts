@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
+import type { Keyset } from '../common/pagination';
+import { ApiKeyEntity, ApiKeyRole } from './api-key.entity';
+
+@Injectable()
+export class ApiKeysRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  private repo(manager?: EntityManager) {
+    return (manager ?? this.db.manager).getRepository(ApiKeyEntity);
+  }
+
+  /** Any key with this hash, revoked or not: the guard checks revocation itself. */
+  findByHash(keyHash: Buffer, manager?: EntityManager): Promise<ApiKeyEntity | null> {
+    return this.repo(manager).findOne({ where: { keyHash } });
+  }
+
+  create(
+    input: { workspaceId: string; name: string; keyHash: Buffer; prefix: string; role: ApiKeyRole },
+    manager?: EntityManager,
+  ): Promise<ApiKeyEntity> {
+    const repo = this.repo(manager);
+    return repo.save(repo.create({ ...input, revokedAt: null }));
+  }
+
+  countActive(manager?: EntityManager): Promise<number> {
+    return this.repo(manager).count({ where: { revokedAt: IsNull() } });
+  }
+
+  listActive(workspaceId: string, after: Keyset | null, limit: number): Promise<ApiKeyEntity[]> {
+    const qb = this.repo()
+      .createQueryBuilder('k')
+      .where('k.workspace_id = :workspaceId AND k.revoked_at IS NULL', { workspaceId })
+      .orderBy('k.created_at', 'DESC')
+      .addOrderBy('k.id', 'DESC')
+      .limit(limit + 1);
+    if (after) qb.andWhere('(k.created_at, k.id) < (:createdAt, :id)', after);
+    return qb.getMany();
+  }
+
+  /** Revokes a key of this workspace; false when the id is unknown here (or another workspace's). */
+  async revoke(workspaceId: string, id: string): Promise<boolean> {
+    const result = await this.repo().update({ id, workspaceId, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
+    return (result.affected ?? 0) > 0;
+  }
+}
