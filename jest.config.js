@@ -7,6 +7,7 @@
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: false }];
 
 module.exports = {
+  transform: { '^.+\\.ts$': tsJest },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   projects: [

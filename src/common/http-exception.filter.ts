@@ -7,6 +7,8 @@ export interface ErrorBody {
   statusCode: number;
   error: string;
   message: string;
+  /** Health checks only: the state of each dependency. */
+  details?: Record<string, { status: string; message?: string }>;
 }
 
 export function errorBody(statusCode: number, message: string): ErrorBody {
@@ -35,6 +37,13 @@ export function toErrorBody(exception: unknown, logger?: Logger): ErrorBody {
     const response = exception.getResponse();
     let message: string = exception.message;
     if (typeof response === 'object' && response !== null) {
+      const details = (response as { details?: ErrorBody['details'] }).details;
+      if (details && typeof details === 'object') {
+        // @nestjs/terminus answers 503 with the state of each check: keep it, and say it.
+        const down = Object.entries(details).filter(([, d]) => d.status !== 'up');
+        const summary = down.map(([name, d]) => `${name} is down${d.message ? ` (${d.message})` : ''}`).join('; ');
+        return { ...errorBody(status, summary || 'not ready'), details };
+      }
       const m = (response as { message?: unknown }).message;
       if (Array.isArray(m)) message = m.join('; ');
       else if (typeof m === 'string') message = m;

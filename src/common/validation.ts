@@ -24,6 +24,8 @@ export function createValidationPipe(): ValidationPipe {
     forbidNonWhitelisted: true,
     transform: true,
     forbidUnknownValues: true,
+    // One message per field: "name must be a string", not also its length rule.
+    stopAtFirstError: true,
     exceptionFactory: (errors) => new BadRequestException(describeValidationErrors(errors).join('; ')),
   });
 }

@@ -1,19 +1,22 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 
+// class-validator checks decorators bottom-up and the pipe stops at the first failure, so
+// the type check sits closest to the property: a number gets "must be a string".
+
 export class CreateWorkspaceDto {
   @ApiProperty({ example: 'Marketing', maxLength: 200 })
-  @IsString()
-  @IsNotEmpty()
   @MaxLength(200)
+  @IsNotEmpty()
+  @IsString()
   name!: string;
 }
 
 export class CreateApiKeyDto {
   @ApiPropertyOptional({ example: 'CI publisher', maxLength: 200 })
   @IsOptional()
-  @IsString()
-  @IsNotEmpty()
   @MaxLength(200)
+  @IsNotEmpty()
+  @IsString()
   name?: string;
 }

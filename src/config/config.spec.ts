@@ -1,0 +1,62 @@
+import { ConfigError, loadConfig } from './config';
+
+const configError = (env: Record<string, string>): ConfigError => {
+  try {
+    loadConfig(env, '/srv/herald');
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+describe('loadConfig', () => {
+  it('gives working defaults for an empty environment', () => {
+    const c = loadConfig({}, '/srv/herald');
+    expect(c.port).toBe(3000);
+    expect(c.databaseUrl).toBeNull();
+    expect(c.dataDir).toBe('/srv/herald/.data');
+    expect(c.publicUrl).toBe('http://localhost:3000');
+    expect(c.allowPrivateUrls).toBe(false);
+    expect(c.retry).toEqual({ baseDelayMs: 2000, maxDelayMs: 3_600_000, maxAttempts: 16, maxServerDelayMs: 86_400_000 });
+    expect(c.circuit).toEqual({ failureThreshold: 5, cooldownMs: 30_000, disableThreshold: 50 });
+    expect(c.worker.maxInFlightPerAccount).toBe(5);
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ PORT: '-1' }, 'PORT'],
+    [{ PORT: '80.5' }, 'PORT'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'mysql://root@localhost/db' }, 'DATABASE_URL'],
+    [{ HERALD_SECRET_KEY: 'short' }, 'HERALD_SECRET_KEY'],
+    [{ HERALD_API_KEY: 'tooshort' }, 'HERALD_API_KEY'],
+    [{ HERALD_ALLOW_PRIVATE_URLS: 'maybe' }, 'HERALD_ALLOW_PRIVATE_URLS'],
+    [{ SMTP_URL: 'http://mail' }, 'SMTP_URL'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ RETRY_BASE_DELAY_MS: '5000', RETRY_MAX_DELAY_MS: '1000' }, 'RETRY_MAX_DELAY_MS'],
+  ])('rejects %j naming %s', (env, variable) => {
+    const err = configError(env);
+    expect(err.variable).toBe(variable);
+    expect(err.message).toContain(variable);
+  });
+
+  it('never echoes a database URL that may hold a password', () => {
+    const err = configError({ DATABASE_URL: 'postgres//user:hunter2@db' });
+    expect(err.message).not.toContain('hunter2');
+  });
+
+  it('accepts a 32-byte secret key in hex or base64', () => {
+    const hex = 'ab'.repeat(32);
+    expect(loadConfig({ HERALD_SECRET_KEY: hex }).secretKey?.toString('hex')).toBe(hex);
+    const b64 = Buffer.alloc(32, 7).toString('base64');
+    expect(loadConfig({ HERALD_SECRET_KEY: b64 }).secretKey).toEqual(Buffer.alloc(32, 7));
+  });
+
+  it('reads booleans and trims the public URL', () => {
+    const c = loadConfig({ HERALD_ALLOW_PRIVATE_URLS: 'TRUE', PUBLIC_URL: 'https://herald.example.com/' });
+    expect(c.allowPrivateUrls).toBe(true);
+    expect(c.publicUrl).toBe('https://herald.example.com');
+  });
+});

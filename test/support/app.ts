@@ -1,0 +1,55 @@
+import { INestApplication } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import request from 'supertest';
+import { createApp } from '../../src/app';
+import { HeraldConfig, loadConfig } from '../../src/config/config';
+import { createTestDatabase } from './database';
+
+export interface TestApp {
+  app: INestApplication;
+  /** supertest bound to the app's HTTP server */
+  http: () => ReturnType<typeof request>;
+  config: HeraldConfig;
+  databaseUrl: string;
+  /** the bootstrap (admin) API key of this app's database */
+  adminKey: string;
+  close(): Promise<void>;
+}
+
+/** A resolved config for tests: a fresh database, a random credentials key, quiet logs. */
+export function testConfig(databaseUrl: string, overrides: Partial<HeraldConfig> = {}): HeraldConfig {
+  const env = loadConfig({ LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', PORT: '0' });
+  return {
+    ...env,
+    dataDir: path.join(os.tmpdir(), `herald-test-data-${randomBytes(4).toString('hex')}`),
+    databaseUrl,
+    databasePoolSize: 10,
+    embedded: false,
+    secretKey: randomBytes(32),
+    bootstrapApiKey: `test-bootstrap-${randomBytes(16).toString('hex')}`,
+    worker: { ...env.worker, enabled: false },
+    ...overrides,
+  };
+}
+
+/** Boots the real Nest application on a fresh database (or the one given). */
+export async function bootTestApp(
+  options: { databaseUrl?: string; config?: Partial<HeraldConfig> } = {},
+): Promise<TestApp> {
+  const databaseUrl = options.databaseUrl ?? (await createTestDatabase()).url;
+  const config = testConfig(databaseUrl, options.config);
+  const app = await createApp(config, { print: () => undefined });
+  await app.listen(0, '127.0.0.1');
+  return {
+    app,
+    http: () => request(app.getHttpServer()),
+    config,
+    databaseUrl,
+    adminKey: config.bootstrapApiKey ?? '',
+    close: () => app.close(),
+  };
+}
+
+export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });

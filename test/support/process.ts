@@ -1,0 +1,77 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import * as path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '../..');
+
+/** The real service (dist/src/main.js, built by the global setup) as a child process. */
+export class ServiceProcess {
+  readonly output: string[] = [];
+  private exitPromise: Promise<number | null>;
+  private exitCode: number | null | undefined;
+
+  constructor(
+    readonly child: ChildProcess,
+    readonly port: number,
+  ) {
+    child.stdout?.on('data', (d: Buffer) => this.output.push(d.toString('utf8')));
+    child.stderr?.on('data', (d: Buffer) => this.output.push(d.toString('utf8')));
+    this.exitPromise = new Promise((resolve) =>
+      child.on('exit', (code, signal) => {
+        this.exitCode = code ?? (signal ? -1 : null);
+        resolve(this.exitCode);
+      }),
+    );
+  }
+
+  /** `env` overrides the inherited environment; PORT defaults to `port`; undefined removes a variable. */
+  static start(env: Record<string, string | undefined>, port: number): ServiceProcess {
+    const merged: Record<string, string | undefined> = { ...process.env, PORT: String(port), ...env };
+    // An inherited DATABASE_URL must not leak into the service unless the test passes one.
+    if (!('DATABASE_URL' in env)) delete merged.DATABASE_URL;
+    const clean: Record<string, string> = {};
+    for (const [k, v] of Object.entries(merged)) if (v !== undefined) clean[k] = v;
+    const child = spawn(process.execPath, [path.join(ROOT, 'dist/src/main.js')], {
+      cwd: ROOT,
+      env: clean,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return new ServiceProcess(child, port);
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  text(): string {
+    return this.output.join('');
+  }
+
+  exited(): Promise<number | null> {
+    return this.exitPromise;
+  }
+
+  get running(): boolean {
+    return this.exitCode === undefined;
+  }
+
+  /** Resolves when /health/ready answers 200; rejects with the output if the process dies. */
+  async waitReady(timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (!this.running) throw new Error(`service exited (${this.exitCode}) before ready:\n${this.text()}`);
+      try {
+        const res = await fetch(`${this.url}/health/ready`);
+        if (res.status === 200) return;
+      } catch {
+        /* not listening yet */
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`service not ready after ${timeoutMs} ms:\n${this.text()}`);
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+    if (this.running) this.child.kill(signal);
+    return this.exited();
+  }
+}
