@@ -1,0 +1,99 @@
+import type { ErrorClass } from '../retry/error-class';
+
+/** Every platform Herald publishes to. A fourth one is added in connectors/ only. */
+export type Provider = 'bluesky' | 'linkedin' | 'webhook';
+export const PROVIDERS: readonly Provider[] = ['bluesky', 'linkedin', 'webhook'];
+
+/** A media item as a connector receives it (resolved by the worker). */
+export interface PayloadMedia {
+  id: string;
+  alt: string;
+  mimeType: string;
+  /** signed, expiring URL served by Herald (webhooks link to it) */
+  url: string;
+}
+
+/** What one job publishes. Each job keeps its own copy, so a DLQ edit touches only that job. */
+export interface JobPayload {
+  text: string;
+  title: string | null;
+  link: string | null;
+  media: string[];
+  metadata: Record<string, unknown> | null;
+  scheduledAt: string;
+}
+
+/** The job as the worker hands it to a connector. */
+export interface DeliveryJob {
+  id: string;
+  postId: string;
+  accountId: string;
+  workspaceId: string;
+  /** Sent on every attempt; changes only when an edited dead job is requeued. */
+  idempotencyKey: string;
+  /** 1-based number of this attempt in the job's whole history. */
+  attemptNumber: number;
+  payload: JobPayload;
+  media: PayloadMedia[];
+  /** Outcome of the previous attempt of this job, if any: LinkedIn needs it to read a 422 DUPLICATE_POST. */
+  previousAttempt: { errorClass: ErrorClass | null; networkError: string | null; httpStatus: number | null } | null;
+}
+
+/** The account as the worker hands it to a connector: public config and decrypted credentials. */
+export interface DeliveryAccount<Config = Record<string, unknown>, Credentials = Record<string, unknown>> {
+  id: string;
+  workspaceId: string;
+  name: string;
+  config: Config;
+  credentials: Credentials;
+}
+
+/** What one attempt produced, already mapped onto Herald's outcome classes. */
+export interface DeliveryOutcome {
+  errorClass: ErrorClass;
+  httpStatus: number | null;
+  /** e.g. ECONNREFUSED, ETIMEDOUT, connect_timeout, total_timeout, blocked_address */
+  networkError: string | null;
+  /** For a person: why it failed (never a secret). null on success. */
+  message: string | null;
+  /** First bytes of the response body (bounded). */
+  responseExcerpt: string | null;
+  /** The wait the server asked for (Retry-After / RateLimit-Reset), in ms. */
+  serverDelayMs: number | null;
+  remoteId: string | null;
+  remoteUrl: string | null;
+  /** New credentials to store (a refreshed session or token), encrypted by the caller. */
+  credentialsUpdate?: Record<string, unknown>;
+  warnings?: string[];
+}
+
+export interface VerifyResult {
+  ok: boolean;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** The account input split into what may be shown (config) and what is encrypted (credentials). */
+export interface PreparedAccount {
+  config: Record<string, unknown>;
+  credentials: Record<string, unknown>;
+  /** Shown once in the create/rotate answer (e.g. a webhook signing secret). */
+  revealOnce?: Record<string, string>;
+}
+
+export class ConnectorInputError extends Error {}
+
+export interface Connector {
+  readonly provider: Provider;
+  /**
+   * Validates the `config` of POST/PATCH /v1/accounts (throws ConnectorInputError naming the
+   * field) and splits it. `previous` holds the stored credentials on a PATCH.
+   */
+  prepareAccount(input: unknown, previous: Record<string, unknown> | null): Promise<PreparedAccount>;
+  /** Checks the credentials against the platform now. */
+  verify(account: DeliveryAccount): Promise<VerifyResult>;
+  /** One attempt. Never throws for platform or network failures: they are outcomes. */
+  deliver(job: DeliveryJob, account: DeliveryAccount, signal: AbortSignal): Promise<DeliveryOutcome>;
+}
+
+export const CONNECTORS = Symbol('CONNECTORS');
