@@ -92,6 +92,8 @@ export interface Connector {
   prepareAccount(input: unknown, previous: Record<string, unknown> | null): Promise<PreparedAccount>;
   /** Checks the credentials against the platform now. */
   verify(account: DeliveryAccount): Promise<VerifyResult>;
+  /** New signing secret (webhooks); absent for platforms without one. */
+  rotateSecret?(previous: Record<string, unknown>): PreparedAccount;
   /** One attempt. Never throws for platform or network failures: they are outcomes. */
   deliver(job: DeliveryJob, account: DeliveryAccount, signal: AbortSignal): Promise<DeliveryOutcome>;
 }
