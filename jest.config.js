@@ -7,6 +7,7 @@
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: false }];
 
 module.exports = {
+  testTimeout: 60000,
   transform: { '^.+\\.ts$': tsJest },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
@@ -24,7 +25,6 @@ module.exports = {
       roots: ['<rootDir>/test'],
       testMatch: ['**/*.test.ts'],
       transform: { '^.+\\.ts$': tsJest },
-      testTimeout: 60000,
     },
   ],
 };

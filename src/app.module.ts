@@ -9,6 +9,11 @@ import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
+import { ScheduleModule } from '@nestjs/schedule';
+import { AccountsModule } from './accounts/accounts.module';
+import { JobsModule } from './jobs/jobs.module';
+import { PostsModule } from './posts/posts.module';
+import { WorkerModule } from './queue/worker.module';
 
 @Module({})
 export class AppModule {
@@ -21,7 +26,12 @@ export class AppModule {
         DatabaseModule,
         MetricsModule,
         HealthModule,
+        ScheduleModule.forRoot(),
         WorkspacesModule,
+        AccountsModule,
+        PostsModule,
+        JobsModule,
+        WorkerModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
     };

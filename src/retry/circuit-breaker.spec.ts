@@ -61,32 +61,38 @@ describe('gate', () => {
   });
 
   it('defers while half-open because the single probe is already out', () => {
-    expect(gate(halfOpenCircuit(), NOW)).toBe('defer');
-    expect(gate(halfOpenCircuit({ openUntil: at(-3_600_000) }), at(3_600_000))).toBe('defer');
+    expect(gate(halfOpenCircuit({ openUntil: at(60_000) }), NOW)).toBe('defer');
+  });
+
+  it('offers a new probe when the half-open probe\'s deadline passed (its worker died)', () => {
+    expect(gate(halfOpenCircuit({ openUntil: at(-1) }), NOW)).toBe('probe');
   });
 });
 
 describe('startProbe', () => {
-  it('moves an open circuit to half-open, keeping its count', () => {
+  it('moves an open circuit to half-open until the probe deadline, keeping its count', () => {
     const c = openCircuit({ openUntil: at(-1), consecutiveFailures: 7 });
-    expect(startProbe(c)).toEqual({ ...c, state: 'half_open' });
+    expect(startProbe(c, at(60_000))).toEqual({ ...c, state: 'half_open', openUntil: at(60_000) });
   });
 
-  it('leaves closed and half-open circuits as they are', () => {
-    expect(startProbe(circuit({ consecutiveFailures: 2 }))).toEqual(circuit({ consecutiveFailures: 2 }));
-    expect(startProbe(halfOpenCircuit())).toEqual(halfOpenCircuit());
+  it('leaves a closed circuit as it is', () => {
+    expect(startProbe(circuit({ consecutiveFailures: 2 }), at(60_000))).toEqual(circuit({ consecutiveFailures: 2 }));
+  });
+
+  it('re-arms a half-open circuit whose probe was lost', () => {
+    expect(startProbe(halfOpenCircuit({ openUntil: at(-1) }), at(60_000))).toEqual(halfOpenCircuit({ openUntil: at(60_000) }));
   });
 
   it('does not mutate its input', () => {
     const c = Object.freeze(openCircuit());
-    expect(() => startProbe(c)).not.toThrow();
+    expect(() => startProbe(c, at(60_000))).not.toThrow();
     expect(c.state).toBe('open');
   });
 
   it('lets exactly one probe through per cooldown', () => {
     const cooled = openCircuit({ openUntil: at(-1) });
     expect(gate(cooled, NOW)).toBe('probe');
-    const claimed = startProbe(cooled);
+    const claimed = startProbe(cooled, at(60_000));
     expect(gate(claimed, NOW)).toBe('defer');
   });
 });
@@ -180,7 +186,7 @@ describe('recordOutcome', () => {
       let disabledAt: number | null = null;
       let opens = 0;
       for (let i = 1; i <= 50; i++) {
-        if (gate(c, NOW) === 'probe') c = startProbe(c);
+        if (gate(c, NOW) === 'probe') c = startProbe(c, at(60_000));
         const fb = recordOutcome(c, 'transient', NOW, DEFAULT_BREAKER);
         if (fb.opened) opens += 1;
         if (fb.disable && disabledAt === null) disabledAt = i;
@@ -262,7 +268,7 @@ describe('recordOutcome', () => {
           for (const s of steps) {
             now += s.advanceMs;
             const g = gate(c, new Date(now));
-            if (g === 'probe' && s.tryProbe) c = startProbe(c);
+            if (g === 'probe' && s.tryProbe) c = startProbe(c, new Date(now + 60_000));
             const before = c;
             const fb = recordOutcome(before, s.cls, new Date(now), cfg);
             c = fb.next;

@@ -45,23 +45,24 @@ export type Gate = 'allow' | 'defer' | 'probe';
 /**
  * Whether a due job of this account may be attempted now. An open circuit without an openUntil
  * (a row written by hand or by an older version) is treated as cooled down, so it can never stay
- * open forever. half_open defers because its single probe is already out.
+ * open forever. half_open defers while its single probe is out; its openUntil is the probe's
+ * deadline (the probe job's lease): past it, the probe's worker died without an answer, and
+ * another probe may go.
  */
 export function gate(c: Circuit, now: Date): Gate {
   switch (c.state) {
     case 'closed':
       return 'allow';
     case 'open':
-      return c.openUntil === null || now.getTime() >= c.openUntil.getTime() ? 'probe' : 'defer';
     case 'half_open':
-      return 'defer';
+      return c.openUntil === null || now.getTime() >= c.openUntil.getTime() ? 'probe' : 'defer';
   }
 }
 
 /** The transition the probe claim performs: open → half_open. Other states are returned as they are. */
-export function startProbe(c: Circuit): Circuit {
-  if (c.state !== 'open') return { ...c };
-  return { ...c, state: 'half_open' };
+export function startProbe(c: Circuit, probeDeadline: Date): Circuit {
+  if (c.state === 'closed') return { ...c };
+  return { ...c, state: 'half_open', openUntil: probeDeadline };
 }
 
 export interface AttemptFeedback {

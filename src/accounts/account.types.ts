@@ -1,0 +1,70 @@
+import type { Provider } from '../connectors/connector.interface';
+import type { CircuitStateName } from '../retry/circuit-breaker';
+
+export type AccountStatus = 'active' | 'needs_reauth' | 'disabled';
+
+/** Per-account override of the retry policy; absent fields use the configured defaults. */
+export interface RetryPolicyOverride {
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  maxAttempts?: number;
+}
+
+/** An accounts row as the repository returns it. */
+export interface AccountRow {
+  id: string;
+  workspaceId: string;
+  provider: Provider;
+  name: string;
+  status: AccountStatus;
+  statusReason: string | null;
+  config: Record<string, unknown>;
+  credentials: string;
+  credentialsVersion: number;
+  retryPolicy: RetryPolicyOverride | null;
+  maxInFlight: number;
+  circuitState: CircuitStateName;
+  circuitOpenUntil: Date | null;
+  consecutiveFailures: number;
+  lastError: string | null;
+  lastSuccessAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The account as the API shows it: never the credentials. */
+export interface AccountView {
+  id: string;
+  provider: Provider;
+  name: string;
+  status: AccountStatus;
+  statusReason: string | null;
+  config: Record<string, unknown>;
+  circuit: { state: CircuitStateName; openUntil: string | null; consecutiveFailures: number };
+  retryPolicy: RetryPolicyOverride | null;
+  maxInFlight: number;
+  lastError: string | null;
+  lastSuccessAt: string | null;
+  createdAt: string;
+}
+
+export function toAccountView(a: AccountRow): AccountView {
+  return {
+    id: a.id,
+    provider: a.provider,
+    name: a.name,
+    status: a.status,
+    statusReason: a.statusReason,
+    config: a.config,
+    circuit: {
+      state: a.circuitState,
+      openUntil: a.circuitOpenUntil?.toISOString() ?? null,
+      consecutiveFailures: a.consecutiveFailures,
+    },
+    retryPolicy: a.retryPolicy,
+    maxInFlight: a.maxInFlight,
+    lastError: a.lastError,
+    lastSuccessAt: a.lastSuccessAt?.toISOString() ?? null,
+    createdAt: a.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,96 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { PROVIDERS, Provider } from '../connectors/connector.interface';
+
+// Decorators run bottom-up and the pipe stops at the first failure: type checks sit last.
+
+export class RetryPolicyDto {
+  @ApiPropertyOptional({ description: 'first backoff ceiling, ms', example: 2000 })
+  @IsOptional()
+  @Max(86_400_000)
+  @Min(1)
+  @IsInt()
+  baseDelayMs?: number;
+
+  @ApiPropertyOptional({ description: 'largest backoff ceiling, ms', example: 3_600_000 })
+  @IsOptional()
+  @Max(7 * 86_400_000)
+  @Min(1)
+  @IsInt()
+  maxDelayMs?: number;
+
+  @ApiPropertyOptional({ example: 16 })
+  @IsOptional()
+  @Max(1000)
+  @Min(1)
+  @IsInt()
+  maxAttempts?: number;
+}
+
+export class CreateAccountDto {
+  @ApiProperty({ enum: PROVIDERS })
+  @IsIn(PROVIDERS as Provider[])
+  @IsString()
+  provider!: Provider;
+
+  @ApiProperty({ example: 'Company blog', maxLength: 200 })
+  @MaxLength(200)
+  @IsNotEmpty()
+  @IsString()
+  name!: string;
+
+  @ApiProperty({
+    description:
+      'bluesky: { identifier, appPassword, service? }; linkedin: { accessToken, refreshToken?, expiresAt?, authorUrn, apiBaseUrl? }; webhook: { url, headers? }',
+    example: { url: 'https://blog.example.com/hooks/herald' },
+  })
+  @IsObject()
+  config!: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: RetryPolicyDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RetryPolicyDto)
+  retryPolicy?: RetryPolicyDto;
+
+  @ApiPropertyOptional({ description: 'attempts in flight at once for this account', example: 5 })
+  @IsOptional()
+  @Max(100)
+  @Min(1)
+  @IsInt()
+  maxInFlight?: number;
+}
+
+export class UpdateAccountDto {
+  @ApiPropertyOptional({ maxLength: 200 })
+  @IsOptional()
+  @MaxLength(200)
+  @IsNotEmpty()
+  @IsString()
+  name?: string;
+
+  @ApiPropertyOptional({ description: 'new settings or credentials (re-entering them re-activates the account)' })
+  @IsOptional()
+  @IsObject()
+  config?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ enum: ['active', 'disabled'] })
+  @IsOptional()
+  @IsIn(['active', 'disabled'])
+  @IsString()
+  status?: 'active' | 'disabled';
+
+  @ApiPropertyOptional({ type: RetryPolicyDto, nullable: true, description: 'null restores the defaults' })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RetryPolicyDto)
+  retryPolicy?: RetryPolicyDto | null;
+
+  @ApiPropertyOptional({ example: 5 })
+  @IsOptional()
+  @Max(100)
+  @Min(1)
+  @IsInt()
+  maxInFlight?: number;
+}

@@ -1,0 +1,157 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { Keyset } from '../common/pagination';
+import type { Provider } from '../connectors/connector.interface';
+import type { AccountRow, AccountStatus, RetryPolicyOverride } from './account.types';
+import { sql } from '../database/sql';
+
+const COLUMNS = `
+  id, workspace_id AS "workspaceId", provider, name, status, status_reason AS "statusReason", config,
+  credentials, credentials_version AS "credentialsVersion", retry_policy AS "retryPolicy",
+  max_in_flight AS "maxInFlight", circuit_state AS "circuitState", circuit_open_until AS "circuitOpenUntil",
+  consecutive_failures AS "consecutiveFailures", last_error AS "lastError", last_success_at AS "lastSuccessAt",
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+export interface AccountChanges {
+  name?: string;
+  config?: Record<string, unknown>;
+  credentials?: string;
+  retryPolicy?: RetryPolicyOverride | null;
+  maxInFlight?: number;
+}
+
+/**
+ * SQL of the accounts table. Every method is scoped by workspace and ignores deleted
+ * accounts. Methods that change an account and its jobs take an EntityManager so the
+ * service can put them in one transaction; jobs are always locked before the account
+ * (the same order as the queue's claim and completion) so they never deadlock.
+ */
+@Injectable()
+export class AccountsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  transaction<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  async insert(
+    input: {
+      id: string;
+      workspaceId: string;
+      provider: Provider;
+      name: string;
+      config: Record<string, unknown>;
+      credentials: string;
+      retryPolicy: RetryPolicyOverride | null;
+      maxInFlight: number;
+    },
+  ): Promise<AccountRow> {
+    const rows: AccountRow[] = await sql(this.db, 
+      `INSERT INTO accounts (id, workspace_id, provider, name, config, credentials, retry_policy, max_in_flight)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
+      [input.id, input.workspaceId, input.provider, input.name, input.config, input.credentials, input.retryPolicy, input.maxInFlight],
+    );
+    return rows[0]!;
+  }
+
+  async find(workspaceId: string, id: string, m?: EntityManager): Promise<AccountRow | null> {
+    const rows: AccountRow[] = await sql(m ?? this.db.manager, 
+      `SELECT ${COLUMNS} FROM accounts WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL`,
+      [workspaceId, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The workspace's live accounts among `ids` (others, and other workspaces' ids, are absent). */
+  async findMany(workspaceId: string, ids: string[]): Promise<Pick<AccountRow, 'id' | 'provider' | 'status'>[]> {
+    return sql(this.db, 
+      `SELECT id, provider, status FROM accounts WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`,
+      [workspaceId, ids],
+    );
+  }
+
+  list(workspaceId: string, after: Keyset | null, limit: number): Promise<AccountRow[]> {
+    return sql(this.db, 
+      `SELECT ${COLUMNS} FROM accounts
+       WHERE workspace_id = $1 AND deleted_at IS NULL
+         AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::uuid))
+       ORDER BY created_at DESC, id DESC LIMIT $4`,
+      [workspaceId, after?.createdAt ?? null, after?.id ?? null, limit + 1],
+    );
+  }
+
+  async update(workspaceId: string, id: string, changes: AccountChanges, m: EntityManager): Promise<void> {
+    await sql(m, 
+      `UPDATE accounts SET
+         name = coalesce($3, name),
+         config = coalesce($4, config),
+         credentials = coalesce($5, credentials),
+         credentials_version = credentials_version + CASE WHEN $5::text IS NULL THEN 0 ELSE 1 END,
+         retry_policy = CASE WHEN $6::boolean THEN $7::jsonb ELSE retry_policy END,
+         max_in_flight = coalesce($8, max_in_flight),
+         updated_at = now()
+       WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL`,
+      [
+        workspaceId,
+        id,
+        changes.name ?? null,
+        changes.config ?? null,
+        changes.credentials ?? null,
+        changes.retryPolicy !== undefined,
+        changes.retryPolicy ?? null,
+        changes.maxInFlight ?? null,
+      ],
+    );
+  }
+
+  /**
+   * Back to `active` with a closed circuit, and its paused jobs back in the queue (due now).
+   * Returns how many jobs were resumed.
+   */
+  async reactivate(workspaceId: string, id: string, m: EntityManager): Promise<number> {
+    const resumed: unknown[] = await sql(m, 
+      `UPDATE jobs SET status = 'scheduled', updated_at = now()
+       WHERE account_id = $1 AND workspace_id = $2 AND status = 'paused' RETURNING id`,
+      [id, workspaceId],
+    );
+    await sql(m, 
+      `UPDATE accounts SET status = 'active', status_reason = NULL, circuit_state = 'closed', circuit_open_until = NULL,
+         consecutive_failures = 0, updated_at = now()
+       WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, id],
+    );
+    return resumed.length;
+  }
+
+  /** `disabled` or `needs_reauth`, with its waiting jobs paused. Returns how many were paused. */
+  async deactivate(workspaceId: string, id: string, status: Exclude<AccountStatus, 'active'>, reason: string, m: EntityManager): Promise<number> {
+    const paused: unknown[] = await sql(m, 
+      `UPDATE jobs SET status = 'paused', updated_at = now()
+       WHERE account_id = $1 AND workspace_id = $2 AND status = 'scheduled' RETURNING id`,
+      [id, workspaceId],
+    );
+    await sql(m, 
+      `UPDATE accounts SET status = $3, status_reason = $4, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, id, status, reason],
+    );
+    return paused.length;
+  }
+
+  /** Soft delete; its jobs that have not started are cancelled. False when unknown. */
+  async delete(workspaceId: string, id: string): Promise<boolean> {
+    return this.db.transaction(async (m) => {
+      await sql(m, 
+        `UPDATE jobs SET status = 'cancelled', finished_at = now(), updated_at = now()
+         WHERE account_id = $1 AND workspace_id = $2 AND status IN ('scheduled', 'paused')`,
+        [id, workspaceId],
+      );
+      const rows: unknown[] = await sql(m, 
+        `UPDATE accounts SET deleted_at = now(), updated_at = now()
+         WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id`,
+        [workspaceId, id],
+      );
+      return rows.length > 0;
+    });
+  }
+}

@@ -1,0 +1,143 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { SecretBox } from '../common/crypto/secret-box';
+import { invalidInput, notFound } from '../common/errors';
+import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
+import { HERALD_CONFIG, HeraldConfig } from '../config/config';
+import { ConnectorInputError, PreparedAccount, VerifyResult } from '../connectors/connector.interface';
+import { ConnectorRegistry } from '../connectors/connector.registry';
+import { QueueNotifier } from '../queue/queue-notifier';
+import { openCredentials, sealCredentials } from './account-credentials';
+import { AccountRow, AccountView, RetryPolicyOverride, toAccountView } from './account.types';
+import { AccountsRepository } from './accounts.repository';
+import type { CreateAccountDto, RetryPolicyDto, UpdateAccountDto } from './accounts.dto';
+
+export type AccountWithSecret = AccountView & { secret?: string };
+
+@Injectable()
+export class AccountsService {
+  constructor(
+    @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
+    private readonly accounts: AccountsRepository,
+    private readonly connectors: ConnectorRegistry,
+    private readonly box: SecretBox,
+    private readonly notifier: QueueNotifier,
+  ) {}
+
+  private async prepare(provider: AccountRow['provider'], input: unknown, previous: Record<string, unknown> | null): Promise<PreparedAccount> {
+    const connector = this.connectors.require(provider);
+    try {
+      return await connector.prepareAccount(input, previous);
+    } catch (err) {
+      if (err instanceof ConnectorInputError) throw invalidInput(err.message);
+      throw err;
+    }
+  }
+
+  private retryPolicy(dto: RetryPolicyDto | null | undefined): RetryPolicyOverride | null {
+    if (!dto) return null;
+    const policy: RetryPolicyOverride = {};
+    if (dto.baseDelayMs !== undefined) policy.baseDelayMs = dto.baseDelayMs;
+    if (dto.maxDelayMs !== undefined) policy.maxDelayMs = dto.maxDelayMs;
+    if (dto.maxAttempts !== undefined) policy.maxAttempts = dto.maxAttempts;
+    const base = policy.baseDelayMs ?? this.config.retry.baseDelayMs;
+    const max = policy.maxDelayMs ?? this.config.retry.maxDelayMs;
+    if (max < base) throw invalidInput(`retryPolicy.maxDelayMs (${max}) must be at least retryPolicy.baseDelayMs (${base})`);
+    return Object.keys(policy).length ? policy : null;
+  }
+
+  async create(workspaceId: string, dto: CreateAccountDto): Promise<AccountWithSecret> {
+    const prepared = await this.prepare(dto.provider, dto.config, null);
+    const id = randomUUID();
+    const row = await this.accounts.insert({
+      id,
+      workspaceId,
+      provider: dto.provider,
+      name: dto.name,
+      config: prepared.config,
+      credentials: sealCredentials(this.box, id, prepared.credentials),
+      retryPolicy: this.retryPolicy(dto.retryPolicy),
+      maxInFlight: dto.maxInFlight ?? this.config.worker.maxInFlightPerAccount,
+    });
+    return { ...toAccountView(row), ...prepared.revealOnce };
+  }
+
+  async get(workspaceId: string, id: string): Promise<AccountView> {
+    return toAccountView(await this.load(workspaceId, id));
+  }
+
+  private async load(workspaceId: string, id: string): Promise<AccountRow> {
+    const row = await this.accounts.find(workspaceId, id);
+    if (!row) throw notFound('account', id);
+    return row;
+  }
+
+  async list(workspaceId: string, limit = DEFAULT_PAGE_SIZE, cursor?: string): Promise<Page<AccountView>> {
+    const rows = await this.accounts.list(workspaceId, decodeCursor(cursor), limit);
+    return toPage(rows, limit, toAccountView);
+  }
+
+  /**
+   * Rules (SPEC §3): new `config` (credentials re-entered) or `status: "active"` on a
+   * `needs_reauth`/`disabled` account makes it active, closes its circuit and resumes its
+   * paused jobs; `status: "disabled"` pauses its waiting jobs.
+   */
+  async update(workspaceId: string, id: string, dto: UpdateAccountDto): Promise<AccountView> {
+    const current = await this.load(workspaceId, id);
+    const prepared =
+      dto.config !== undefined
+        ? await this.prepare(current.provider, dto.config, openCredentials(this.box, id, current.credentials))
+        : null;
+    const retryPolicy = dto.retryPolicy === undefined ? undefined : this.retryPolicy(dto.retryPolicy);
+    let resumed = 0;
+    await this.accounts.transaction(async (m) => {
+      // Jobs before the account row, as everywhere (see AccountsRepository).
+      if (dto.status === 'disabled') {
+        if (current.status !== 'disabled') await this.accounts.deactivate(workspaceId, id, 'disabled', 'disabled by a person', m);
+      } else if ((prepared || dto.status === 'active') && current.status !== 'active') {
+        resumed = await this.accounts.reactivate(workspaceId, id, m);
+      }
+      await this.accounts.update(
+        workspaceId,
+        id,
+        {
+          name: dto.name,
+          config: prepared?.config,
+          credentials: prepared ? sealCredentials(this.box, id, prepared.credentials) : undefined,
+          retryPolicy,
+          maxInFlight: dto.maxInFlight,
+        },
+        m,
+      );
+      if (resumed > 0) await this.notifier.notify(m);
+    });
+    return this.get(workspaceId, id);
+  }
+
+  async remove(workspaceId: string, id: string): Promise<void> {
+    if (!(await this.accounts.delete(workspaceId, id))) throw notFound('account', id);
+  }
+
+  async verify(workspaceId: string, id: string): Promise<VerifyResult> {
+    const row = await this.load(workspaceId, id);
+    const connector = this.connectors.require(row.provider);
+    return connector.verify({
+      id: row.id,
+      workspaceId: row.workspaceId,
+      name: row.name,
+      config: row.config,
+      credentials: openCredentials(this.box, row.id, row.credentials),
+    });
+  }
+
+  async rotateSecret(workspaceId: string, id: string): Promise<AccountWithSecret> {
+    const row = await this.load(workspaceId, id);
+    const connector = this.connectors.require(row.provider);
+    if (!connector.rotateSecret) throw invalidInput(`${row.provider} accounts have no signing secret to rotate`);
+    const prepared = connector.rotateSecret(openCredentials(this.box, id, row.credentials));
+    await this.accounts.transaction((m) =>
+      this.accounts.update(workspaceId, id, { credentials: sealCredentials(this.box, id, prepared.credentials) }, m),
+    );
+    return { ...(await this.get(workspaceId, id)), ...prepared.revealOnce };
+  }
+}

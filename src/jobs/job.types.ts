@@ -1,0 +1,117 @@
+import type { JobPayload, Provider } from '../connectors/connector.interface';
+import type { DeadReason, Decision } from '../retry/decide';
+import type { ErrorClass } from '../retry/error-class';
+
+export type JobStatus = 'scheduled' | 'in_progress' | 'succeeded' | 'paused' | 'dead' | 'cancelled' | 'discarded';
+
+export interface JobRow {
+  id: string;
+  postId: string;
+  accountId: string;
+  workspaceId: string;
+  provider: Provider;
+  status: JobStatus;
+  runAt: Date;
+  attemptCount: number;
+  attemptBase: number;
+  idempotencyKey: string;
+  textOverride: string | null;
+  payload: JobPayload;
+  errorClass: ErrorClass | null;
+  lastError: string | null;
+  deadReason: DeadReason | null;
+  remoteId: string | null;
+  remoteUrl: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
+}
+
+export interface AttemptRow {
+  number: number;
+  startedAt: Date;
+  finishedAt: Date;
+  httpStatus: number | null;
+  networkError: string | null;
+  errorClass: ErrorClass;
+  decision: Decision;
+  retryAt: Date | null;
+  latencyMs: number;
+  responseExcerpt: string | null;
+  message: string | null;
+  idempotencyKey: string;
+}
+
+export interface JobView {
+  id: string;
+  postId: string;
+  accountId: string;
+  provider: Provider;
+  status: JobStatus;
+  attemptCount: number;
+  nextAttemptAt: string | null;
+  idempotencyKey: string;
+  errorClass: ErrorClass | null;
+  lastError: string | null;
+  deadReason: DeadReason | null;
+  remoteId: string | null;
+  remoteUrl: string | null;
+  text: string;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
+}
+
+export interface AttemptView {
+  number: number;
+  startedAt: string;
+  finishedAt: string;
+  httpStatus: number | null;
+  networkError: string | null;
+  errorClass: ErrorClass;
+  decision: Decision;
+  retryAt: string | null;
+  latencyMs: number;
+  responseExcerpt: string | null;
+  message: string | null;
+  idempotencyKey: string;
+}
+
+export function toJobView(j: JobRow): JobView {
+  return {
+    id: j.id,
+    postId: j.postId,
+    accountId: j.accountId,
+    provider: j.provider,
+    status: j.status,
+    attemptCount: j.attemptCount,
+    nextAttemptAt: j.status === 'scheduled' ? j.runAt.toISOString() : null,
+    idempotencyKey: j.idempotencyKey,
+    errorClass: j.errorClass,
+    lastError: j.lastError,
+    deadReason: j.deadReason,
+    remoteId: j.remoteId,
+    remoteUrl: j.remoteUrl,
+    text: j.payload.text,
+    createdAt: j.createdAt.toISOString(),
+    updatedAt: j.updatedAt.toISOString(),
+    finishedAt: j.finishedAt?.toISOString() ?? null,
+  };
+}
+
+export function toAttemptView(a: AttemptRow): AttemptView {
+  return {
+    number: a.number,
+    startedAt: a.startedAt.toISOString(),
+    finishedAt: a.finishedAt.toISOString(),
+    httpStatus: a.httpStatus,
+    networkError: a.networkError,
+    errorClass: a.errorClass,
+    decision: a.decision,
+    retryAt: a.retryAt?.toISOString() ?? null,
+    latencyMs: a.latencyMs,
+    responseExcerpt: a.responseExcerpt,
+    message: a.message,
+    idempotencyKey: a.idempotencyKey,
+  };
+}

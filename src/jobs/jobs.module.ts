@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { QueueCoreModule } from '../queue/queue-core.module';
+import { JobsController } from './jobs.controller';
+import { JobsRepository } from './jobs.repository';
+import { JobsService } from './jobs.service';
+
+@Module({
+  imports: [QueueCoreModule],
+  controllers: [JobsController],
+  providers: [JobsRepository, JobsService],
+  exports: [JobsRepository],
+})
+export class JobsModule {}

@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { AttemptRow, JobRow } from './job.types';
+import { sql } from '../database/sql';
+
+export const JOB_COLUMNS = `
+  j.id, j.post_id AS "postId", j.account_id AS "accountId", j.workspace_id AS "workspaceId", j.provider, j.status,
+  j.run_at AS "runAt", j.attempt_count AS "attemptCount", j.attempt_base AS "attemptBase",
+  j.idempotency_key AS "idempotencyKey", j.text_override AS "textOverride", j.payload,
+  j.error_class AS "errorClass", j.last_error AS "lastError", j.dead_reason AS "deadReason",
+  j.remote_id AS "remoteId", j.remote_url AS "remoteUrl", j.created_at AS "createdAt", j.updated_at AS "updatedAt",
+  j.finished_at AS "finishedAt"`;
+
+/** Reads of jobs and attempts for the API, and the guarded manual retry. Scoped by workspace. */
+@Injectable()
+export class JobsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  transaction<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  async find(workspaceId: string, id: string, m?: EntityManager): Promise<JobRow | null> {
+    const rows: JobRow[] = await sql(m ?? this.db.manager, 
+      `SELECT ${JOB_COLUMNS} FROM jobs j WHERE j.workspace_id = $1 AND j.id = $2`,
+      [workspaceId, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  forPosts(workspaceId: string, postIds: string[], m?: EntityManager): Promise<JobRow[]> {
+    return sql(m ?? this.db.manager, 
+      `SELECT ${JOB_COLUMNS} FROM jobs j WHERE j.workspace_id = $1 AND j.post_id = ANY($2::uuid[]) ORDER BY j.created_at, j.id`,
+      [workspaceId, postIds],
+    );
+  }
+
+  attempts(jobId: string): Promise<AttemptRow[]> {
+    return sql(this.db, 
+      `SELECT number, started_at AS "startedAt", finished_at AS "finishedAt", http_status AS "httpStatus",
+              network_error AS "networkError", error_class AS "errorClass", decision, retry_at AS "retryAt",
+              latency_ms AS "latencyMs", response_excerpt AS "responseExcerpt", message, idempotency_key AS "idempotencyKey"
+       FROM attempts WHERE job_id = $1 ORDER BY number`,
+      [jobId],
+    );
+  }
+
+  /**
+   * "Retry now" for a job that waits for a retry or is dead: due now; a dead job gets a fresh
+   * attempt budget (history kept). Guarded by its status, so it cannot race a worker: an
+   * in-flight job is not matched (the caller answers 409). A job whose account is not active
+   * waits as `paused` instead of sitting unclaimable in the queue.
+   */
+  async retryNow(workspaceId: string, id: string, m: EntityManager): Promise<boolean> {
+    const rows: unknown[] = await sql(m, 
+      `UPDATE jobs j SET
+         status = CASE WHEN a.status = 'active' THEN 'scheduled' ELSE 'paused' END,
+         run_at = now(),
+         attempt_base = CASE WHEN j.status = 'dead' THEN j.attempt_count ELSE j.attempt_base END,
+         dead_reason = NULL, finished_at = NULL, updated_at = now()
+       FROM accounts a
+       WHERE j.workspace_id = $1 AND j.id = $2 AND a.id = j.account_id AND a.deleted_at IS NULL
+         AND j.status IN ('scheduled', 'dead')
+       RETURNING j.id`,
+      [workspaceId, id],
+    );
+    return rows.length > 0;
+  }
+}

@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { conflict, notFound } from '../common/errors';
+import { QueueNotifier } from '../queue/queue-notifier';
+import { AttemptView, JobStatus, JobView, toAttemptView, toJobView } from './job.types';
+import { JobsRepository } from './jobs.repository';
+
+export type JobWithAttempts = JobView & { attempts: AttemptView[] };
+
+const WHY_NOT: Record<Exclude<JobStatus, 'scheduled' | 'dead'>, string> = {
+  in_progress: 'an attempt of this job is in flight; wait for its outcome',
+  succeeded: 'this job was already published; retrying would publish it twice',
+  paused: 'this job is paused because its account needs re-authentication or is disabled: fix the account (PATCH /v1/accounts/:id) and it resumes',
+  cancelled: 'this job was cancelled',
+  discarded: 'this job was discarded from the dead-letter queue',
+};
+
+@Injectable()
+export class JobsService {
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly notifier: QueueNotifier,
+  ) {}
+
+  async get(workspaceId: string, id: string): Promise<JobWithAttempts> {
+    const job = await this.jobs.find(workspaceId, id);
+    if (!job) throw notFound('job', id);
+    const attempts = await this.jobs.attempts(id);
+    return { ...toJobView(job), attempts: attempts.map(toAttemptView) };
+  }
+
+  async retry(workspaceId: string, id: string): Promise<JobWithAttempts> {
+    const done = await this.jobs.transaction(async (m) => {
+      const ok = await this.jobs.retryNow(workspaceId, id, m);
+      if (ok) await this.notifier.notify(m);
+      return ok;
+    });
+    if (!done) {
+      const job = await this.jobs.find(workspaceId, id);
+      if (!job) throw notFound('job', id);
+      const status = job.status as keyof typeof WHY_NOT;
+      throw conflict(WHY_NOT[status] ?? `this job cannot be retried while ${job.status}`);
+    }
+    return this.get(workspaceId, id);
+  }
+}

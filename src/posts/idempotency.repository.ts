@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { sql } from '../database/sql';
+
+export type IdempotencyBegin =
+  | { kind: 'new' }
+  | { kind: 'replay'; status: number; body: unknown }
+  | { kind: 'mismatch' }
+  | { kind: 'in_flight' };
+
+/** How long a key is remembered (SPEC: at least 24 h). */
+export const IDEMPOTENCY_TTL_HOURS = 24;
+/** A key left `in_flight` this long belongs to a request that died mid-way: it may be taken over. */
+const ABANDONED_AFTER = '2 minutes';
+
+/**
+ * Idempotency-Key of POST /v1/posts. The key is claimed in its own short transaction first
+ * (so a concurrent duplicate sees `in_flight` at once and gets 409, instead of waiting on a
+ * row lock), then completed in the same transaction that writes the post: the post and its
+ * replayable answer commit together or not at all.
+ */
+@Injectable()
+export class IdempotencyRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async begin(workspaceId: string, key: string, requestHash: Buffer): Promise<IdempotencyBegin> {
+    const claimed: unknown[] = await sql(this.db, 
+      `INSERT INTO idempotency_keys (workspace_id, key, request_hash, state) VALUES ($1, $2, $3, 'in_flight')
+       ON CONFLICT (workspace_id, key) DO UPDATE
+         SET request_hash = EXCLUDED.request_hash, state = 'in_flight', response_status = NULL, response_body = NULL, created_at = now()
+         WHERE idempotency_keys.created_at < now() - interval '${IDEMPOTENCY_TTL_HOURS} hours'
+            OR (idempotency_keys.state = 'in_flight' AND idempotency_keys.created_at < now() - interval '${ABANDONED_AFTER}'
+                AND idempotency_keys.request_hash = EXCLUDED.request_hash)
+       RETURNING 1`,
+      [workspaceId, key, requestHash],
+    );
+    if (claimed.length > 0) return { kind: 'new' };
+    const rows: { requestHash: Buffer; state: string; status: number | null; body: unknown }[] = await sql(this.db, 
+      `SELECT request_hash AS "requestHash", state, response_status AS status, response_body AS body
+       FROM idempotency_keys WHERE workspace_id = $1 AND key = $2`,
+      [workspaceId, key],
+    );
+    const row = rows[0];
+    if (!row) return this.begin(workspaceId, key, requestHash); // purged between the two statements
+    if (!row.requestHash.equals(requestHash)) return { kind: 'mismatch' };
+    if (row.state === 'in_flight') return { kind: 'in_flight' };
+    return { kind: 'replay', status: row.status ?? 200, body: row.body };
+  }
+
+  async complete(m: EntityManager, workspaceId: string, key: string, status: number, body: unknown): Promise<void> {
+    await sql(m, 
+      `UPDATE idempotency_keys SET state = 'completed', response_status = $3, response_body = $4 WHERE workspace_id = $1 AND key = $2`,
+      [workspaceId, key, status, JSON.stringify(body)],
+    );
+  }
+
+  /** The request failed before anything was written: free the key for a corrected retry. */
+  async abandon(workspaceId: string, key: string): Promise<void> {
+    await sql(this.db, `DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND state = 'in_flight'`, [workspaceId, key]);
+  }
+
+  async purgeExpired(): Promise<number> {
+    const rows: unknown[] = await sql(this.db, 
+      `DELETE FROM idempotency_keys WHERE created_at < now() - interval '${IDEMPOTENCY_TTL_HOURS * 2} hours' RETURNING 1`,
+    );
+    return rows.length;
+  }
+}

@@ -1,0 +1,176 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { PageQuery } from '../common/pagination';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUrl,
+  IsUUID,
+  Matches,
+  MaxLength,
+  registerDecorator,
+  ValidateNested,
+  ValidationOptions,
+} from 'class-validator';
+
+// Decorators run bottom-up and the pipe stops at a field's first failure: the type check
+// sits closest to the property, so a number gets "must be a string", not a length rule.
+
+/** ISO 8601 with a date, a time and an explicit offset: "2026-12-01T09:00:00+01:00" or "…Z". */
+export const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+const OFFSET_MESSAGE = (field: string) =>
+  `${field} must be an ISO 8601 date-time with a time zone offset, e.g. 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00`;
+
+export const MAX_METADATA_BYTES = 16 * 1024;
+
+/** A JSON object whose serialised form is at most `bytes` bytes. */
+function MaxJsonBytes(bytes: number, options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'maxJsonBytes',
+      target: target.constructor,
+      propertyName,
+      options: { message: `${propertyName} must be at most ${bytes / 1024} KB as JSON`, ...options },
+      validator: {
+        validate: (value: unknown) => Buffer.byteLength(JSON.stringify(value ?? null), 'utf8') <= bytes,
+      },
+    });
+}
+
+const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true, require_tld: false, allow_underscores: true };
+
+export class TargetDto {
+  @ApiProperty({ format: 'uuid' })
+  @IsUUID()
+  @IsString()
+  accountId!: string;
+
+  @ApiPropertyOptional({ description: 'text for this account only (its platform\'s limits apply)', maxLength: 10_000 })
+  @IsOptional()
+  @MaxLength(10_000)
+  @IsString()
+  text?: string;
+}
+
+export class CreatePostDto {
+  @ApiProperty({ maxLength: 10_000, example: 'Herald 1.0 is out!' })
+  @MaxLength(10_000)
+  @IsNotEmpty()
+  @IsString()
+  text!: string;
+
+  @ApiPropertyOptional({ maxLength: 300 })
+  @IsOptional()
+  @MaxLength(300)
+  @IsString()
+  title?: string;
+
+  @ApiPropertyOptional({ example: 'https://example.com/blog/herald-1-0' })
+  @IsOptional()
+  @IsUrl(HTTP_URL, { message: 'link must be an absolute http(s) URL' })
+  @MaxLength(2048)
+  @IsString()
+  link?: string;
+
+  @ApiPropertyOptional({ type: [String], description: 'ids from POST /v1/media' })
+  @IsOptional()
+  @IsUUID('all', { each: true, message: 'media must contain media ids (UUIDs)' })
+  @ArrayMaxSize(4)
+  @IsArray()
+  media?: string[];
+
+  @ApiProperty({ type: [TargetDto], minItems: 1, maxItems: 20 })
+  @ValidateNested({ each: true })
+  @Type(() => TargetDto)
+  @ArrayMaxSize(20)
+  @ArrayMinSize(1)
+  @IsArray()
+  targets!: TargetDto[];
+
+  @ApiPropertyOptional({ example: '2026-12-01T09:00:00Z', description: 'default: now' })
+  @IsOptional()
+  @Matches(ISO_WITH_OFFSET, { message: OFFSET_MESSAGE('scheduledAt') })
+  @IsString()
+  scheduledAt?: string;
+
+  @ApiPropertyOptional({ example: '2026-12-01T12:00:00Z', description: 'deadline: no attempt starts after it' })
+  @IsOptional()
+  @Matches(ISO_WITH_OFFSET, { message: OFFSET_MESSAGE('publishBy') })
+  @IsString()
+  publishBy?: string;
+
+  @ApiPropertyOptional({ description: 'any JSON object up to 16 KB, passed to webhooks' })
+  @IsOptional()
+  @MaxJsonBytes(MAX_METADATA_BYTES)
+  @IsObject()
+  metadata?: Record<string, unknown>;
+}
+
+export class UpdatePostDto {
+  @ApiPropertyOptional({ maxLength: 10_000 })
+  @IsOptional()
+  @MaxLength(10_000)
+  @IsNotEmpty()
+  @IsString()
+  text?: string;
+
+  @ApiPropertyOptional({ maxLength: 300, nullable: true })
+  @IsOptional()
+  @MaxLength(300)
+  @IsString()
+  title?: string | null;
+
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @IsUrl(HTTP_URL, { message: 'link must be an absolute http(s) URL' })
+  @MaxLength(2048)
+  @IsString()
+  link?: string | null;
+
+  @ApiPropertyOptional({ type: [String] })
+  @IsOptional()
+  @IsUUID('all', { each: true, message: 'media must contain media ids (UUIDs)' })
+  @ArrayMaxSize(4)
+  @IsArray()
+  media?: string[];
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @Matches(ISO_WITH_OFFSET, { message: OFFSET_MESSAGE('scheduledAt') })
+  @IsString()
+  scheduledAt?: string;
+
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @Matches(ISO_WITH_OFFSET, { message: OFFSET_MESSAGE('publishBy') })
+  @IsString()
+  publishBy?: string | null;
+
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @MaxJsonBytes(MAX_METADATA_BYTES)
+  @IsObject()
+  metadata?: Record<string, unknown> | null;
+}
+
+export const POST_STATUSES = ['scheduled', 'publishing', 'published', 'partially_failed', 'failed', 'cancelled'] as const;
+
+export class ListPostsQuery extends PageQuery {
+  @IsOptional()
+  @IsIn(POST_STATUSES as unknown as string[])
+  status?: (typeof POST_STATUSES)[number];
+
+  @IsOptional()
+  @Matches(ISO_WITH_OFFSET, { message: OFFSET_MESSAGE('from') })
+  from?: string;
+
+  @IsOptional()
+  @Matches(ISO_WITH_OFFSET, { message: OFFSET_MESSAGE('to') })
+  to?: string;
+}

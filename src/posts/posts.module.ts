@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
+import { JobsModule } from '../jobs/jobs.module';
+import { QueueCoreModule } from '../queue/queue-core.module';
+import { IdempotencyPurgeService } from './idempotency-purge.service';
+import { IdempotencyRepository } from './idempotency.repository';
+import { PostsController } from './posts.controller';
+import { PostsRepository } from './posts.repository';
+import { PostsService } from './posts.service';
+
+@Module({
+  imports: [AccountsModule, JobsModule, QueueCoreModule],
+  controllers: [PostsController],
+  providers: [PostsRepository, IdempotencyRepository, PostsService, IdempotencyPurgeService],
+})
+export class PostsModule {}

@@ -1,0 +1,140 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { Keyset } from '../common/pagination';
+import type { JobPayload } from '../connectors/connector.interface';
+import type { NewJob, PostRow } from './post.types';
+import type { PostStatus } from './post-status';
+import { sql } from '../database/sql';
+
+const POST_COLUMNS = `
+  p.id, p.workspace_id AS "workspaceId", p.text, p.title, p.link, p.media, p.metadata,
+  p.scheduled_at AS "scheduledAt", p.publish_by AS "publishBy", p.created_at AS "createdAt", p.updated_at AS "updatedAt"`;
+
+/**
+ * The status of post `p` from its jobs, in SQL, for filtering lists. It must say exactly what
+ * derivePostStatus (post-status.ts) says; test/posts.test.ts checks both on every status.
+ */
+const POST_STATUS_SQL = `(
+  SELECT CASE
+    WHEN count(*) FILTER (WHERE j.status <> 'cancelled') = 0 THEN 'cancelled'
+    WHEN count(*) FILTER (WHERE j.status = 'succeeded') = count(*) FILTER (WHERE j.status <> 'cancelled') THEN 'published'
+    WHEN count(*) FILTER (WHERE j.status IN ('dead', 'discarded')) = count(*) FILTER (WHERE j.status <> 'cancelled') THEN 'failed'
+    WHEN count(*) FILTER (WHERE j.status = 'succeeded') > 0
+     AND count(*) FILTER (WHERE j.status IN ('succeeded', 'dead', 'discarded')) = count(*) FILTER (WHERE j.status <> 'cancelled') THEN 'partially_failed'
+    WHEN bool_and(j.attempt_count = 0 AND j.status IN ('scheduled', 'paused')) FILTER (WHERE j.status <> 'cancelled') THEN 'scheduled'
+    ELSE 'publishing' END
+  FROM jobs j WHERE j.post_id = p.id)`;
+
+export interface PostFilter {
+  status?: PostStatus;
+  from?: Date;
+  to?: Date;
+}
+
+/** SQL of posts and the jobs written with them. Every method is scoped by workspace. */
+@Injectable()
+export class PostsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  transaction<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  /**
+   * The post and one job per target, in one round trip each (jobs through unnest). Each job
+   * carries its own copy of the payload, so a later edit of one dead job touches only it.
+   */
+  async insert(m: EntityManager, post: PostRow, jobs: NewJob[], payloadFor: (job: NewJob) => JobPayload): Promise<void> {
+    await sql(m, 
+      `INSERT INTO posts (id, workspace_id, text, title, link, media, metadata, scheduled_at, publish_by, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)`,
+      [post.id, post.workspaceId, post.text, post.title, post.link, JSON.stringify(post.media), post.metadata, post.scheduledAt, post.publishBy, post.createdAt],
+    );
+    await sql(m, 
+      `INSERT INTO jobs (id, workspace_id, post_id, account_id, provider, status, run_at, publish_by, idempotency_key,
+                         text_override, payload, created_at, updated_at)
+       SELECT r.id, $1, $2, r.account_id, r.provider, r.status, $3, $4, r.idempotency_key, r.text_override, r.payload, $5, $5
+       FROM unnest($6::uuid[], $7::uuid[], $8::text[], $9::text[], $10::text[], $11::text[], $12::jsonb[])
+         AS r(id, account_id, provider, status, idempotency_key, text_override, payload)`,
+      [
+        post.workspaceId,
+        post.id,
+        post.scheduledAt,
+        post.publishBy,
+        post.createdAt,
+        jobs.map((j) => j.id),
+        jobs.map((j) => j.accountId),
+        jobs.map((j) => j.provider),
+        jobs.map((j) => j.status),
+        jobs.map((j) => j.idempotencyKey),
+        jobs.map((j) => j.textOverride),
+        jobs.map((j) => JSON.stringify(payloadFor(j))),
+      ],
+    );
+  }
+
+  async find(workspaceId: string, id: string, m?: EntityManager, lock = false): Promise<PostRow | null> {
+    const rows: PostRow[] = await sql(m ?? this.db.manager, 
+      `SELECT ${POST_COLUMNS} FROM posts p WHERE p.workspace_id = $1 AND p.id = $2 ${lock ? 'FOR UPDATE' : ''}`,
+      [workspaceId, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  list(workspaceId: string, filter: PostFilter, after: Keyset | null, limit: number): Promise<PostRow[]> {
+    return sql(this.db, 
+      `SELECT ${POST_COLUMNS} FROM posts p
+       WHERE p.workspace_id = $1
+         AND ($2::timestamptz IS NULL OR (p.created_at, p.id) < ($2::timestamptz, $3::uuid))
+         AND ($4::timestamptz IS NULL OR p.scheduled_at >= $4)
+         AND ($5::timestamptz IS NULL OR p.scheduled_at < $5)
+         AND ($6::text IS NULL OR ${POST_STATUS_SQL} = $6)
+       ORDER BY p.created_at DESC, p.id DESC LIMIT $7`,
+      [workspaceId, after?.createdAt ?? null, after?.id ?? null, filter.from ?? null, filter.to ?? null, filter.status ?? null, limit + 1],
+    );
+  }
+
+  /** Locks the post's jobs (jobs before anything else) and reports whether any has started. */
+  async lockJobs(m: EntityManager, workspaceId: string, postId: string): Promise<{ id: string; status: string; attemptCount: number }[]> {
+    return sql(m, 
+      `SELECT id, status, attempt_count AS "attemptCount" FROM jobs WHERE workspace_id = $1 AND post_id = $2 ORDER BY id FOR UPDATE`,
+      [workspaceId, postId],
+    );
+  }
+
+  async update(m: EntityManager, post: PostRow): Promise<void> {
+    await sql(m, 
+      `UPDATE posts SET text = $3, title = $4, link = $5, media = $6, metadata = $7, scheduled_at = $8, publish_by = $9, updated_at = now()
+       WHERE workspace_id = $1 AND id = $2`,
+      [post.workspaceId, post.id, post.text, post.title, post.link, JSON.stringify(post.media), post.metadata, post.scheduledAt, post.publishBy],
+    );
+  }
+
+  /** Rewrites the payload and schedule of jobs that have not started (the caller holds their locks). */
+  async rescheduleJobs(m: EntityManager, post: PostRow, payloadFor: (textOverride: string | null) => JobPayload): Promise<void> {
+    const jobs: { id: string; textOverride: string | null }[] = await sql(m, 
+      `SELECT id, text_override AS "textOverride" FROM jobs WHERE post_id = $1 AND status IN ('scheduled', 'paused')`,
+      [post.id],
+    );
+    await sql(m, 
+      `UPDATE jobs j SET payload = r.payload, run_at = $2, publish_by = $3, updated_at = now()
+       FROM unnest($1::uuid[], $4::jsonb[]) AS r(id, payload) WHERE j.id = r.id`,
+      [jobs.map((j) => j.id), post.scheduledAt, post.publishBy, jobs.map((j) => JSON.stringify(payloadFor(j.textOverride)))],
+    );
+  }
+
+  /**
+   * Cancels the post's jobs that are waiting (scheduled, including those waiting for a retry,
+   * or paused); an attempt in flight finishes, finished jobs stay as they are.
+   */
+  async cancelUnstarted(m: EntityManager, workspaceId: string, postId: string): Promise<number> {
+    const rows: unknown[] = await sql(m, 
+      `UPDATE jobs SET status = 'cancelled', finished_at = now(), updated_at = now()
+       WHERE workspace_id = $1 AND post_id = $2 AND status IN ('scheduled', 'paused')
+       RETURNING id`,
+      [workspaceId, postId],
+    );
+    return rows.length;
+  }
+}

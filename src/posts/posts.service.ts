@@ -1,0 +1,234 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { canonicalHash } from '../common/canonical-json';
+import { conflict, DomainError, ErrorCode, invalidInput, notFound } from '../common/errors';
+import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
+import type { JobPayload } from '../connectors/connector.interface';
+import { toJobView } from '../jobs/job.types';
+import { JobsRepository } from '../jobs/jobs.repository';
+import { AccountsRepository } from '../accounts/accounts.repository';
+import { QueueNotifier } from '../queue/queue-notifier';
+import { IdempotencyRepository } from './idempotency.repository';
+import { derivePostStatus } from './post-status';
+import type { NewJob, PostRow, PostView } from './post.types';
+import type { CreatePostDto, ListPostsQuery, UpdatePostDto } from './posts.dto';
+import { PostsRepository } from './posts.repository';
+
+export interface CreateResult {
+  status: number;
+  body: unknown;
+  replayed: boolean;
+}
+
+function parseInstant(value: string, field: string): Date {
+  const date = new Date(value);
+  // The shape was checked by the DTO; this catches impossible dates such as February 30.
+  const [y, mo, d] = value.slice(0, 10).split('-').map(Number);
+  if (Number.isNaN(date.getTime()) || mo! < 1 || mo! > 12 || d! < 1 || d! > new Date(Date.UTC(y!, mo!, 0)).getUTCDate()) {
+    throw invalidInput(`${field} is not a real date-time: ${value}`);
+  }
+  return date;
+}
+
+@Injectable()
+export class PostsService {
+  constructor(
+    private readonly posts: PostsRepository,
+    private readonly jobs: JobsRepository,
+    private readonly accounts: AccountsRepository,
+    private readonly idempotency: IdempotencyRepository,
+    private readonly notifier: QueueNotifier,
+  ) {}
+
+  /**
+   * POST /v1/posts. With an Idempotency-Key: same key and same body (as parsed JSON) → the
+   * first answer again; another body → 422; while the first is still running → 409.
+   */
+  async create(workspaceId: string, dto: CreatePostDto, rawBody: unknown, idempotencyKey?: string): Promise<CreateResult> {
+    if (idempotencyKey === undefined) return { status: 201, body: await this.createNow(workspaceId, dto), replayed: false };
+    if (idempotencyKey.length < 1 || idempotencyKey.length > 255) {
+      throw invalidInput('Idempotency-Key must be 1 to 255 characters');
+    }
+    const begin = await this.idempotency.begin(workspaceId, idempotencyKey, canonicalHash(rawBody));
+    switch (begin.kind) {
+      case 'replay':
+        return { status: begin.status, body: begin.body, replayed: true };
+      case 'mismatch':
+        throw new DomainError(
+          ErrorCode.IdempotencyMismatch,
+          'this Idempotency-Key was already used with a different request body; use a new key for a different post',
+        );
+      case 'in_flight':
+        throw conflict('a request with this Idempotency-Key is still being processed; retry in a moment');
+      case 'new':
+        try {
+          return { status: 201, body: await this.createNow(workspaceId, dto, idempotencyKey), replayed: false };
+        } catch (err) {
+          await this.idempotency.abandon(workspaceId, idempotencyKey);
+          throw err;
+        }
+    }
+  }
+
+  private validateSchedule(scheduledAt: Date, publishBy: Date | null, now: Date): void {
+    if (publishBy === null) return;
+    if (publishBy.getTime() <= scheduledAt.getTime()) {
+      throw invalidInput(`publishBy (${publishBy.toISOString()}) must be after scheduledAt (${scheduledAt.toISOString()})`);
+    }
+    if (publishBy.getTime() <= now.getTime()) throw invalidInput(`publishBy (${publishBy.toISOString()}) is in the past`);
+  }
+
+  private validateMedia(media: string[] | undefined): string[] {
+    if (!media || media.length === 0) return [];
+    // Media uploads (POST /v1/media) are not part of this version yet: no id can be known.
+    throw invalidInput(`media: unknown media id ${media[0]}`);
+  }
+
+  private async createNow(workspaceId: string, dto: CreatePostDto, idempotencyKey?: string): Promise<PostView> {
+    const now = new Date();
+    const scheduledAt = dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : now;
+    const publishBy = dto.publishBy ? parseInstant(dto.publishBy, 'publishBy') : null;
+    this.validateSchedule(scheduledAt, publishBy, now);
+    const media = this.validateMedia(dto.media);
+
+    const seen = new Set<string>();
+    dto.targets.forEach((t, i) => {
+      const id = t.accountId.toLowerCase();
+      if (seen.has(id)) throw invalidInput(`targets.${i}.accountId: account ${t.accountId} is listed twice`);
+      seen.add(id);
+    });
+    const accounts = new Map((await this.accounts.findMany(workspaceId, [...seen])).map((a) => [a.id, a]));
+    const jobs: NewJob[] = dto.targets.map((t, i) => {
+      const account = accounts.get(t.accountId.toLowerCase());
+      // Another workspace's account is "unknown" too: never confirm that an id exists elsewhere.
+      if (!account) throw invalidInput(`targets.${i}.accountId: unknown account ${t.accountId}`);
+      const id = randomUUID();
+      return {
+        id,
+        accountId: account.id,
+        provider: account.provider,
+        status: account.status === 'active' ? 'scheduled' : 'paused',
+        textOverride: t.text ?? null,
+        idempotencyKey: id,
+      };
+    });
+
+    const post: PostRow = {
+      id: randomUUID(),
+      workspaceId,
+      text: dto.text,
+      title: dto.title ?? null,
+      link: dto.link ?? null,
+      media,
+      metadata: dto.metadata ?? null,
+      scheduledAt,
+      publishBy,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const view = await this.posts.transaction(async (m) => {
+      await this.posts.insert(m, post, jobs, (j) => this.payload(post, j.textOverride));
+      const written = await this.jobs.forPosts(workspaceId, [post.id], m);
+      const result = this.toView(post, written);
+      if (idempotencyKey !== undefined) await this.idempotency.complete(m, workspaceId, idempotencyKey, 201, result);
+      await this.notifier.notify(m, scheduledAt);
+      return result;
+    });
+    return view;
+  }
+
+  private payload(post: PostRow, textOverride: string | null): JobPayload {
+    return {
+      text: textOverride ?? post.text,
+      title: post.title,
+      link: post.link,
+      media: post.media,
+      metadata: post.metadata,
+      scheduledAt: post.scheduledAt.toISOString(),
+    };
+  }
+
+  private toView(post: PostRow, jobs: Awaited<ReturnType<JobsRepository['forPosts']>>): PostView {
+    return {
+      id: post.id,
+      status: derivePostStatus(jobs),
+      text: post.text,
+      title: post.title,
+      link: post.link,
+      media: post.media,
+      scheduledAt: post.scheduledAt.toISOString(),
+      publishBy: post.publishBy?.toISOString() ?? null,
+      metadata: post.metadata,
+      createdAt: post.createdAt.toISOString(),
+      updatedAt: post.updatedAt.toISOString(),
+      jobs: jobs.map(toJobView),
+    };
+  }
+
+  async get(workspaceId: string, id: string): Promise<PostView> {
+    const post = await this.posts.find(workspaceId, id);
+    if (!post) throw notFound('post', id);
+    return this.toView(post, await this.jobs.forPosts(workspaceId, [id]));
+  }
+
+  async list(workspaceId: string, query: ListPostsQuery): Promise<Page<PostView>> {
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const rows = await this.posts.list(
+      workspaceId,
+      {
+        status: query.status,
+        from: query.from ? parseInstant(query.from, 'from') : undefined,
+        to: query.to ? parseInstant(query.to, 'to') : undefined,
+      },
+      decodeCursor(query.cursor),
+      limit,
+    );
+    const jobs = await this.jobs.forPosts(workspaceId, rows.slice(0, limit).map((p) => p.id));
+    const byPost = new Map<string, typeof jobs>();
+    for (const j of jobs) byPost.set(j.postId, [...(byPost.get(j.postId) ?? []), j]);
+    return toPage(rows, limit, (p) => this.toView(p, byPost.get(p.id) ?? []));
+  }
+
+  /** Edit or reschedule while no job has started (jobs locked, so no worker can start one meanwhile). */
+  async update(workspaceId: string, id: string, dto: UpdatePostDto): Promise<PostView> {
+    if (dto.text === null) throw invalidInput('text cannot be empty');
+    await this.posts.transaction(async (m) => {
+      const jobs = await this.posts.lockJobs(m, workspaceId, id);
+      const post = await this.posts.find(workspaceId, id, m, true);
+      if (!post) throw notFound('post', id);
+      const started = jobs.filter((j) => j.attemptCount > 0 || !['scheduled', 'paused'].includes(j.status));
+      if (started.length > 0) {
+        throw conflict(
+          `this post can no longer be edited: ${started.length} of its jobs already started (edit a failed job in the dead-letter queue instead)`,
+        );
+      }
+      const now = new Date();
+      const next: PostRow = {
+        ...post,
+        text: dto.text ?? post.text,
+        title: dto.title === undefined ? post.title : dto.title,
+        link: dto.link === undefined ? post.link : dto.link,
+        media: dto.media === undefined ? post.media : this.validateMedia(dto.media),
+        metadata: dto.metadata === undefined ? post.metadata : dto.metadata,
+        scheduledAt: dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : post.scheduledAt,
+        publishBy: dto.publishBy === undefined ? post.publishBy : dto.publishBy === null ? null : parseInstant(dto.publishBy, 'publishBy'),
+      };
+      this.validateSchedule(next.scheduledAt, next.publishBy, now);
+      await this.posts.update(m, next);
+      await this.posts.rescheduleJobs(m, next, (override) => this.payload(next, override));
+      await this.notifier.notify(m, next.scheduledAt);
+    });
+    return this.get(workspaceId, id);
+  }
+
+  async cancel(workspaceId: string, id: string): Promise<PostView> {
+    await this.posts.transaction(async (m) => {
+      await this.posts.lockJobs(m, workspaceId, id);
+      const post = await this.posts.find(workspaceId, id, m);
+      if (!post) throw notFound('post', id);
+      await this.posts.cancelUnstarted(m, workspaceId, id);
+    });
+    return this.get(workspaceId, id);
+  }
+
+}

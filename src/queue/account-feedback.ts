@@ -1,0 +1,48 @@
+import { BreakerConfig, recordOutcome } from '../retry/circuit-breaker';
+import type { AccountFeedback, FinishedAttempt, LockedAccount } from './queue.repository';
+
+/**
+ * What a batch of finished attempts does to their accounts (SPEC §4), folded in the order the
+ * attempts finished: the circuit breaker steps once per attempt; an auth failure makes the
+ * account `needs_reauth`; reaching the disable threshold makes it `disabled`. An account that
+ * is already not active keeps its status (a person must act on it anyway).
+ */
+export function accountFeedback(
+  accounts: LockedAccount[],
+  attempts: FinishedAttempt[],
+  breaker: BreakerConfig,
+): Map<string, AccountFeedback> {
+  const ordered = [...attempts].sort((a, b) => a.finishedAt.getTime() - b.finishedAt.getTime());
+  const result = new Map<string, AccountFeedback>();
+  for (const account of accounts) {
+    let circuit = account.circuit;
+    let opened = false;
+    let disable = false;
+    let auth: string | null = null;
+    let lastError: string | null = null;
+    let succeeded = false;
+    for (const attempt of ordered) {
+      if (attempt.accountId !== account.id) continue;
+      const step = recordOutcome(circuit, attempt.errorClass, attempt.finishedAt, breaker);
+      circuit = step.next;
+      opened ||= step.opened;
+      disable ||= step.disable;
+      if (attempt.errorClass === 'success') succeeded = true;
+      else lastError = attempt.message;
+      if (attempt.errorClass === 'auth') auth = attempt.message;
+    }
+    let status: AccountFeedback['status'] = null;
+    if (account.status === 'active') {
+      if (auth !== null) {
+        status = { value: 'needs_reauth', reason: `the platform refused the credentials: ${auth ?? 'authentication failed'}` };
+      } else if (disable) {
+        status = {
+          value: 'disabled',
+          reason: `disabled automatically after ${circuit.consecutiveFailures} consecutive failed attempts; enable it when the receiver works again`,
+        };
+      }
+    }
+    result.set(account.id, { circuit, opened, lastError, succeeded, status });
+  }
+  return result;
+}

@@ -1,0 +1,61 @@
+import { CLOSED_CIRCUIT } from '../retry/circuit-breaker';
+import { AccountSlot, Candidate, planClaim } from './claim-plan';
+
+const now = new Date('2026-11-29T12:00:00Z');
+const slot = (id: string, over: Partial<AccountSlot> = {}): AccountSlot => ({
+  id,
+  maxInFlight: 5,
+  inFlight: 0,
+  circuit: CLOSED_CIRCUIT,
+  ...over,
+});
+const jobs = (accountId: string, n: number, from = 0): Candidate[] =>
+  Array.from({ length: n }, (_, i) => ({ id: `${accountId}-${from + i}`, accountId }));
+
+describe('planClaim', () => {
+  it('takes at most maxInFlight − inFlight jobs per account, in order', () => {
+    const accounts = new Map([['a', slot('a', { inFlight: 2 })], ['b', slot('b')]]);
+    const plan = planClaim([...jobs('a', 10), ...jobs('b', 2)], accounts, now, 100);
+    expect(plan.take).toEqual(['a-0', 'a-1', 'a-2', 'b-0', 'b-1']);
+    expect(plan.probes).toEqual([]);
+  });
+
+  it('does not let one busy account starve the others in the same batch', () => {
+    const accounts = new Map([['a', slot('a')], ['b', slot('b')]]);
+    const plan = planClaim([...jobs('a', 50), ...jobs('b', 3)], accounts, now, 100);
+    expect(plan.take.filter((id) => id.startsWith('b'))).toHaveLength(3);
+  });
+
+  it('respects the batch limit', () => {
+    const accounts = new Map([['a', slot('a', { maxInFlight: 100 })]]);
+    expect(planClaim(jobs('a', 50), accounts, now, 7).take).toHaveLength(7);
+  });
+
+  it('defers every job of an account whose circuit is open', () => {
+    const open = { state: 'open' as const, openUntil: new Date(now.getTime() + 10_000), consecutiveFailures: 5 };
+    const plan = planClaim(jobs('a', 3), new Map([['a', slot('a', { circuit: open })]]), now, 100);
+    expect(plan).toEqual({ take: [], probes: [] });
+  });
+
+  it('takes exactly one probe once the cooldown is over', () => {
+    const cooled = { state: 'open' as const, openUntil: new Date(now.getTime() - 1), consecutiveFailures: 5 };
+    const plan = planClaim(jobs('a', 3), new Map([['a', slot('a', { circuit: cooled })]]), now, 100);
+    expect(plan).toEqual({ take: ['a-0'], probes: ['a'] });
+  });
+
+  it('sends nothing while a probe is out (half-open)', () => {
+    const half = { state: 'half_open' as const, openUntil: new Date(now.getTime() + 60_000), consecutiveFailures: 5 };
+    expect(planClaim(jobs('a', 3), new Map([['a', slot('a', { circuit: half })]]), now, 100).take).toEqual([]);
+  });
+
+  it('reports no probe when the batch limit left no room for it', () => {
+    const cooled = { state: 'open' as const, openUntil: new Date(now.getTime() - 1), consecutiveFailures: 5 };
+    const accounts = new Map([['b', slot('b')], ['a', slot('a', { circuit: cooled })]]);
+    const plan = planClaim([...jobs('b', 2), ...jobs('a', 1)], accounts, now, 2);
+    expect(plan).toEqual({ take: ['b-0', 'b-1'], probes: [] });
+  });
+
+  it('ignores candidates of accounts it was not told about', () => {
+    expect(planClaim(jobs('x', 2), new Map(), now, 10).take).toEqual([]);
+  });
+});

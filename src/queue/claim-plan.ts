@@ -1,0 +1,57 @@
+import { Circuit, gate } from '../retry/circuit-breaker';
+
+/** A due job found by the claim's candidate scan, in run_at order. */
+export interface Candidate {
+  id: string;
+  accountId: string;
+}
+
+/** The account of some candidates, read under its row lock. */
+export interface AccountSlot {
+  id: string;
+  maxInFlight: number;
+  inFlight: number;
+  circuit: Circuit;
+}
+
+export interface ClaimPlan {
+  /** Job ids to start now, in run_at order. */
+  take: string[];
+  /** Accounts whose half-open probe this claim takes (exactly one job each). */
+  probes: string[];
+}
+
+/**
+ * Which of the due candidates to start, given each account's in-flight attempts and circuit
+ * (SPEC §4 "Protection of receivers"):
+ * - closed circuit: up to maxInFlight − inFlight jobs;
+ * - open circuit past its cooldown: exactly one job, the probe (the caller moves the circuit
+ *   to half_open in the same transaction, under the account's row lock, so exactly one
+ *   probe goes out whatever the number of workers);
+ * - open within its cooldown, or half-open with a probe out: none (deferred, no attempt spent);
+ * - capped at `limit` jobs in all.
+ * Candidates not taken stay scheduled, untouched.
+ */
+export function planClaim(candidates: Candidate[], accounts: Map<string, AccountSlot>, now: Date, limit: number): ClaimPlan {
+  const budget = new Map<string, number>();
+  const probes: string[] = [];
+  for (const a of accounts.values()) {
+    const g = gate(a.circuit, now);
+    if (g === 'allow') budget.set(a.id, Math.max(0, a.maxInFlight - a.inFlight));
+    else if (g === 'probe') {
+      budget.set(a.id, 1);
+      probes.push(a.id);
+    } else budget.set(a.id, 0);
+  }
+  const take: string[] = [];
+  const probesUsed = new Set<string>();
+  for (const c of candidates) {
+    if (take.length >= limit) break;
+    const left = budget.get(c.accountId) ?? 0;
+    if (left <= 0) continue;
+    budget.set(c.accountId, left - 1);
+    take.push(c.id);
+    if (probes.includes(c.accountId)) probesUsed.add(c.accountId);
+  }
+  return { take, probes: probes.filter((p) => probesUsed.has(p)) };
+}

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { QueueNotifier } from './queue-notifier';
+import { QueueRepository } from './queue.repository';
+
+/** The queue's SQL and wake-ups, shared by the API (posts, accounts) and the worker. */
+@Module({
+  providers: [QueueRepository, QueueNotifier],
+  exports: [QueueRepository, QueueNotifier],
+})
+export class QueueCoreModule {}

@@ -1,0 +1,20 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { sql } from '../database/sql';
+
+export const JOBS_CHANNEL = 'herald_jobs';
+
+/**
+ * Wakes idle workers (LISTEN herald_jobs) when jobs become due. Sent inside the writing
+ * transaction, PostgreSQL delivers it at commit, never for a rolled-back write. The payload
+ * is the earliest run_at (epoch ms) so a worker can set a timer for jobs due a bit later.
+ */
+@Injectable()
+export class QueueNotifier {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async notify(m?: EntityManager, runAt: Date = new Date(0)): Promise<void> {
+    await sql(m ?? this.db.manager, `SELECT pg_notify($1, $2)`, [JOBS_CHANNEL, String(runAt.getTime())]);
+  }
+}

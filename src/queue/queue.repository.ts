@@ -1,0 +1,427 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, QueryRunner } from 'typeorm';
+import type { RetryPolicyOverride } from '../accounts/account.types';
+import type { JobPayload, Provider } from '../connectors/connector.interface';
+import type { Circuit, CircuitStateName } from '../retry/circuit-breaker';
+import type { DeadReason, Decision } from '../retry/decide';
+import type { ErrorClass } from '../retry/error-class';
+import { AccountSlot, Candidate, ClaimPlan } from './claim-plan';
+import { sql } from '../database/sql';
+
+/** A job as a claim hands it to the worker: leased to it until leaseExpiresAt. */
+export interface ClaimedJob {
+  id: string;
+  postId: string;
+  accountId: string;
+  workspaceId: string;
+  provider: Provider;
+  idempotencyKey: string;
+  /** The number of the attempt this claim starts (1-based, whole history). */
+  attemptNumber: number;
+  /** Attempts of the current budget before this one (a requeue starts a new budget). */
+  attemptsInBudget: number;
+  payload: JobPayload;
+  publishBy: Date | null;
+  previousErrorClass: ErrorClass | null;
+  credentialsVersion: number;
+  retryPolicy: RetryPolicyOverride | null;
+  claimedAt: Date;
+}
+
+/** One finished attempt, as the worker reports it. */
+export interface FinishedAttempt {
+  jobId: string;
+  accountId: string;
+  attemptNumber: number;
+  idempotencyKey: string;
+  startedAt: Date;
+  finishedAt: Date;
+  httpStatus: number | null;
+  networkError: string | null;
+  errorClass: ErrorClass;
+  message: string | null;
+  responseExcerpt: string | null;
+  decision: Decision;
+  /** For `retry`: wait before the next attempt, added to the database clock. */
+  delayMs: number | null;
+  deadReason: DeadReason | null;
+  remoteId: string | null;
+  remoteUrl: string | null;
+}
+
+/** What the completion decided for one account, under its row lock. */
+export interface AccountFeedback {
+  circuit: Circuit;
+  opened: boolean;
+  lastError: string | null;
+  succeeded: boolean;
+  /** A new status for the account, with the reason shown to people. */
+  status: { value: 'needs_reauth' | 'disabled'; reason: string } | null;
+}
+
+export interface LockedAccount {
+  id: string;
+  status: string;
+  circuit: Circuit;
+}
+
+interface CircuitRow {
+  id: string;
+  status: string;
+  circuitState: CircuitStateName;
+  circuitOpenUntil: Date | null;
+  consecutiveFailures: number;
+  maxInFlight?: number;
+  inFlight?: number;
+}
+
+const toCircuit = (r: CircuitRow): Circuit => ({
+  state: r.circuitState,
+  openUntil: r.circuitOpenUntil,
+  consecutiveFailures: r.consecutiveFailures,
+});
+
+/**
+ * The queue's hand-written SQL. One method per operation; each says why it is written so.
+ *
+ * Lock order, everywhere in Herald: job rows first, then account rows (in id order). The
+ * claim, the completion and the account API all follow it, so they cannot deadlock.
+ * No transaction is ever open across an HTTP call: a claim commits before delivery starts,
+ * and a completion is a new, short transaction.
+ */
+@Injectable()
+export class QueueRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  private async inTransaction<T>(work: (q: QueryRunner) => Promise<T>): Promise<T> {
+    const q = this.db.createQueryRunner();
+    await q.connect();
+    try {
+      await q.startTransaction();
+      const result = await work(q);
+      await q.commitTransaction();
+      return result;
+    } catch (err) {
+      if (q.isTransactionActive) await q.rollbackTransaction().catch(() => undefined);
+      throw err;
+    } finally {
+      await q.release();
+    }
+  }
+
+  /**
+   * Claims up to `limit` due jobs for `owner`, leased for `leaseMs`.
+   *
+   * 1. Candidates: due `scheduled` jobs in run_at order, only of accounts that could take
+   *    an attempt now (active, circuit closed or cooled down, below their in-flight cap), so
+   *    a saturated or tripped account's backlog does not crowd out the others. The scan uses
+   *    the partial index `jobs_ready` (status = 'scheduled'), which holds only waiting jobs:
+   *    finished and dead jobs never slow it down. `FOR UPDATE SKIP LOCKED` lets concurrent
+   *    claimers (other processes) take disjoint rows without waiting on each other.
+   * 2. The candidates' accounts, locked `FOR UPDATE` in id order, with their in-flight count:
+   *    under that lock, the in-flight cap and the single half-open probe are exact across
+   *    processes (a second claimer waits for this commit and then sees our leases).
+   * 3. `plan` (pure: claim-plan.ts) picks the jobs; they become `in_progress` with a lease
+   *    and their attempt number; probes move their circuit to half_open until the lease ends.
+   */
+  async claim(
+    owner: string,
+    limit: number,
+    leaseMs: number,
+    plan: (candidates: Candidate[], accounts: Map<string, AccountSlot>, now: Date) => ClaimPlan,
+  ): Promise<ClaimedJob[]> {
+    return this.inTransaction(async (q) => {
+      const candidates: (Candidate & { now: Date })[] = await sql(q, 
+        `SELECT j.id, j.account_id AS "accountId", now() AS now
+         FROM jobs j
+         WHERE j.status = 'scheduled' AND j.run_at <= now()
+           AND (j.publish_by IS NULL OR j.publish_by >= now())
+           AND j.account_id IN (
+             SELECT a.id FROM accounts a
+             WHERE a.status = 'active' AND a.deleted_at IS NULL
+               AND (a.circuit_state = 'closed' OR a.circuit_open_until <= now())
+               AND a.max_in_flight > (SELECT count(*) FROM jobs x WHERE x.account_id = a.id AND x.status = 'in_progress'))
+         ORDER BY j.run_at
+         LIMIT $1
+         FOR UPDATE OF j SKIP LOCKED`,
+        [limit * 2],
+      );
+      if (candidates.length === 0) return [];
+      const now = candidates[0]!.now;
+      const accountIds = [...new Set(candidates.map((c) => c.accountId))].sort();
+      const rows: CircuitRow[] = await sql(q, 
+        `SELECT a.id, a.status, a.circuit_state AS "circuitState", a.circuit_open_until AS "circuitOpenUntil",
+                a.consecutive_failures AS "consecutiveFailures", a.max_in_flight AS "maxInFlight",
+                (SELECT count(*)::int FROM jobs x WHERE x.account_id = a.id AND x.status = 'in_progress') AS "inFlight"
+         FROM accounts a WHERE a.id = ANY($1::uuid[]) AND a.status = 'active' AND a.deleted_at IS NULL
+         ORDER BY a.id FOR UPDATE`,
+        [accountIds],
+      );
+      const slots = new Map<string, AccountSlot>(
+        rows.map((r) => [r.id, { id: r.id, maxInFlight: r.maxInFlight!, inFlight: r.inFlight!, circuit: toCircuit(r) }]),
+      );
+      const { take, probes } = plan(candidates, slots, now);
+      if (take.length === 0) return [];
+      if (probes.length > 0) {
+        await sql(q, 
+          `UPDATE accounts SET circuit_state = 'half_open', circuit_open_until = now() + $2 * interval '1 millisecond'
+           WHERE id = ANY($1::uuid[])`,
+          [probes, leaseMs],
+        );
+      }
+      return sql(q, 
+        `UPDATE jobs j SET status = 'in_progress', lease_owner = $2,
+                lease_expires_at = now() + $3 * interval '1 millisecond',
+                attempt_count = j.attempt_count + 1, updated_at = now()
+         FROM accounts a
+         WHERE j.id = ANY($1::uuid[]) AND a.id = j.account_id
+         RETURNING j.id, j.post_id AS "postId", j.account_id AS "accountId", j.workspace_id AS "workspaceId",
+                   j.provider, j.idempotency_key AS "idempotencyKey", j.attempt_count AS "attemptNumber",
+                   j.attempt_count - 1 - j.attempt_base AS "attemptsInBudget", j.payload, j.publish_by AS "publishBy",
+                   j.error_class AS "previousErrorClass", a.credentials_version AS "credentialsVersion",
+                   a.retry_policy AS "retryPolicy", now() AS "claimedAt"`,
+        [take, owner, leaseMs],
+      );
+    });
+  }
+
+  /**
+   * Records finished attempts and moves their jobs on, in one transaction per batch:
+   *
+   * 1. One statement updates every job of the batch and inserts its attempt row. The update
+   *    is guarded by the lease (owner and attempt number): a worker whose lease expired and
+   *    whose job was claimed again cannot overwrite the newer owner's state, and its attempt
+   *    row is not written (the newer attempt carries the same idempotency key).
+   *    Retry times are computed on the database clock, the same clock the claim compares with.
+   * 2. The accounts of the recorded attempts, locked in id order; `feedback` (pure product
+   *    logic: circuit breaker, needs_reauth, disable) folds the outcomes in the order they
+   *    finished, and the result is written back.
+   * Returns the ids of the jobs whose outcome was recorded, and the accounts whose status changed.
+   */
+  async complete(
+    owner: string,
+    attempts: FinishedAttempt[],
+    feedback: (accounts: LockedAccount[], recorded: FinishedAttempt[]) => Map<string, AccountFeedback>,
+  ): Promise<{ recorded: Set<string>; statusChanged: string[]; opened: string[] }> {
+    if (attempts.length === 0) return { recorded: new Set(), statusChanged: [], opened: [] };
+    return this.inTransaction(async (q) => {
+      const col = <K extends keyof FinishedAttempt>(k: K) => attempts.map((a) => a[k]);
+      const written: { jobId: string }[] = await sql(q, 
+        `WITH r AS (
+           SELECT * FROM unnest($2::uuid[], $3::int[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::int[],
+                                $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[],
+                                $15::text[], $16::text[])
+             AS r(job_id, number, idempotency_key, started_at, finished_at, http_status, network_error, error_class,
+                  message, response_excerpt, decision, delay_ms, dead_reason, remote_id, remote_url)
+         ), done AS (
+           UPDATE jobs j SET
+             status = CASE r.decision WHEN 'succeed' THEN 'succeeded' WHEN 'retry' THEN 'scheduled'
+                                      WHEN 'pause' THEN 'paused' ELSE 'dead' END,
+             run_at = CASE WHEN r.decision = 'retry' THEN clock_timestamp() + r.delay_ms * interval '1 millisecond' ELSE j.run_at END,
+             error_class = r.error_class,
+             last_error = r.message,
+             dead_reason = r.dead_reason,
+             remote_id = coalesce(r.remote_id, j.remote_id),
+             remote_url = coalesce(r.remote_url, j.remote_url),
+             lease_owner = NULL, lease_expires_at = NULL,
+             finished_at = CASE WHEN r.decision IN ('succeed', 'dead') THEN now() ELSE NULL END,
+             updated_at = now()
+           FROM r
+           WHERE j.id = r.job_id AND j.status = 'in_progress' AND j.lease_owner = $1 AND j.attempt_count = r.number
+           RETURNING j.id, j.run_at
+         )
+         INSERT INTO attempts (job_id, number, started_at, finished_at, http_status, network_error, error_class, decision,
+                               retry_at, latency_ms, response_excerpt, message, idempotency_key, worker)
+         SELECT r.job_id, r.number, r.started_at, r.finished_at, r.http_status, r.network_error, r.error_class, r.decision,
+                CASE WHEN r.decision = 'retry' THEN done.run_at END,
+                greatest(0, (extract(epoch FROM r.finished_at - r.started_at) * 1000)::int),
+                r.response_excerpt, r.message, r.idempotency_key, $1
+         FROM r JOIN done ON done.id = r.job_id
+         RETURNING job_id AS "jobId"`,
+        [
+          owner,
+          col('jobId'),
+          col('attemptNumber'),
+          col('idempotencyKey'),
+          col('startedAt'),
+          col('finishedAt'),
+          col('httpStatus'),
+          col('networkError'),
+          col('errorClass'),
+          col('message'),
+          col('responseExcerpt'),
+          col('decision'),
+          col('delayMs'),
+          col('deadReason'),
+          col('remoteId'),
+          col('remoteUrl'),
+        ],
+      );
+      const recorded = new Set(written.map((w) => w.jobId));
+      const kept = attempts.filter((a) => recorded.has(a.jobId));
+      if (kept.length === 0) return { recorded, statusChanged: [], opened: [] };
+
+      const accountIds = [...new Set(kept.map((a) => a.accountId))].sort();
+      const rows: CircuitRow[] = await sql(q, 
+        `SELECT id, status, circuit_state AS "circuitState", circuit_open_until AS "circuitOpenUntil",
+                consecutive_failures AS "consecutiveFailures"
+         FROM accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
+        [accountIds],
+      );
+      const decided = feedback(
+        rows.map((r) => ({ id: r.id, status: r.status, circuit: toCircuit(r) })),
+        kept,
+      );
+      const ids = [...decided.keys()];
+      const f = [...decided.values()];
+      await sql(q, 
+        `UPDATE accounts a SET
+           circuit_state = u.state, circuit_open_until = u.open_until, consecutive_failures = u.failures,
+           circuit_opened_at = CASE WHEN u.opened THEN now() ELSE a.circuit_opened_at END,
+           last_error = coalesce(u.last_error, a.last_error),
+           last_success_at = CASE WHEN u.succeeded THEN now() ELSE a.last_success_at END,
+           status = coalesce(u.status, a.status),
+           status_reason = CASE WHEN u.status IS NULL THEN a.status_reason ELSE u.status_reason END
+         FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::int[], $5::bool[], $6::text[], $7::bool[], $8::text[], $9::text[])
+           AS u(id, state, open_until, failures, opened, last_error, succeeded, status, status_reason)
+         WHERE a.id = u.id`,
+        [
+          ids,
+          f.map((x) => x.circuit.state),
+          f.map((x) => x.circuit.openUntil),
+          f.map((x) => x.circuit.consecutiveFailures),
+          f.map((x) => x.opened),
+          f.map((x) => x.lastError),
+          f.map((x) => x.succeeded),
+          f.map((x) => x.status?.value ?? null),
+          f.map((x) => x.status?.reason ?? null),
+        ],
+      );
+      return {
+        recorded,
+        statusChanged: ids.filter((id) => decided.get(id)!.status !== null),
+        opened: ids.filter((id) => decided.get(id)!.opened),
+      };
+    });
+  }
+
+  /**
+   * Pauses the waiting jobs of accounts that just became needs_reauth or disabled. Its own
+   * statement after the completion committed (jobs-then-accounts lock order); the claim
+   * already skips these accounts, so nothing is attempted in between.
+   */
+  async pauseWaitingJobs(accountIds: string[]): Promise<void> {
+    if (accountIds.length === 0) return;
+    await sql(this.db, 
+      `UPDATE jobs SET status = 'paused', updated_at = now()
+       WHERE account_id = ANY($1::uuid[]) AND status = 'scheduled'
+         AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = jobs.account_id AND a.status <> 'active')`,
+      [accountIds],
+    );
+  }
+
+  /**
+   * Crash recovery: jobs whose lease ran out (their worker died or hung) go back to the queue,
+   * due now, with an attempt row saying so; the lost attempt counts against the budget (a job
+   * that kills its worker every time must not loop forever). SKIP LOCKED: several processes
+   * may sweep at once without waiting on each other.
+   */
+  async reclaimExpiredLeases(defaultMaxAttempts: number, limit = 500): Promise<number> {
+    const rows: unknown[] = await sql(this.db, 
+      `WITH expired AS (
+         SELECT j.id, j.lease_owner, j.lease_expires_at, j.attempt_count, j.idempotency_key,
+                j.attempt_count - j.attempt_base >= coalesce((a.retry_policy->>'maxAttempts')::int, $1) AS exhausted
+         FROM jobs j JOIN accounts a ON a.id = j.account_id
+         WHERE j.status = 'in_progress' AND j.lease_expires_at < now()
+         ORDER BY j.lease_expires_at
+         LIMIT $2
+         FOR UPDATE OF j SKIP LOCKED
+       ), moved AS (
+         UPDATE jobs j SET
+           status = CASE WHEN e.exhausted THEN 'dead' ELSE 'scheduled' END,
+           dead_reason = CASE WHEN e.exhausted THEN 'max_attempts' END,
+           run_at = now(), lease_owner = NULL, lease_expires_at = NULL, error_class = 'transient',
+           last_error = 'the worker running this attempt stopped before recording its outcome (lease expired)',
+           finished_at = CASE WHEN e.exhausted THEN now() END, updated_at = now()
+         FROM expired e WHERE j.id = e.id
+         RETURNING j.id
+       )
+       INSERT INTO attempts (job_id, number, started_at, finished_at, network_error, error_class, decision, retry_at,
+                             latency_ms, message, idempotency_key, worker)
+       SELECT e.id, e.attempt_count, e.lease_expires_at, now(), 'worker_lost', 'transient',
+              CASE WHEN e.exhausted THEN 'dead' ELSE 'retry' END, CASE WHEN e.exhausted THEN NULL ELSE now() END,
+              0, 'the worker running this attempt stopped before recording its outcome (lease expired)',
+              e.idempotency_key, e.lease_owner
+       FROM expired e JOIN moved m ON m.id = e.id
+       ON CONFLICT (job_id, number) DO NOTHING
+       RETURNING job_id`,
+      [defaultMaxAttempts, limit],
+    );
+    return rows.length;
+  }
+
+  /**
+   * Jobs whose `publishBy` passed while they waited (scheduled, paused or deferred by an open
+   * circuit) are dead as `expired`, without an attempt: stale content is not published late.
+   */
+  async expireDeadlines(limit = 1000): Promise<number> {
+    const rows: unknown[] = await sql(this.db, 
+      `UPDATE jobs SET status = 'dead', dead_reason = 'expired', finished_at = now(), updated_at = now(),
+              last_error = 'publishBy (' || to_char(publish_by AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || ') passed before the job could be published'
+       WHERE id IN (
+         SELECT id FROM jobs
+         WHERE status IN ('scheduled', 'paused') AND publish_by IS NOT NULL AND publish_by < now()
+         LIMIT $1 FOR UPDATE SKIP LOCKED)
+       RETURNING id`,
+      [limit],
+    );
+    return rows.length;
+  }
+
+  /**
+   * Gives back jobs this worker claimed but will not attempt (shutdown): due now, and the
+   * attempt number the claim took is returned too, since no attempt was made.
+   */
+  async release(owner: string, jobs: { id: string; attemptNumber: number }[]): Promise<void> {
+    if (jobs.length === 0) return;
+    await sql(this.db, 
+      `UPDATE jobs j SET status = 'scheduled', lease_owner = NULL, lease_expires_at = NULL,
+              attempt_count = j.attempt_count - 1, updated_at = now()
+       FROM unnest($2::uuid[], $3::int[]) AS r(id, number)
+       WHERE j.id = r.id AND j.status = 'in_progress' AND j.lease_owner = $1 AND j.attempt_count = r.number`,
+      [owner, jobs.map((j) => j.id), jobs.map((j) => j.attemptNumber)],
+    );
+  }
+
+  /**
+   * When the next job becomes due, after now (to sleep exactly that long when idle). Jobs
+   * already due but held back (open circuit, full account) are not counted: the poll
+   * interval re-checks those, so an idle worker never spins on them.
+   */
+  async nextRunAt(): Promise<Date | null> {
+    const rows: { runAt: Date | null }[] = await sql(this.db, 
+      `SELECT min(run_at) AS "runAt" FROM jobs WHERE status = 'scheduled' AND run_at > now()`,
+    );
+    return rows[0]?.runAt ?? null;
+  }
+
+  /** Accounts' public settings and sealed credentials, for the worker's cache. */
+  async loadAccounts(ids: string[]): Promise<
+    { id: string; workspaceId: string; name: string; config: Record<string, unknown>; credentials: string; credentialsVersion: number }[]
+  > {
+    return sql(this.db, 
+      `SELECT id, workspace_id AS "workspaceId", name, config, credentials, credentials_version AS "credentialsVersion"
+       FROM accounts WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+  }
+
+  /** Stores credentials a connector refreshed (a new session or token). */
+  async updateCredentials(accountId: string, sealed: string): Promise<void> {
+    await sql(this.db, 
+      `UPDATE accounts SET credentials = $2, credentials_version = credentials_version + 1, updated_at = now() WHERE id = $1`,
+      [accountId, sealed],
+    );
+  }
+}

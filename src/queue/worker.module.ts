@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { ConnectorsModule } from '../connectors/connectors.module';
+import { QueueCoreModule } from './queue-core.module';
+import { QueueListener } from './queue-listener';
+import { WorkerMetrics } from './worker.metrics';
+import { WorkerService } from './worker.service';
+
+/**
+ * The delivery worker, apart from the API: the same process runs both by default; a process
+ * with WORKER_ENABLED=false serves the API only (the module is loaded, the loop not started).
+ */
+@Module({
+  imports: [QueueCoreModule, ConnectorsModule],
+  providers: [QueueListener, WorkerMetrics, WorkerService],
+  exports: [WorkerService],
+})
+export class WorkerModule {}

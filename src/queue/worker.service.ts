@@ -1,0 +1,376 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import * as os from 'node:os';
+import { openCredentials, sealCredentials } from '../accounts/account-credentials';
+import { SecretBox } from '../common/crypto/secret-box';
+import { HERALD_CONFIG, HeraldConfig } from '../config/config';
+import { DeliveryAccount, DeliveryOutcome } from '../connectors/connector.interface';
+import { ConnectorRegistry } from '../connectors/connector.registry';
+import { RetryPolicy } from '../retry/backoff';
+import { decideAfterAttempt, isExpired } from '../retry/decide';
+import { accountFeedback } from './account-feedback';
+import { planClaim } from './claim-plan';
+import { QueueListener } from './queue-listener';
+import { ClaimedJob, FinishedAttempt, QueueRepository } from './queue.repository';
+import { WorkerMetrics } from './worker.metrics';
+
+/** Finished attempts are written in batches: this many, or after this long. */
+const FLUSH_BATCH = 200;
+const FLUSH_DELAY_MS = 2;
+
+interface CachedAccount {
+  version: number;
+  account: DeliveryAccount;
+}
+
+const outcome = (errorClass: DeliveryOutcome['errorClass'], message: string): DeliveryOutcome => ({
+  errorClass,
+  httpStatus: null,
+  networkError: null,
+  message,
+  responseExcerpt: null,
+  serverDelayMs: null,
+  remoteId: null,
+  remoteUrl: null,
+});
+
+/**
+ * The delivery loop of one process. It claims due jobs in batches (as many as it has free
+ * slots), runs each attempt through its platform's connector, decides what happens next with
+ * the pure retry policy, and records the outcomes in batches. Woken by LISTEN/NOTIFY, by a
+ * timer set to the next due job, and by a poll interval that also reclaims expired leases
+ * and expires deadlines. Several processes can run this against one database.
+ *
+ * A finished attempt is reported only once its outcome row has committed; until then its
+ * job stays leased to this process, so a crash (kill -9) loses nothing: the lease expires
+ * and another worker retries it with the same idempotency key.
+ */
+@Injectable()
+export class WorkerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Worker');
+  readonly owner = `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  private readonly abort = new AbortController();
+  private readonly accounts = new Map<string, CachedAccount>();
+  private readonly running = new Set<Promise<void>>();
+  private pending: FinishedAttempt[] = [];
+  private flushTimer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> | null = null;
+  private wakeTimer: NodeJS.Timeout | null = null;
+  private pollTimer: NodeJS.Timeout | null = null;
+  private claiming = false;
+  private claimAgain = false;
+  private stopping = false;
+  private started = false;
+
+  constructor(
+    @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
+    private readonly queue: QueueRepository,
+    private readonly connectors: ConnectorRegistry,
+    private readonly listener: QueueListener,
+    private readonly box: SecretBox,
+    private readonly metrics: WorkerMetrics,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.config.worker.enabled) return;
+    this.start();
+  }
+
+  /** Starts the loop (called at bootstrap when WORKER_ENABLED; tests may call it). */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.listener.onWake((runAt) => this.wakeAt(runAt));
+    void this.listener.start();
+    this.pollTimer = setInterval(() => void this.maintain(), this.config.worker.pollIntervalMs);
+    this.pollTimer.unref();
+    void this.maintain();
+  }
+
+  get inFlight(): number {
+    return this.running.size;
+  }
+
+  /** SIGTERM: stop claiming, let attempts finish (bounded), record them, release the rest. */
+  async beforeApplicationShutdown(): Promise<void> {
+    if (!this.started || this.stopping) return;
+    this.stopping = true;
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    await this.listener.stop();
+    const grace = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), this.config.worker.shutdownGraceMs).unref());
+    if ((await Promise.race([Promise.all(this.running).then(() => 'done' as const), grace])) === 'timeout') {
+      this.logger.warn(`${this.running.size} attempts still running after ${this.config.worker.shutdownGraceMs} ms: aborting them`);
+      this.abort.abort();
+      await Promise.all(this.running);
+    }
+    await this.flush();
+    this.logger.log('worker stopped');
+  }
+
+  private wakeAt(runAt: number): void {
+    const delay = runAt - Date.now();
+    if (delay <= 5) this.kick();
+    else this.setWakeTimer(delay);
+  }
+
+  private setWakeTimer(delayMs: number): void {
+    if (this.stopping) return;
+    const due = Date.now() + delayMs;
+    const current = (this.wakeTimer as (NodeJS.Timeout & { due?: number }) | null)?.due;
+    if (current !== undefined && current <= due) return;
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    const timer = setTimeout(() => {
+      this.wakeTimer = null;
+      this.kick();
+    }, Math.max(0, delayMs)) as NodeJS.Timeout & { due?: number };
+    timer.due = due;
+    timer.unref();
+    this.wakeTimer = timer;
+  }
+
+  /** Claims as long as there is room and work; one claim loop at a time per process. */
+  kick(): void {
+    if (this.stopping) return;
+    if (this.claiming) {
+      this.claimAgain = true;
+      return;
+    }
+    this.claiming = true;
+    void this.claimLoop()
+      .catch((err: unknown) => this.logger.error(`claim failed: ${String(err)}`))
+      .finally(() => {
+        this.claiming = false;
+        if (this.claimAgain) {
+          this.claimAgain = false;
+          this.kick();
+        }
+      });
+  }
+
+  private async claimLoop(): Promise<void> {
+    const { batchSize, concurrency, leaseMs } = this.config.worker;
+    while (!this.stopping) {
+      const room = Math.min(batchSize, concurrency - this.running.size);
+      if (room <= 0) return; // a finishing attempt kicks again
+      const stop = this.metrics.claimSeconds.startTimer();
+      const jobs = await this.queue.claim(this.owner, room, leaseMs, (candidates, slots, now) =>
+        planClaim(candidates, slots, now, room),
+      );
+      stop();
+      if (jobs.length > 0) await this.startAll(jobs);
+      if (jobs.length < room) break;
+    }
+    if (this.stopping) return;
+    const next = await this.queue.nextRunAt();
+    if (next) this.setWakeTimer(Math.min(next.getTime() - Date.now(), this.config.worker.pollIntervalMs));
+  }
+
+  private async startAll(jobs: ClaimedJob[]): Promise<void> {
+    await this.ensureAccounts(jobs);
+    for (const job of jobs) {
+      const run = this.attempt(job).finally(() => {
+        this.running.delete(run);
+        this.metrics.inFlight.set(this.running.size);
+      });
+      this.running.add(run);
+    }
+    this.metrics.inFlight.set(this.running.size);
+  }
+
+  /** Decrypted credentials are cached per account and version (bumped on every change). */
+  private async ensureAccounts(jobs: ClaimedJob[]): Promise<void> {
+    const missing = [
+      ...new Set(jobs.filter((j) => this.accounts.get(j.accountId)?.version !== j.credentialsVersion).map((j) => j.accountId)),
+    ];
+    if (missing.length === 0) return;
+    for (const row of await this.queue.loadAccounts(missing)) {
+      try {
+        this.accounts.set(row.id, {
+          version: row.credentialsVersion,
+          account: {
+            id: row.id,
+            workspaceId: row.workspaceId,
+            name: row.name,
+            config: row.config,
+            credentials: openCredentials(this.box, row.id, row.credentials),
+          },
+        });
+      } catch (err) {
+        this.accounts.delete(row.id);
+        this.logger.error(`account ${row.id}: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  private policyFor(job: ClaimedJob): RetryPolicy {
+    const p = job.retryPolicy ?? {};
+    return {
+      baseDelayMs: p.baseDelayMs ?? this.config.retry.baseDelayMs,
+      maxDelayMs: p.maxDelayMs ?? this.config.retry.maxDelayMs,
+      maxAttempts: p.maxAttempts ?? this.config.retry.maxAttempts,
+      maxServerDelayMs: this.config.retry.maxServerDelayMs,
+    };
+  }
+
+  private async deliver(job: ClaimedJob): Promise<DeliveryOutcome> {
+    const connector = this.connectors.find(job.provider);
+    if (!connector) return outcome('poison', `no connector for provider "${job.provider}" in this version of Herald`);
+    const cached = this.accounts.get(job.accountId);
+    if (!cached) {
+      // Wrong HERALD_SECRET_KEY on this host: another host (or a fixed config) can still deliver.
+      return outcome('transient', 'the account\'s credentials could not be decrypted on this host (check HERALD_SECRET_KEY)');
+    }
+    try {
+      return await connector.deliver(
+        {
+          id: job.id,
+          postId: job.postId,
+          accountId: job.accountId,
+          workspaceId: job.workspaceId,
+          idempotencyKey: job.idempotencyKey,
+          attemptNumber: job.attemptNumber,
+          payload: job.payload,
+          media: [],
+          previousAttempt: job.previousErrorClass
+            ? { errorClass: job.previousErrorClass, networkError: null, httpStatus: null }
+            : null,
+        },
+        cached.account,
+        this.abort.signal,
+      );
+    } catch (err) {
+      // Connectors turn every platform or network failure into an outcome; an exception is a
+      // bug on our side. Retried (bounded by the attempt budget), and said plainly.
+      this.logger.error(`connector ${job.provider} threw on job ${job.id}: ${(err as Error).stack ?? String(err)}`);
+      return outcome('transient', `internal error in the ${job.provider} connector: ${(err as Error).message}`);
+    }
+  }
+
+  private async attempt(job: ClaimedJob): Promise<void> {
+    const startedAt = new Date();
+    const result =
+      job.publishBy && isExpired(job.publishBy, startedAt)
+        ? outcome('permanent', 'publishBy passed before the attempt could start')
+        : await this.deliver(job);
+    const finishedAt = new Date();
+    if (result.credentialsUpdate) await this.storeCredentials(job.accountId, result.credentialsUpdate);
+    const decision = decideAfterAttempt({
+      errorClass: result.errorClass,
+      attemptNumber: job.attemptsInBudget + 1,
+      policy: this.policyFor(job),
+      serverDelayMs: result.serverDelayMs,
+      publishBy: job.publishBy,
+      now: finishedAt,
+      random: Math.random,
+    });
+    this.metrics.deliveries.inc({ provider: job.provider, class: result.errorClass });
+    this.metrics.attemptSeconds.observe({ provider: job.provider }, (finishedAt.getTime() - startedAt.getTime()) / 1000);
+    this.pending.push({
+      jobId: job.id,
+      accountId: job.accountId,
+      attemptNumber: job.attemptNumber,
+      idempotencyKey: job.idempotencyKey,
+      startedAt,
+      finishedAt,
+      httpStatus: result.httpStatus,
+      networkError: result.networkError,
+      errorClass: result.errorClass,
+      message: result.message,
+      responseExcerpt: result.responseExcerpt,
+      decision: decision.decision,
+      delayMs: decision.delayMs,
+      deadReason: decision.deadReason,
+      remoteId: result.remoteId,
+      remoteUrl: result.remoteUrl,
+    });
+    this.scheduleFlush();
+    // A flush is what frees the account's in-flight slot in the database; until then,
+    // more work for other accounts may be waiting.
+    this.kick();
+  }
+
+  private async storeCredentials(accountId: string, credentials: Record<string, unknown>): Promise<void> {
+    try {
+      await this.queue.updateCredentials(accountId, sealCredentials(this.box, accountId, credentials));
+      this.accounts.delete(accountId);
+    } catch (err) {
+      this.logger.error(`could not store refreshed credentials of account ${accountId}: ${(err as Error).message}`);
+    }
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushing) return; // the running drain picks new results up
+    if (this.pending.length >= FLUSH_BATCH) {
+      void this.flush();
+    } else if (!this.flushTimer) {
+      this.flushTimer = setTimeout(() => {
+        this.flushTimer = null;
+        void this.flush();
+      }, FLUSH_DELAY_MS);
+    }
+  }
+
+  /** One drain at a time; it writes until nothing is pending. */
+  private flush(): Promise<void> {
+    if (this.flushTimer) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = null;
+    }
+    this.flushing ??= this.drain().finally(() => {
+      this.flushing = null;
+    });
+    return this.flushing;
+  }
+
+  /**
+   * Writes finished attempts, one transaction per batch. On a database error the batch is
+   * kept and retried: its jobs stay leased to us meanwhile, and if this process dies their
+   * leases expire and they are delivered again (same idempotency key). Nothing is lost.
+   */
+  private async drain(): Promise<void> {
+    let failures = 0;
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0, FLUSH_BATCH);
+      try {
+        await this.writeBatch(batch);
+        failures = 0;
+      } catch (err) {
+        failures += 1;
+        this.pending.unshift(...batch);
+        this.logger.error(`recording ${batch.length} attempts failed (${failures}x), will retry: ${String(err)}`);
+        if (this.stopping && failures >= 3) {
+          this.logger.error(`giving up on ${this.pending.length} results at shutdown; their leases will expire and they will be retried`);
+          this.pending = [];
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }
+
+  private async writeBatch(batch: FinishedAttempt[]): Promise<void> {
+    const { statusChanged, recorded } = await this.queue.complete(this.owner, batch, (accounts, attempts) =>
+      accountFeedback(accounts, attempts, this.config.circuit),
+    );
+    if (recorded.size < batch.length) {
+      this.logger.warn(`${batch.length - recorded.size} attempts were not recorded: their lease had expired and another worker took them`);
+    }
+    if (statusChanged.length > 0) await this.queue.pauseWaitingJobs(statusChanged);
+    this.kick();
+  }
+
+  /** Every poll interval: crash recovery, deadlines, and a claim in case a wake-up was missed. */
+  private async maintain(): Promise<void> {
+    if (this.stopping) return;
+    try {
+      const reclaimed = await this.queue.reclaimExpiredLeases(this.config.retry.maxAttempts);
+      if (reclaimed > 0) this.logger.warn(`reclaimed ${reclaimed} jobs whose worker stopped (lease expired)`);
+      await this.queue.expireDeadlines();
+    } catch (err) {
+      this.logger.error(`queue maintenance failed: ${String(err)}`);
+    }
+    this.kick();
+  }
+}
+
