@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { mapBodyParserError } from './common/http-exception.filter';
 import { createValidationPipe } from './common/validation';
 import type { HeraldConfig } from './config/config';
 import { ApiKeysService } from './workspaces/api-keys.service';
@@ -27,6 +28,7 @@ export async function createApp(
   app.set('trust proxy', false);
   app.useBodyParser('json', { limit: JSON_BODY_LIMIT });
   app.useBodyParser('urlencoded', { limit: JSON_BODY_LIMIT, extended: false });
+  app.use(mapBodyParserError);
   app.useGlobalPipes(createValidationPipe());
 
   const document = SwaggerModule.createDocument(

@@ -73,6 +73,22 @@ export function toErrorBody(exception: unknown, logger?: Logger): ErrorBody {
   return errorBody(500, 'Internal server error');
 }
 
+/**
+ * Express error middleware, registered right after the body parsers. Nest's router turns
+ * body-parser's SyntaxError into `new BadRequestException(err.message)` before any filter runs,
+ * which drops `type` and answers with V8's JSON.parse message, and that message quotes a slice
+ * of the body ("Unexpected token 'h', ..."assword": hunter2"... is not valid JSON"): it could put
+ * a secret from the request into the answer. Mapping here keeps the wording of toErrorBody.
+ */
+export function mapBodyParserError(err: unknown, _req: unknown, _res: unknown, next: (err?: unknown) => void): void {
+  if (!isBodyParserError(err)) {
+    next(err);
+    return;
+  }
+  const body = toErrorBody(err);
+  next(new HttpException(body, body.statusCode));
+}
+
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Exceptions');
