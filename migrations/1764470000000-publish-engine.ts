@@ -91,15 +91,18 @@ export class PublishEngine1764470000000 implements MigrationInterface {
         CHECK ((status = 'in_progress') = (lease_owner IS NOT NULL AND lease_expires_at IS NOT NULL)),
         CHECK ((status = 'dead') = (dead_reason IS NOT NULL))
       )`);
-    // The claim's predicate, and nothing else: finished, dead and cancelled jobs are not in
-    // this index, so the claim stays as fast with millions of old jobs as with none.
+    // The claim walks each account's due jobs in run_at order (LATERAL, LIMIT = the account's
+    // free slots), so it locks only rows it can take. Partial: finished, dead and cancelled
+    // jobs are not in it, so the claim stays as fast with millions of old jobs as with none.
+    await q.query(`CREATE INDEX jobs_ready_account ON jobs (account_id, run_at) WHERE status = 'scheduled'`);
+    // The next due job (an idle worker sleeps until then).
     await q.query(`CREATE INDEX jobs_ready ON jobs (run_at) WHERE status = 'scheduled'`);
     // Leases to reclaim after a worker died, and the in-flight count per account.
     await q.query(`CREATE INDEX jobs_in_progress ON jobs (account_id, lease_expires_at) WHERE status = 'in_progress'`);
-    // Waiting jobs of one account (pause/resume/cancel), and deadlines to expire.
-    await q.query(`CREATE INDEX jobs_waiting_account ON jobs (account_id) WHERE status IN ('scheduled', 'paused')`);
+    // Paused jobs of one account, resumed when it is fixed.
+    await q.query(`CREATE INDEX jobs_paused_account ON jobs (account_id) WHERE status = 'paused'`);
     await q.query(`CREATE INDEX jobs_publish_by ON jobs (publish_by) WHERE status IN ('scheduled', 'paused') AND publish_by IS NOT NULL`);
-    await q.query(`CREATE INDEX jobs_post ON jobs (post_id)`);
+    // (post_id, account_id) is UNIQUE above: its index also serves lookups by post_id.
     await q.query(`CREATE INDEX jobs_dead ON jobs (workspace_id, updated_at DESC, id DESC) WHERE status = 'dead'`);
 
     await q.query(`

@@ -116,10 +116,12 @@ describe('the queue across processes', () => {
       return 200;
     });
     const a = await startService(url, { WORKER_ENABLED: 'false' });
-    const ids = await accounts(a, recv.urlFor('/hook'), 10);
-    await queue(a, ids, 40);
+    const ids = await accounts(a, recv.urlFor('/hook'), 20);
+    await queue(a, ids, 20);
     await a.stop('SIGTERM');
-    const [w1, w2] = await Promise.all([startService(url), startService(url)]);
+    // 20 accounts × 5 slots = 100, more than one process may run (40): both must claim.
+    const env = { WORKER_CONCURRENCY: '40' };
+    const [w1, w2] = await Promise.all([startService(url, env), startService(url, env)]);
     await waitUntil(async () => (await jobStates(url)).succeeded === 400, 60_000, 'all 400 jobs to succeed');
     expect(overlaps).toBe(0);
     const received = recv.requests.map((r) => String(r.headers['idempotency-key']));

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, QueryRunner } from 'typeorm';
+import type { Pool, PoolClient } from 'pg';
+import { DataSource } from 'typeorm';
 import type { RetryPolicyOverride } from '../accounts/account.types';
 import type { JobPayload, Provider } from '../connectors/connector.interface';
 import type { Circuit, CircuitStateName } from '../retry/circuit-breaker';
@@ -50,6 +51,16 @@ export interface FinishedAttempt {
   remoteUrl: string | null;
 }
 
+/** What one round did. */
+export interface RoundResult {
+  /** Jobs whose finished attempt was recorded (others had lost their lease). */
+  recorded: Set<string>;
+  claimed: ClaimedJob[];
+  /** Accounts not active after this round: their waiting jobs must be paused. */
+  notActive: string[];
+  opened: string[];
+}
+
 /** What the completion decided for one account, under its row lock. */
 export interface AccountFeedback {
   circuit: Circuit;
@@ -94,216 +105,270 @@ const toCircuit = (r: CircuitRow): Circuit => ({
 export class QueueRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  private async inTransaction<T>(work: (q: QueryRunner) => Promise<T>): Promise<T> {
-    const q = this.db.createQueryRunner();
-    await q.connect();
+  /** The pg pool under TypeORM: the queue's statements run as named prepared statements. */
+  private pool(): Pool {
+    return (this.db.driver as unknown as { master: Pool }).master;
+  }
+
+  /**
+   * One round of the worker, in ONE transaction: record the attempts that finished, then
+   * claim up to `claimLimit` due jobs. Doing both together frees the in-flight slots of the
+   * finished attempts for this very claim, and costs one commit per round instead of two.
+   *
+   * 1. The finished attempts: one statement moves every job on and inserts its attempt row.
+   *    It is guarded by the lease (owner and attempt number): a worker whose lease expired
+   *    and whose job was claimed again cannot overwrite the newer owner's state, and its
+   *    attempt row is not written (the newer attempt carries the same idempotency key).
+   *    Retry times use the database clock, the clock the claim compares with.
+   * 2. Candidates: due `scheduled` jobs in run_at order, only of accounts that could take an
+   *    attempt now (active, circuit closed or cooled down, below their in-flight cap), so a
+   *    saturated or tripped account's backlog does not crowd out the others. The scan uses the
+   *    partial index `jobs_ready` (status = 'scheduled'), which holds waiting jobs only:
+   *    finished and dead jobs never slow it down. `FOR UPDATE SKIP LOCKED` lets concurrent
+   *    claimers (other processes) take disjoint rows without waiting on each other.
+   * 3. Every account involved (of the finished attempts and of the candidates), locked
+   *    `FOR UPDATE` in id order. Job rows are always locked before account rows, and accounts
+   *    in id order, everywhere in Herald, so rounds of several processes cannot deadlock.
+   *    Under these locks the in-flight cap and the single half-open probe are exact across
+   *    processes (a concurrent round waits for our commit and then sees our leases).
+   * 4. `feedback` (pure: account-feedback.ts) folds the recorded outcomes into each account's
+   *    circuit and status, written back in one statement.
+   * 5. In-flight counts; `plan` (pure: claim-plan.ts) picks the jobs; they become
+   *    `in_progress` with a lease; a probe moves its circuit to half_open until the lease ends.
+   */
+  async round(input: {
+    owner: string;
+    finished: FinishedAttempt[];
+    claimLimit: number;
+    leaseMs: number;
+    feedback: (accounts: LockedAccount[], recorded: FinishedAttempt[]) => Map<string, AccountFeedback>;
+    plan: (candidates: Candidate[], accounts: Map<string, AccountSlot>, now: Date) => ClaimPlan;
+  }): Promise<RoundResult> {
+    const { owner, finished, claimLimit, leaseMs } = input;
+    const client = await this.pool().connect();
     try {
-      await q.startTransaction();
-      const result = await work(q);
-      await q.commitTransaction();
-      return result;
+      // Statements whose results are not needed before the next one are sent back to back
+      // (node-postgres queues them on the connection): a worker's event loop is busy with
+      // deliveries, and every await costs a turn of it. 4 awaits per round instead of 9.
+      const [, recorded, candidates] = await Promise.all([
+        client.query('BEGIN'),
+        this.record(client, owner, finished),
+        claimLimit > 0 ? this.candidates(client, claimLimit) : Promise.resolve([]),
+      ]);
+      const kept = finished.filter((a) => recorded.has(a.jobId));
+      const accountIds = [...new Set([...kept.map((a) => a.accountId), ...candidates.map((c) => c.accountId)])].sort();
+      const locked = accountIds.length > 0 ? await this.lockAccounts(client, accountIds) : [];
+
+      const involved = new Set(kept.map((a) => a.accountId));
+      const decided = kept.length > 0 ? input.feedback(locked.filter((a) => involved.has(a.id)), kept) : new Map<string, AccountFeedback>();
+      for (const a of locked) {
+        const d = decided.get(a.id);
+        if (d) a.circuit = d.circuit; // the plan must see the circuits as this round leaves them
+      }
+      const statusChanged = [...decided].filter(([, d]) => d.status !== null).map(([id]) => id);
+      const usable = locked.filter((a) => a.status === 'active' && !a.deleted && !statusChanged.includes(a.id));
+      const [counts] = await Promise.all([
+        candidates.length > 0 && usable.length > 0 ? this.inFlightCounts(client, usable.map((a) => a.id)) : Promise.resolve(new Map<string, number>()),
+        decided.size > 0 ? this.writeFeedback(client, decided) : Promise.resolve(),
+      ]);
+
+      let claimed: ClaimedJob[] = [];
+      if (candidates.length > 0 && usable.length > 0) {
+        const slots = new Map<string, AccountSlot>(
+          usable.map((a) => [a.id, { id: a.id, maxInFlight: a.maxInFlight, inFlight: counts.get(a.id) ?? 0, circuit: a.circuit }]),
+        );
+        const { take, probes } = input.plan(candidates, slots, candidates[0]!.now);
+        const [, jobs] = await Promise.all([
+          probes.length > 0 ? this.startProbes(client, probes, leaseMs) : Promise.resolve(),
+          take.length > 0 ? this.claimJobs(client, owner, take, leaseMs) : Promise.resolve([]),
+          client.query('COMMIT'),
+        ]);
+        claimed = jobs;
+      } else {
+        await client.query('COMMIT');
+      }
+      const inactive = locked.filter((a) => involved.has(a.id) && a.status !== 'active').map((a) => a.id);
+      return {
+        recorded,
+        claimed,
+        notActive: [...new Set([...statusChanged, ...inactive])],
+        opened: [...decided].filter(([, d]) => d.opened).map(([id]) => id),
+      };
     } catch (err) {
-      if (q.isTransactionActive) await q.rollbackTransaction().catch(() => undefined);
+      await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
-      await q.release();
+      client.release();
     }
   }
 
-  /**
-   * Claims up to `limit` due jobs for `owner`, leased for `leaseMs`.
-   *
-   * 1. Candidates: due `scheduled` jobs in run_at order, only of accounts that could take
-   *    an attempt now (active, circuit closed or cooled down, below their in-flight cap), so
-   *    a saturated or tripped account's backlog does not crowd out the others. The scan uses
-   *    the partial index `jobs_ready` (status = 'scheduled'), which holds only waiting jobs:
-   *    finished and dead jobs never slow it down. `FOR UPDATE SKIP LOCKED` lets concurrent
-   *    claimers (other processes) take disjoint rows without waiting on each other.
-   * 2. The candidates' accounts, locked `FOR UPDATE` in id order, with their in-flight count:
-   *    under that lock, the in-flight cap and the single half-open probe are exact across
-   *    processes (a second claimer waits for this commit and then sees our leases).
-   * 3. `plan` (pure: claim-plan.ts) picks the jobs; they become `in_progress` with a lease
-   *    and their attempt number; probes move their circuit to half_open until the lease ends.
-   */
-  async claim(
-    owner: string,
-    limit: number,
-    leaseMs: number,
-    plan: (candidates: Candidate[], accounts: Map<string, AccountSlot>, now: Date) => ClaimPlan,
-  ): Promise<ClaimedJob[]> {
-    return this.inTransaction(async (q) => {
-      const candidates: (Candidate & { now: Date })[] = await sql(q, 
-        `SELECT j.id, j.account_id AS "accountId", now() AS now
-         FROM jobs j
-         WHERE j.status = 'scheduled' AND j.run_at <= now()
-           AND (j.publish_by IS NULL OR j.publish_by >= now())
-           AND j.account_id IN (
-             SELECT a.id FROM accounts a
-             WHERE a.status = 'active' AND a.deleted_at IS NULL
-               AND (a.circuit_state = 'closed' OR a.circuit_open_until <= now())
-               AND a.max_in_flight > (SELECT count(*) FROM jobs x WHERE x.account_id = a.id AND x.status = 'in_progress'))
-         ORDER BY j.run_at
-         LIMIT $1
-         FOR UPDATE OF j SKIP LOCKED`,
-        [limit * 2],
-      );
-      if (candidates.length === 0) return [];
-      const now = candidates[0]!.now;
-      const accountIds = [...new Set(candidates.map((c) => c.accountId))].sort();
-      const rows: CircuitRow[] = await sql(q, 
-        `SELECT a.id, a.status, a.circuit_state AS "circuitState", a.circuit_open_until AS "circuitOpenUntil",
-                a.consecutive_failures AS "consecutiveFailures", a.max_in_flight AS "maxInFlight",
-                (SELECT count(*)::int FROM jobs x WHERE x.account_id = a.id AND x.status = 'in_progress') AS "inFlight"
-         FROM accounts a WHERE a.id = ANY($1::uuid[]) AND a.status = 'active' AND a.deleted_at IS NULL
-         ORDER BY a.id FOR UPDATE`,
-        [accountIds],
-      );
-      const slots = new Map<string, AccountSlot>(
-        rows.map((r) => [r.id, { id: r.id, maxInFlight: r.maxInFlight!, inFlight: r.inFlight!, circuit: toCircuit(r) }]),
-      );
-      const { take, probes } = plan(candidates, slots, now);
-      if (take.length === 0) return [];
-      if (probes.length > 0) {
-        await sql(q, 
-          `UPDATE accounts SET circuit_state = 'half_open', circuit_open_until = now() + $2 * interval '1 millisecond'
-           WHERE id = ANY($1::uuid[])`,
-          [probes, leaseMs],
-        );
-      }
-      return sql(q, 
-        `UPDATE jobs j SET status = 'in_progress', lease_owner = $2,
-                lease_expires_at = now() + $3 * interval '1 millisecond',
-                attempt_count = j.attempt_count + 1, updated_at = now()
-         FROM accounts a
-         WHERE j.id = ANY($1::uuid[]) AND a.id = j.account_id
-         RETURNING j.id, j.post_id AS "postId", j.account_id AS "accountId", j.workspace_id AS "workspaceId",
-                   j.provider, j.idempotency_key AS "idempotencyKey", j.attempt_count AS "attemptNumber",
-                   j.attempt_count - 1 - j.attempt_base AS "attemptsInBudget", j.payload, j.publish_by AS "publishBy",
-                   j.error_class AS "previousErrorClass", a.credentials_version AS "credentialsVersion",
-                   a.retry_policy AS "retryPolicy", now() AS "claimedAt"`,
-        [take, owner, leaseMs],
-      );
+  private async candidates(client: PoolClient, limit: number): Promise<(Candidate & { now: Date })[]> {
+    // Per account (active, circuit closed or cooled down), its due jobs in run_at order, at
+    // most as many as it has free slots right now; then the earliest `limit` of all. The exact
+    // check happens under the account locks (claimFrom): this only keeps the rows we lock
+    // close to the rows we can take, and a busy account's backlog from crowding out others.
+    const { rows } = await client.query<Candidate & { now: Date }>({
+      name: 'herald_claim_candidates',
+      text: `SELECT c.id, a.id AS "accountId", now() AS now
+             FROM (
+               SELECT a.id, a.max_in_flight - (SELECT count(*) FROM jobs x WHERE x.account_id = a.id AND x.status = 'in_progress') AS free
+               FROM accounts a
+               WHERE a.status = 'active' AND a.deleted_at IS NULL
+                 AND (a.circuit_state = 'closed' OR a.circuit_open_until <= now())
+             ) a
+             CROSS JOIN LATERAL (
+               SELECT j.id, j.run_at FROM jobs j
+               WHERE j.account_id = a.id AND j.status = 'scheduled' AND j.run_at <= now()
+                 AND (j.publish_by IS NULL OR j.publish_by >= now())
+               ORDER BY j.run_at
+               LIMIT greatest(a.free, 0)
+               FOR UPDATE SKIP LOCKED
+             ) c
+             WHERE a.free > 0
+             ORDER BY c.run_at
+             LIMIT $1`,
+      values: [limit],
+    });
+    return rows;
+  }
+
+  private async lockAccounts(client: PoolClient, ids: string[]): Promise<(LockedAccount & { maxInFlight: number; deleted: boolean })[]> {
+    const { rows } = await client.query<CircuitRow & { maxInFlight: number; deleted: boolean }>({
+      name: 'herald_lock_accounts',
+      text: `SELECT id, status, circuit_state AS "circuitState", circuit_open_until AS "circuitOpenUntil",
+                    consecutive_failures AS "consecutiveFailures", max_in_flight AS "maxInFlight",
+                    deleted_at IS NOT NULL AS deleted
+             FROM accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
+      values: [ids],
+    });
+    return rows.map((r) => ({ id: r.id, status: r.status, circuit: toCircuit(r), maxInFlight: r.maxInFlight, deleted: r.deleted }));
+  }
+
+  /** Step 1 of a round: returns the jobs whose outcome was recorded. */
+  private async record(client: PoolClient, owner: string, attempts: FinishedAttempt[]): Promise<Set<string>> {
+    if (attempts.length === 0) return new Set();
+    const col = <K extends keyof FinishedAttempt>(k: K) => attempts.map((a) => a[k]);
+    const { rows: written } = await client.query<{ jobId: string }>({
+      name: 'herald_record_attempts',
+      text: `WITH r AS (
+               SELECT * FROM unnest($2::uuid[], $3::int[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::int[],
+                                    $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[],
+                                    $15::text[], $16::text[])
+                 AS r(job_id, number, idempotency_key, started_at, finished_at, http_status, network_error, error_class,
+                      message, response_excerpt, decision, delay_ms, dead_reason, remote_id, remote_url)
+             ), done AS (
+               UPDATE jobs j SET
+                 status = CASE r.decision WHEN 'succeed' THEN 'succeeded' WHEN 'retry' THEN 'scheduled'
+                                          WHEN 'pause' THEN 'paused' ELSE 'dead' END,
+                 run_at = CASE WHEN r.decision = 'retry' THEN clock_timestamp() + r.delay_ms * interval '1 millisecond' ELSE j.run_at END,
+                 error_class = r.error_class,
+                 last_error = r.message,
+                 dead_reason = r.dead_reason,
+                 remote_id = coalesce(r.remote_id, j.remote_id),
+                 remote_url = coalesce(r.remote_url, j.remote_url),
+                 lease_owner = NULL, lease_expires_at = NULL,
+                 finished_at = CASE WHEN r.decision IN ('succeed', 'dead') THEN now() ELSE NULL END,
+                 updated_at = now()
+               FROM r
+               WHERE j.id = r.job_id AND j.status = 'in_progress' AND j.lease_owner = $1 AND j.attempt_count = r.number
+               RETURNING j.id, j.run_at
+             )
+             INSERT INTO attempts (job_id, number, started_at, finished_at, http_status, network_error, error_class, decision,
+                                   retry_at, latency_ms, response_excerpt, message, idempotency_key, worker)
+             SELECT r.job_id, r.number, r.started_at, r.finished_at, r.http_status, r.network_error, r.error_class, r.decision,
+                    CASE WHEN r.decision = 'retry' THEN done.run_at END,
+                    greatest(0, (extract(epoch FROM r.finished_at - r.started_at) * 1000)::int),
+                    r.response_excerpt, r.message, r.idempotency_key, $1
+             FROM r JOIN done ON done.id = r.job_id
+             RETURNING job_id AS "jobId"`,
+      values: [
+        owner,
+        col('jobId'),
+        col('attemptNumber'),
+        col('idempotencyKey'),
+        col('startedAt'),
+        col('finishedAt'),
+        col('httpStatus'),
+        col('networkError'),
+        col('errorClass'),
+        col('message'),
+        col('responseExcerpt'),
+        col('decision'),
+        col('delayMs'),
+        col('deadReason'),
+        col('remoteId'),
+        col('remoteUrl'),
+      ],
+    });
+    return new Set(written.map((w) => w.jobId));
+  }
+
+  /** Step 4 of a round: the circuits and statuses `feedback` decided, in one statement. */
+  private async writeFeedback(client: PoolClient, decided: Map<string, AccountFeedback>): Promise<void> {
+    const ids = [...decided.keys()];
+    const f = [...decided.values()];
+    await client.query({
+      name: 'herald_account_feedback',
+      text: `UPDATE accounts a SET
+               circuit_state = u.state, circuit_open_until = u.open_until, consecutive_failures = u.failures,
+               circuit_opened_at = CASE WHEN u.opened THEN now() ELSE a.circuit_opened_at END,
+               last_error = coalesce(u.last_error, a.last_error),
+               last_success_at = CASE WHEN u.succeeded THEN now() ELSE a.last_success_at END,
+               status = coalesce(u.status, a.status),
+               status_reason = CASE WHEN u.status IS NULL THEN a.status_reason ELSE u.status_reason END
+             FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::int[], $5::bool[], $6::text[], $7::bool[], $8::text[], $9::text[])
+               AS u(id, state, open_until, failures, opened, last_error, succeeded, status, status_reason)
+             WHERE a.id = u.id`,
+      values: [
+        ids,
+        f.map((x) => x.circuit.state),
+        f.map((x) => x.circuit.openUntil),
+        f.map((x) => x.circuit.consecutiveFailures),
+        f.map((x) => x.opened),
+        f.map((x) => x.lastError),
+        f.map((x) => x.succeeded),
+        f.map((x) => x.status?.value ?? null),
+        f.map((x) => x.status?.reason ?? null),
+      ],
     });
   }
 
-  /**
-   * Records finished attempts and moves their jobs on, in one transaction per batch:
-   *
-   * 1. One statement updates every job of the batch and inserts its attempt row. The update
-   *    is guarded by the lease (owner and attempt number): a worker whose lease expired and
-   *    whose job was claimed again cannot overwrite the newer owner's state, and its attempt
-   *    row is not written (the newer attempt carries the same idempotency key).
-   *    Retry times are computed on the database clock, the same clock the claim compares with.
-   * 2. The accounts of the recorded attempts, locked in id order; `feedback` (pure product
-   *    logic: circuit breaker, needs_reauth, disable) folds the outcomes in the order they
-   *    finished, and the result is written back.
-   * Returns the ids of the jobs whose outcome was recorded, and the accounts whose status changed.
-   */
-  async complete(
-    owner: string,
-    attempts: FinishedAttempt[],
-    feedback: (accounts: LockedAccount[], recorded: FinishedAttempt[]) => Map<string, AccountFeedback>,
-  ): Promise<{ recorded: Set<string>; statusChanged: string[]; opened: string[] }> {
-    if (attempts.length === 0) return { recorded: new Set(), statusChanged: [], opened: [] };
-    return this.inTransaction(async (q) => {
-      const col = <K extends keyof FinishedAttempt>(k: K) => attempts.map((a) => a[k]);
-      const written: { jobId: string }[] = await sql(q, 
-        `WITH r AS (
-           SELECT * FROM unnest($2::uuid[], $3::int[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::int[],
-                                $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[],
-                                $15::text[], $16::text[])
-             AS r(job_id, number, idempotency_key, started_at, finished_at, http_status, network_error, error_class,
-                  message, response_excerpt, decision, delay_ms, dead_reason, remote_id, remote_url)
-         ), done AS (
-           UPDATE jobs j SET
-             status = CASE r.decision WHEN 'succeed' THEN 'succeeded' WHEN 'retry' THEN 'scheduled'
-                                      WHEN 'pause' THEN 'paused' ELSE 'dead' END,
-             run_at = CASE WHEN r.decision = 'retry' THEN clock_timestamp() + r.delay_ms * interval '1 millisecond' ELSE j.run_at END,
-             error_class = r.error_class,
-             last_error = r.message,
-             dead_reason = r.dead_reason,
-             remote_id = coalesce(r.remote_id, j.remote_id),
-             remote_url = coalesce(r.remote_url, j.remote_url),
-             lease_owner = NULL, lease_expires_at = NULL,
-             finished_at = CASE WHEN r.decision IN ('succeed', 'dead') THEN now() ELSE NULL END,
-             updated_at = now()
-           FROM r
-           WHERE j.id = r.job_id AND j.status = 'in_progress' AND j.lease_owner = $1 AND j.attempt_count = r.number
-           RETURNING j.id, j.run_at
-         )
-         INSERT INTO attempts (job_id, number, started_at, finished_at, http_status, network_error, error_class, decision,
-                               retry_at, latency_ms, response_excerpt, message, idempotency_key, worker)
-         SELECT r.job_id, r.number, r.started_at, r.finished_at, r.http_status, r.network_error, r.error_class, r.decision,
-                CASE WHEN r.decision = 'retry' THEN done.run_at END,
-                greatest(0, (extract(epoch FROM r.finished_at - r.started_at) * 1000)::int),
-                r.response_excerpt, r.message, r.idempotency_key, $1
-         FROM r JOIN done ON done.id = r.job_id
-         RETURNING job_id AS "jobId"`,
-        [
-          owner,
-          col('jobId'),
-          col('attemptNumber'),
-          col('idempotencyKey'),
-          col('startedAt'),
-          col('finishedAt'),
-          col('httpStatus'),
-          col('networkError'),
-          col('errorClass'),
-          col('message'),
-          col('responseExcerpt'),
-          col('decision'),
-          col('delayMs'),
-          col('deadReason'),
-          col('remoteId'),
-          col('remoteUrl'),
-        ],
-      );
-      const recorded = new Set(written.map((w) => w.jobId));
-      const kept = attempts.filter((a) => recorded.has(a.jobId));
-      if (kept.length === 0) return { recorded, statusChanged: [], opened: [] };
-
-      const accountIds = [...new Set(kept.map((a) => a.accountId))].sort();
-      const rows: CircuitRow[] = await sql(q, 
-        `SELECT id, status, circuit_state AS "circuitState", circuit_open_until AS "circuitOpenUntil",
-                consecutive_failures AS "consecutiveFailures"
-         FROM accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
-        [accountIds],
-      );
-      const decided = feedback(
-        rows.map((r) => ({ id: r.id, status: r.status, circuit: toCircuit(r) })),
-        kept,
-      );
-      const ids = [...decided.keys()];
-      const f = [...decided.values()];
-      await sql(q, 
-        `UPDATE accounts a SET
-           circuit_state = u.state, circuit_open_until = u.open_until, consecutive_failures = u.failures,
-           circuit_opened_at = CASE WHEN u.opened THEN now() ELSE a.circuit_opened_at END,
-           last_error = coalesce(u.last_error, a.last_error),
-           last_success_at = CASE WHEN u.succeeded THEN now() ELSE a.last_success_at END,
-           status = coalesce(u.status, a.status),
-           status_reason = CASE WHEN u.status IS NULL THEN a.status_reason ELSE u.status_reason END
-         FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::int[], $5::bool[], $6::text[], $7::bool[], $8::text[], $9::text[])
-           AS u(id, state, open_until, failures, opened, last_error, succeeded, status, status_reason)
-         WHERE a.id = u.id`,
-        [
-          ids,
-          f.map((x) => x.circuit.state),
-          f.map((x) => x.circuit.openUntil),
-          f.map((x) => x.circuit.consecutiveFailures),
-          f.map((x) => x.opened),
-          f.map((x) => x.lastError),
-          f.map((x) => x.succeeded),
-          f.map((x) => x.status?.value ?? null),
-          f.map((x) => x.status?.reason ?? null),
-        ],
-      );
-      return {
-        recorded,
-        statusChanged: ids.filter((id) => decided.get(id)!.status !== null),
-        opened: ids.filter((id) => decided.get(id)!.opened),
-      };
+  /** In-flight attempts per account, read under the account locks (after step 1). */
+  private async inFlightCounts(client: PoolClient, accountIds: string[]): Promise<Map<string, number>> {
+    const { rows } = await client.query<{ accountId: string; n: number }>({
+      name: 'herald_in_flight',
+      text: `SELECT account_id AS "accountId", count(*)::int AS n FROM jobs
+             WHERE status = 'in_progress' AND account_id = ANY($1::uuid[]) GROUP BY account_id`,
+      values: [accountIds],
     });
+    return new Map(rows.map((r) => [r.accountId, r.n]));
+  }
+
+  private async startProbes(client: PoolClient, accountIds: string[], leaseMs: number): Promise<void> {
+    await client.query({
+      name: 'herald_start_probes',
+      text: `UPDATE accounts SET circuit_state = 'half_open', circuit_open_until = now() + $2 * interval '1 millisecond'
+             WHERE id = ANY($1::uuid[])`,
+      values: [accountIds, leaseMs],
+    });
+  }
+
+  private async claimJobs(client: PoolClient, owner: string, ids: string[], leaseMs: number): Promise<ClaimedJob[]> {
+    const { rows } = await client.query<ClaimedJob>({
+      name: 'herald_claim_jobs',
+      text: `UPDATE jobs j SET status = 'in_progress', lease_owner = $2,
+                    lease_expires_at = now() + $3 * interval '1 millisecond',
+                    attempt_count = j.attempt_count + 1, updated_at = now()
+             FROM accounts a
+             WHERE j.id = ANY($1::uuid[]) AND a.id = j.account_id
+             RETURNING j.id, j.post_id AS "postId", j.account_id AS "accountId", j.workspace_id AS "workspaceId",
+                       j.provider, j.idempotency_key AS "idempotencyKey", j.attempt_count AS "attemptNumber",
+                       j.attempt_count - 1 - j.attempt_base AS "attemptsInBudget", j.payload, j.publish_by AS "publishBy",
+                       j.error_class AS "previousErrorClass", a.credentials_version AS "credentialsVersion",
+                       a.retry_policy AS "retryPolicy", now() AS "claimedAt"`,
+      values: [ids, owner, leaseMs],
+    });
+    return rows;
   }
 
   /**

@@ -6,7 +6,7 @@ import { MetricsService } from '../metrics/metrics.service';
 export class WorkerMetrics {
   readonly deliveries: Counter<'provider' | 'class'>;
   readonly attemptSeconds: Histogram<'provider'>;
-  readonly claimSeconds: Histogram<string>;
+  readonly roundSeconds: Histogram<string>;
   readonly inFlight: Gauge<string>;
 
   constructor(metrics: MetricsService) {
@@ -24,9 +24,9 @@ export class WorkerMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     });
-    this.claimSeconds = new Histogram({
-      name: 'herald_queue_claim_duration_seconds',
-      help: 'Duration of one claim transaction',
+    this.roundSeconds = new Histogram({
+      name: 'herald_queue_round_duration_seconds',
+      help: 'Duration of one worker round (record finished attempts + claim), one transaction',
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
       registers,
     });

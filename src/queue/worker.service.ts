@@ -11,12 +11,11 @@ import { decideAfterAttempt, isExpired } from '../retry/decide';
 import { accountFeedback } from './account-feedback';
 import { planClaim } from './claim-plan';
 import { QueueListener } from './queue-listener';
-import { ClaimedJob, FinishedAttempt, QueueRepository } from './queue.repository';
+import { ClaimedJob, FinishedAttempt, QueueRepository, RoundResult } from './queue.repository';
 import { WorkerMetrics } from './worker.metrics';
 
-/** Finished attempts are written in batches: this many, or after this long. */
-const FLUSH_BATCH = 200;
-const FLUSH_DELAY_MS = 2;
+/** At most this many finished attempts are written per round. */
+const FINISHED_BATCH = 500;
 
 interface CachedAccount {
   version: number;
@@ -53,12 +52,10 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private readonly accounts = new Map<string, CachedAccount>();
   private readonly running = new Set<Promise<void>>();
   private pending: FinishedAttempt[] = [];
-  private flushTimer: NodeJS.Timeout | null = null;
-  private flushing: Promise<void> | null = null;
+  private pumping: Promise<void> | null = null;
+  private pumpAgain = false;
   private wakeTimer: NodeJS.Timeout | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
-  private claiming = false;
-  private claimAgain = false;
   private stopping = false;
   private started = false;
 
@@ -104,7 +101,11 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       this.abort.abort();
       await Promise.all(this.running);
     }
-    await this.flush();
+    // Record what finished (no claiming: `stopping` leaves no room).
+    while (this.pending.length > 0 || this.pumping) {
+      if (!this.pumping) this.kick();
+      await this.pumping;
+    }
     this.logger.log('worker stopped');
   }
 
@@ -129,41 +130,79 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.wakeTimer = timer;
   }
 
-  /** Claims as long as there is room and work; one claim loop at a time per process. */
+  /**
+   * Runs rounds (record what finished + claim what fits) until there is nothing to record and
+   * no room or no due work left. One pump at a time per process; a kick during a round makes
+   * the pump go on with whatever finished meanwhile, which is what batches the writes.
+   */
   kick(): void {
-    if (this.stopping) return;
-    if (this.claiming) {
-      this.claimAgain = true;
+    if (this.pumping) {
+      this.pumpAgain = true;
       return;
     }
-    this.claiming = true;
-    void this.claimLoop()
-      .catch((err: unknown) => this.logger.error(`claim failed: ${String(err)}`))
+    this.pumping = this.pump()
+      .catch((err: unknown) => this.logger.error(`worker round failed: ${String(err)}`))
       .finally(() => {
-        this.claiming = false;
-        if (this.claimAgain) {
-          this.claimAgain = false;
+        this.pumping = null;
+        if (this.pumpAgain) {
+          this.pumpAgain = false;
           this.kick();
         }
       });
   }
 
-  private async claimLoop(): Promise<void> {
+  private async pump(): Promise<void> {
     const { batchSize, concurrency, leaseMs } = this.config.worker;
-    while (!this.stopping) {
-      const room = Math.min(batchSize, concurrency - this.running.size);
-      if (room <= 0) return; // a finishing attempt kicks again
-      const stop = this.metrics.claimSeconds.startTimer();
-      const jobs = await this.queue.claim(this.owner, room, leaseMs, (candidates, slots, now) =>
-        planClaim(candidates, slots, now, room),
-      );
-      stop();
-      if (jobs.length > 0) await this.startAll(jobs);
-      if (jobs.length < room) break;
+    let failures = 0;
+    for (;;) {
+      this.pumpAgain = false;
+      const room = this.stopping ? 0 : Math.min(batchSize, concurrency - this.running.size);
+      if (this.pending.length === 0 && room <= 0) return; // a finishing attempt kicks again
+      const finished = this.pending.splice(0, FINISHED_BATCH);
+      let round: RoundResult;
+      const stop = this.metrics.roundSeconds.startTimer();
+      try {
+        round = await this.queue.round({
+          owner: this.owner,
+          finished,
+          claimLimit: room,
+          leaseMs,
+          feedback: (accounts, attempts) => accountFeedback(accounts, attempts, this.config.circuit),
+          plan: (candidates, slots, now) => planClaim(candidates, slots, now, room),
+        });
+        failures = 0;
+      } catch (err) {
+        // Outcomes are kept and written again: their jobs stay leased to us meanwhile, and if
+        // this process dies their leases expire and they are retried (same idempotency key).
+        this.pending.unshift(...finished);
+        failures += 1;
+        this.logger.error(`worker round failed (${failures}x), will retry: ${String(err)}`);
+        if (this.stopping && failures >= 3) {
+          this.logger.error(`giving up on ${this.pending.length} outcomes at shutdown; their leases will expire and they will be retried`);
+          this.pending = [];
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        continue;
+      } finally {
+        stop();
+      }
+      if (round.recorded.size < finished.length) {
+        this.logger.warn(`${finished.length - round.recorded.size} outcomes were not recorded: their lease had expired and another worker took them`);
+      }
+      if (round.notActive.length > 0) {
+        await this.queue.pauseWaitingJobs(round.notActive).catch((err: unknown) => this.logger.error(`pausing jobs failed: ${String(err)}`));
+      }
+      if (round.claimed.length > 0) await this.startAll(round.claimed);
+      const full = room > 0 && round.claimed.length >= room;
+      if (this.pending.length === 0 && !full && !this.pumpAgain) break;
     }
-    if (this.stopping) return;
-    const next = await this.queue.nextRunAt();
-    if (next) this.setWakeTimer(Math.min(next.getTime() - Date.now(), this.config.worker.pollIntervalMs));
+    // Idle: sleep until the next scheduled job (retries this process scheduled, and jobs other
+    // processes wrote while no NOTIFY reached us), at most a poll interval.
+    if (!this.stopping && this.running.size === 0) {
+      const next = await this.queue.nextRunAt();
+      if (next) this.setWakeTimer(Math.min(next.getTime() - Date.now(), this.config.worker.pollIntervalMs));
+    }
   }
 
   private async startAll(jobs: ClaimedJob[]): Promise<void> {
@@ -284,9 +323,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       remoteId: result.remoteId,
       remoteUrl: result.remoteUrl,
     });
-    this.scheduleFlush();
-    // A flush is what frees the account's in-flight slot in the database; until then,
-    // more work for other accounts may be waiting.
+    // A retry this process scheduled: be awake when it is due.
+    if (decision.decision === 'retry' && decision.delayMs !== null) this.setWakeTimer(decision.delayMs);
     this.kick();
   }
 
@@ -297,67 +335,6 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     } catch (err) {
       this.logger.error(`could not store refreshed credentials of account ${accountId}: ${(err as Error).message}`);
     }
-  }
-
-  private scheduleFlush(): void {
-    if (this.flushing) return; // the running drain picks new results up
-    if (this.pending.length >= FLUSH_BATCH) {
-      void this.flush();
-    } else if (!this.flushTimer) {
-      this.flushTimer = setTimeout(() => {
-        this.flushTimer = null;
-        void this.flush();
-      }, FLUSH_DELAY_MS);
-    }
-  }
-
-  /** One drain at a time; it writes until nothing is pending. */
-  private flush(): Promise<void> {
-    if (this.flushTimer) {
-      clearTimeout(this.flushTimer);
-      this.flushTimer = null;
-    }
-    this.flushing ??= this.drain().finally(() => {
-      this.flushing = null;
-    });
-    return this.flushing;
-  }
-
-  /**
-   * Writes finished attempts, one transaction per batch. On a database error the batch is
-   * kept and retried: its jobs stay leased to us meanwhile, and if this process dies their
-   * leases expire and they are delivered again (same idempotency key). Nothing is lost.
-   */
-  private async drain(): Promise<void> {
-    let failures = 0;
-    while (this.pending.length > 0) {
-      const batch = this.pending.splice(0, FLUSH_BATCH);
-      try {
-        await this.writeBatch(batch);
-        failures = 0;
-      } catch (err) {
-        failures += 1;
-        this.pending.unshift(...batch);
-        this.logger.error(`recording ${batch.length} attempts failed (${failures}x), will retry: ${String(err)}`);
-        if (this.stopping && failures >= 3) {
-          this.logger.error(`giving up on ${this.pending.length} results at shutdown; their leases will expire and they will be retried`);
-          this.pending = [];
-          return;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
-    }
-  }
-
-  private async writeBatch(batch: FinishedAttempt[]): Promise<void> {
-    const { statusChanged, recorded } = await this.queue.complete(this.owner, batch, (accounts, attempts) =>
-      accountFeedback(accounts, attempts, this.config.circuit),
-    );
-    if (recorded.size < batch.length) {
-      this.logger.warn(`${batch.length - recorded.size} attempts were not recorded: their lease had expired and another worker took them`);
-    }
-    if (statusChanged.length > 0) await this.queue.pauseWaitingJobs(statusChanged);
-    this.kick();
   }
 
   /** Every poll interval: crash recovery, deadlines, and a claim in case a wake-up was missed. */
