@@ -4,13 +4,19 @@ import type { ErrorClass } from '../retry/error-class';
 export type Provider = 'bluesky' | 'linkedin' | 'webhook';
 export const PROVIDERS: readonly Provider[] = ['bluesky', 'linkedin', 'webhook'];
 
-/** A media item as a connector receives it (resolved by the worker). */
+/** A media item as a connector receives it (resolved by the worker from the job's media ids). */
 export interface PayloadMedia {
   id: string;
   alt: string;
   mimeType: string;
+  /** pixel size, when known (Bluesky's aspectRatio) */
+  width: number | null;
+  height: number | null;
+  byteSize: number;
   /** signed, expiring URL served by Herald (webhooks link to it) */
   url: string;
+  /** The bytes, read on demand (platforms that upload blobs: Bluesky, LinkedIn). */
+  read(): Promise<Buffer>;
 }
 
 /** What one job publishes. Each job keeps its own copy, so a DLQ edit touches only that job. */
