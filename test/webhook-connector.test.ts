@@ -39,7 +39,7 @@ function makeJob(overrides: Partial<DeliveryJob> = {}): DeliveryJob {
       metadata: { campaign: 'launch' },
       scheduledAt: '2026-11-29T12:00:00.000Z',
     },
-    media: [{ id: 'media-1', alt: 'a rocket', mimeType: 'image/png', url: 'https://herald.example/m/media-1?sig=x' }],
+    media: [{ id: 'media-1', alt: 'a rocket', mimeType: 'image/png', url: 'https://herald.example/m/media-1?sig=x', width: null, height: null, byteSize: 0, read: async () => Buffer.alloc(0) }],
     previousAttempt: null,
     ...overrides,
   };

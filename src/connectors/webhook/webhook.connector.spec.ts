@@ -37,8 +37,8 @@ function job(overrides: Partial<DeliveryJob> = {}): DeliveryJob {
       scheduledAt: '2026-11-29T12:00:00.000Z',
     },
     media: [
-      { id: 'm-1', alt: 'one', mimeType: 'image/png', url: 'https://herald.example/media/m-1?sig=a' },
-      { id: 'm-2', alt: 'two', mimeType: 'image/jpeg', url: 'https://herald.example/media/m-2?sig=b' },
+      { id: 'm-1', alt: 'one', mimeType: 'image/png', url: 'https://herald.example/media/m-1?sig=a', width: null, height: null, byteSize: 0, read: async () => Buffer.alloc(0) },
+      { id: 'm-2', alt: 'two', mimeType: 'image/jpeg', url: 'https://herald.example/media/m-2?sig=b', width: null, height: null, byteSize: 0, read: async () => Buffer.alloc(0) },
     ],
     previousAttempt: null,
     ...overrides,
