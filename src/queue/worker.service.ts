@@ -12,6 +12,7 @@ import { accountFeedback } from './account-feedback';
 import { planClaim } from './claim-plan';
 import { QueueListener } from './queue-listener';
 import { ClaimedJob, FinishedAttempt, QueueRepository, RoundResult } from './queue.repository';
+import { WakeSchedule } from './wake-schedule';
 import { WorkerMetrics } from './worker.metrics';
 
 /** At most this many finished attempts are written per round. */
@@ -55,6 +56,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
   private wakeTimer: NodeJS.Timeout | null = null;
+  private wakeTimerDue = 0;
+  private readonly wakeTimes = new WakeSchedule();
   private pollTimer: NodeJS.Timeout | null = null;
   private stopping = false;
   private started = false;
@@ -110,24 +113,30 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   private wakeAt(runAt: number): void {
-    const delay = runAt - Date.now();
-    if (delay <= 5) this.kick();
-    else this.setWakeTimer(delay);
+    if (runAt - Date.now() <= 1) this.kick();
+    else this.wakeAtTime(runAt);
   }
 
-  private setWakeTimer(delayMs: number): void {
+  /** Be awake at `at` (epoch ms): one timer, always set for the earliest known moment. */
+  private wakeAtTime(at: number): void {
     if (this.stopping) return;
-    const due = Date.now() + delayMs;
-    const current = (this.wakeTimer as (NodeJS.Timeout & { due?: number }) | null)?.due;
-    if (current !== undefined && current <= due) return;
+    this.wakeTimes.add(at);
+    this.armWakeTimer();
+  }
+
+  private armWakeTimer(): void {
+    const next = this.wakeTimes.next();
+    if (next === undefined || this.stopping) return;
+    if (this.wakeTimer && this.wakeTimerDue <= next) return;
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
-    const timer = setTimeout(() => {
+    this.wakeTimerDue = next;
+    this.wakeTimer = setTimeout(() => {
       this.wakeTimer = null;
+      this.wakeTimes.popDue(Date.now());
       this.kick();
-    }, Math.max(0, delayMs)) as NodeJS.Timeout & { due?: number };
-    timer.due = due;
-    timer.unref();
-    this.wakeTimer = timer;
+      this.armWakeTimer();
+    }, Math.max(0, next - Date.now()));
+    this.wakeTimer.unref();
   }
 
   /**
@@ -201,7 +210,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     // processes wrote while no NOTIFY reached us), at most a poll interval.
     if (!this.stopping && this.running.size === 0) {
       const next = await this.queue.nextRunAt();
-      if (next) this.setWakeTimer(Math.min(next.getTime() - Date.now(), this.config.worker.pollIntervalMs));
+      if (next) this.wakeAtTime(Math.min(next.getTime(), Date.now() + this.config.worker.pollIntervalMs));
     }
   }
 
@@ -324,7 +333,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       remoteUrl: result.remoteUrl,
     });
     // A retry this process scheduled: be awake when it is due.
-    if (decision.decision === 'retry' && decision.delayMs !== null) this.setWakeTimer(decision.delayMs);
+    if (decision.decision === 'retry' && decision.delayMs !== null) this.wakeAtTime(finishedAt.getTime() + decision.delayMs);
     this.kick();
   }
 
