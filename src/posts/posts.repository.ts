@@ -4,6 +4,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { Keyset } from '../common/pagination';
 import type { JobPayload } from '../connectors/connector.interface';
 import type { NewJob, PostRow } from './post.types';
+import type { JobRow } from '../jobs/job.types';
+import { JOB_COLUMNS } from '../jobs/jobs.repository';
 import type { PostStatus } from './post-status';
 import { sql } from '../database/sql';
 
@@ -45,18 +47,22 @@ export class PostsRepository {
    * The post and one job per target, in one round trip each (jobs through unnest). Each job
    * carries its own copy of the payload, so a later edit of one dead job touches only it.
    */
-  async insert(m: EntityManager, post: PostRow, jobs: NewJob[], payloadFor: (job: NewJob) => JobPayload): Promise<void> {
-    await sql(m, 
-      `INSERT INTO posts (id, workspace_id, text, title, link, media, metadata, scheduled_at, publish_by, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)`,
-      [post.id, post.workspaceId, post.text, post.title, post.link, JSON.stringify(post.media), post.metadata, post.scheduledAt, post.publishBy, post.createdAt],
-    );
-    await sql(m, 
-      `INSERT INTO jobs (id, workspace_id, post_id, account_id, provider, status, run_at, publish_by, idempotency_key,
-                         text_override, payload, created_at, updated_at)
+  async insert(m: EntityManager, post: PostRow, jobs: NewJob[], payloadFor: (job: NewJob) => JobPayload): Promise<JobRow[]> {
+    // One statement, one round trip: the post, its jobs, and the jobs as written. (The jobs'
+    // foreign key to the post is checked at the end of the statement, when the post exists.)
+    return sql<JobRow>(
+      m,
+      `WITH p AS (
+         INSERT INTO posts (id, workspace_id, text, title, link, media, metadata, scheduled_at, publish_by, created_at, updated_at)
+         VALUES ($2, $1, $13, $14, $15, $16, $17, $3, $4, $5, $5)
+       )
+       INSERT INTO jobs AS j (id, workspace_id, post_id, account_id, provider, status, run_at, publish_by, idempotency_key,
+                              text_override, payload, created_at, updated_at)
        SELECT r.id, $1, $2, r.account_id, r.provider, r.status, $3, $4, r.idempotency_key, r.text_override, r.payload, $5, $5
-       FROM unnest($6::uuid[], $7::uuid[], $8::text[], $9::text[], $10::text[], $11::text[], $12::jsonb[])
-         AS r(id, account_id, provider, status, idempotency_key, text_override, payload)`,
+       FROM unnest($6::uuid[], $7::uuid[], $8::text[], $9::text[], $10::text[], $11::text[], $12::jsonb[]) WITH ORDINALITY
+         AS r(id, account_id, provider, status, idempotency_key, text_override, payload, n)
+       ORDER BY r.n
+       RETURNING ${JOB_COLUMNS}`,
       [
         post.workspaceId,
         post.id,
@@ -70,6 +76,11 @@ export class PostsRepository {
         jobs.map((j) => j.idempotencyKey),
         jobs.map((j) => j.textOverride),
         jobs.map((j) => JSON.stringify(payloadFor(j))),
+        post.text,
+        post.title,
+        post.link,
+        JSON.stringify(post.media),
+        post.metadata,
       ],
     );
   }

@@ -127,8 +127,7 @@ export class PostsService {
       updatedAt: now,
     };
     const view = await this.posts.transaction(async (m) => {
-      await this.posts.insert(m, post, jobs, (j) => this.payload(post, j.textOverride));
-      const written = await this.jobs.forPosts(workspaceId, [post.id], m);
+      const written = await this.posts.insert(m, post, jobs, (j) => this.payload(post, j.textOverride));
       const result = this.toView(post, written);
       if (idempotencyKey !== undefined) await this.idempotency.complete(m, workspaceId, idempotencyKey, 201, result);
       await this.notifier.notify(m, scheduledAt);
