@@ -1,0 +1,114 @@
+import fc from 'fast-check';
+import { assertValidForPlatform, countCodePoints, countGraphemes, MediaRuleInfo, validateForPlatform } from './platform-rules';
+
+const image = (over: Partial<MediaRuleInfo> = {}): MediaRuleInfo => ({
+  id: '00000000-0000-4000-8000-000000000001',
+  alt: 'a cat on a keyboard',
+  mimeType: 'image/png',
+  width: 800,
+  height: 600,
+  ...over,
+});
+
+const FAMILY = '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u200D\u{1F466}'; // 👨‍👩‍👧‍👦: 7 code points, 11 UTF-16 units
+const FLAG_FR = '\u{1F1EB}\u{1F1F7}'; // 🇫🇷: two regional indicators
+const THUMB_DARK = '\u{1F44D}\u{1F3FF}'; // 👍🏿: emoji + skin-tone modifier
+const E_ACUTE_COMBINING = 'e\u0301'; // é as e + U+0301
+const ZALGO = 'a\u0300\u0301\u0302\u0303\u0304'; // one base, five combining marks
+const RAINBOW_FLAG = '\u{1F3F3}\uFE0F\u200D\u{1F308}'; // 🏳️‍🌈: variation selector and ZWJ
+const HANGUL_JAMO = '\u1100\u1161\u11A8'; // 각 as three conjoining jamo
+
+describe('countGraphemes', () => {
+  it.each([
+    ['ASCII', 'hello', 5],
+    ['a ZWJ family', FAMILY, 1],
+    ['a flag (regional indicator pair)', FLAG_FR, 1],
+    ['two flags side by side', FLAG_FR + FLAG_FR, 2],
+    ['an emoji with a skin tone', THUMB_DARK, 1],
+    ['a letter and a combining accent', E_ACUTE_COMBINING, 1],
+    ['a letter with five combining marks', ZALGO, 1],
+    ['a ZWJ flag with a variation selector', RAINBOW_FLAG, 1],
+    ['conjoining Hangul jamo', HANGUL_JAMO, 1],
+    ['CRLF', '\r\n', 1],
+  ])('counts %s as people see it', (_name, text, expected) => {
+    expect(countGraphemes(text)).toBe(expected);
+  });
+
+  it('never counts more graphemes than code points, nor code points than UTF-16 units', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (s) => {
+        expect(countGraphemes(s)).toBeLessThanOrEqual(countCodePoints(s));
+        expect(countCodePoints(s)).toBeLessThanOrEqual(s.length);
+      }),
+    );
+  });
+});
+
+describe('validateForPlatform: Bluesky', () => {
+  it('accepts exactly 300 graphemes made of 11-unit family emoji (3,300 UTF-16 units)', () => {
+    // 300 families would be 7,500 bytes: use a mix that stays under 3,000 bytes.
+    const text = FAMILY.repeat(100) + 'x'.repeat(200);
+    expect(countGraphemes(text)).toBe(300);
+    expect(text.length).toBe(1300);
+    expect(Buffer.byteLength(text)).toBe(2700);
+    expect(validateForPlatform('bluesky', { text, media: [] })).toEqual([]);
+  });
+
+  it('refuses 301 graphemes and says how many and the limit', () => {
+    expect(validateForPlatform('bluesky', { text: 'x'.repeat(301), media: [] })).toEqual(['text is 301 graphemes, the limit is 300']);
+  });
+
+  it('counts flags, skin tones and combining marks as one each', () => {
+    const text = (FLAG_FR + THUMB_DARK + E_ACUTE_COMBINING).repeat(100);
+    expect(text.length).toBe(1000);
+    expect(validateForPlatform('bluesky', { text, media: [] })).toEqual([]);
+    expect(validateForPlatform('bluesky', { text: text + ZALGO, media: [] })).toEqual(['text is 301 graphemes, the limit is 300']);
+  });
+
+  it('refuses text over 3,000 UTF-8 bytes even under 300 graphemes', () => {
+    const text = FAMILY.repeat(150); // 150 graphemes, 3,750 bytes
+    expect(validateForPlatform('bluesky', { text, media: [] })).toEqual(['text is 3750 bytes in UTF-8, the limit is 3000']);
+  });
+});
+
+describe('validateForPlatform: LinkedIn', () => {
+  it('counts code points: 3,000 astral emoji (6,000 UTF-16 units) fit', () => {
+    const text = '\u{1F600}'.repeat(3000);
+    expect(validateForPlatform('linkedin', { text, media: [] })).toEqual([]);
+    expect(validateForPlatform('linkedin', { text: text + 'a', media: [] })).toEqual(['text is 3001 characters, the limit is 3000']);
+  });
+
+  it('refuses an image over LinkedIn\'s 36,152,320 pixels', () => {
+    const problems = validateForPlatform('linkedin', { text: 'hi', media: [image({ width: 7000, height: 6000 })] });
+    expect(problems).toEqual([expect.stringMatching(/is 7000×6000 pixels, the limit is 36152320 pixels/)]);
+  });
+});
+
+describe('validateForPlatform: every platform', () => {
+  it.each(['bluesky', 'linkedin', 'webhook'] as const)('%s: requires alt text on each image and at most 4 images', (provider) => {
+    const media = [image(), image({ alt: '  ' }), image(), image(), image()];
+    const problems = validateForPlatform(provider, { text: 'hi', media });
+    expect(problems).toContain('5 images attached, the limit is 4');
+    expect(problems).toContainEqual(expect.stringMatching(/^media\.1 \(.*\) has no alt text/));
+    expect(problems).toHaveLength(2);
+  });
+
+  it('webhook: the generic 10,000-character limit', () => {
+    expect(validateForPlatform('webhook', { text: 'x'.repeat(10_000), media: [] })).toEqual([]);
+    expect(validateForPlatform('webhook', { text: 'x'.repeat(10_001), media: [] })).toEqual(['text is 10001 characters, the limit is 10000']);
+  });
+
+  it('refuses empty text with nothing else to post on a social platform', () => {
+    expect(validateForPlatform('bluesky', { text: ' ', media: [] })).toEqual(['text is empty and there is no image or link to post instead']);
+    expect(validateForPlatform('linkedin', { text: '', media: [image()] })).toEqual([]);
+    expect(validateForPlatform('linkedin', { text: '', media: [], link: 'https://example.com' })).toEqual([]);
+  });
+});
+
+describe('assertValidForPlatform', () => {
+  it('names the target, its platform and the limit', () => {
+    expect(() => assertValidForPlatform('targets.1', 'bluesky', { text: 'x'.repeat(301), media: [] })).toThrow(
+      'targets.1 (bluesky): text is 301 graphemes, the limit is 300',
+    );
+  });
+});

@@ -1,0 +1,127 @@
+import type { Provider } from '../connectors/connector.interface';
+
+/** What the rules need to know about one image (a MediaInfo fits). */
+export interface MediaRuleInfo {
+  id: string;
+  alt: string;
+  mimeType: string;
+  width: number | null;
+  height: number | null;
+}
+
+export interface PlatformContent {
+  text: string;
+  media: readonly MediaRuleInfo[];
+  link?: string | null;
+}
+
+/** How a platform measures text. */
+export type TextUnit = 'graphemes' | 'characters';
+
+export interface PlatformLimits {
+  maxText: number;
+  textUnit: TextUnit;
+  /** Bluesky also caps the record's text at 3,000 UTF-8 bytes (lexicon app/bsky/feed/post.json). */
+  maxTextBytes: number | null;
+  maxImages: number;
+  /** MIME types the platform takes as images; null: any type Herald accepts. */
+  imageTypes: readonly string[] | null;
+  /** Largest image in pixels (width × height), when the platform documents one. */
+  maxPixels: number | null;
+}
+
+/**
+ * One row per platform, from its documentation (shared/PLATFORMS.md):
+ * - Bluesky: `app.bsky.feed.post` text ≤ 300 graphemes and ≤ 3,000 bytes; ≤ 4 images.
+ * - LinkedIn: commentary ≤ 3,000 characters; images JPG, PNG, GIF under 36,152,320 pixels.
+ *   "Characters" are counted as Unicode code points (what a person counts, and never less
+ *   than LinkedIn's count if it counted UTF-16 units only for astral characters — we chose
+ *   the reading that does not reject text a person sees as 3,000 characters). WebP is not a
+ *   LinkedIn image type: the connector converts it, so it is accepted here.
+ *   4 images at most: Herald's limit for every platform (SPEC §3), below LinkedIn's own.
+ * - Webhook: Herald's generic 10,000 characters (the DTO checks it too), ≤ 4 images.
+ */
+export const PLATFORM_LIMITS: Record<Provider, PlatformLimits> = {
+  bluesky: { maxText: 300, textUnit: 'graphemes', maxTextBytes: 3000, maxImages: 4, imageTypes: null, maxPixels: null },
+  linkedin: { maxText: 3000, textUnit: 'characters', maxTextBytes: null, maxImages: 4, imageTypes: null, maxPixels: 36_152_320 },
+  webhook: { maxText: 10_000, textUnit: 'characters', maxTextBytes: null, maxImages: 4, imageTypes: null, maxPixels: null },
+};
+
+const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * User-perceived characters (extended grapheme clusters, UAX #29): a family emoji joined with
+ * ZWJ, a flag (two regional indicators), an emoji with a skin tone, or a letter with combining
+ * accents each count as one — as Bluesky counts them.
+ */
+export function countGraphemes(text: string): number {
+  let n = 0;
+  for (const _ of graphemeSegmenter.segment(text)) n++;
+  return n;
+}
+
+/** Unicode code points: an astral character (most emoji) is one, not two UTF-16 units. */
+export function countCodePoints(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+export function measureText(text: string, unit: TextUnit): number {
+  return unit === 'graphemes' ? countGraphemes(text) : countCodePoints(text);
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * The problems that stop `content` from being published on `provider`, each a sentence a person
+ * can act on (without the target prefix: the caller knows which target it checks). Pure.
+ */
+export function validateForPlatform(provider: Provider, content: PlatformContent): string[] {
+  const limits = PLATFORM_LIMITS[provider];
+  const problems: string[] = [];
+  const length = measureText(content.text, limits.textUnit);
+  if (length > limits.maxText) {
+    problems.push(`text is ${plural(length, limits.textUnit.slice(0, -1))}, the limit is ${limits.maxText}`);
+  }
+  if (limits.maxTextBytes !== null) {
+    const bytes = Buffer.byteLength(content.text, 'utf8');
+    if (bytes > limits.maxTextBytes) problems.push(`text is ${bytes} bytes in UTF-8, the limit is ${limits.maxTextBytes}`);
+  }
+  if (provider !== 'webhook' && content.text.trim() === '' && content.media.length === 0 && !content.link) {
+    problems.push('text is empty and there is no image or link to post instead');
+  }
+  if (content.media.length > limits.maxImages) {
+    problems.push(`${plural(content.media.length, 'image')} attached, the limit is ${limits.maxImages}`);
+  }
+  content.media.forEach((m, i) => {
+    if (m.alt.trim() === '') {
+      problems.push(`media.${i} (${m.id}) has no alt text; add it with PATCH /v1/media/${m.id} { "alt": "…" }`);
+    }
+    if (limits.imageTypes !== null && !limits.imageTypes.includes(m.mimeType)) {
+      problems.push(`media.${i} (${m.id}) is ${m.mimeType}, accepted types are ${limits.imageTypes.join(', ')}`);
+    }
+    if (limits.maxPixels !== null && m.width !== null && m.height !== null && m.width * m.height > limits.maxPixels) {
+      problems.push(`media.${i} (${m.id}) is ${m.width}×${m.height} pixels, the limit is ${limits.maxPixels} pixels`);
+    }
+  });
+  return problems;
+}
+
+export class PlatformRuleError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('; '));
+    this.name = 'PlatformRuleError';
+  }
+}
+
+/**
+ * The throwing variant, with the target named in every problem:
+ * `targets.1 (bluesky): text is 301 graphemes, the limit is 300`.
+ */
+export function assertValidForPlatform(label: string, provider: Provider, content: PlatformContent): void {
+  const problems = validateForPlatform(provider, content);
+  if (problems.length > 0) throw new PlatformRuleError(problems.map((p) => `${label} (${provider}): ${p}`));
+}
