@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Pool, PoolClient } from 'pg';
+import { Pool, PoolClient, PoolConfig } from 'pg';
+import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { DataSource } from 'typeorm';
 import type { RetryPolicyOverride } from '../accounts/account.types';
 import type { JobPayload, Provider } from '../connectors/connector.interface';
@@ -102,12 +103,37 @@ const toCircuit = (r: CircuitRow): Circuit => ({
  * and a completion is a new, short transaction.
  */
 @Injectable()
-export class QueueRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+export class QueueRepository implements OnApplicationShutdown {
+  /** Opened on the first round, so API-only processes never open it. */
+  private roundsPool: Pool | null = null;
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
+  ) {}
+
+  /** After the worker's final round (beforeApplicationShutdown), close the rounds' pool. */
+  async onApplicationShutdown(): Promise<void> {
+    const pool = this.roundsPool;
+    this.roundsPool = null;
+    if (pool) await pool.end();
+  }
 
   /** The pg pool under TypeORM: the queue's statements run as named prepared statements. */
+  /**
+   * The worker's rounds run on connections of their own in node-postgres's pipeline mode: the
+   * statements of a round whose results are not needed before the next one are written to the
+   * socket together, so a round costs 4 network round trips instead of 9, and a worker whose
+   * event loop is busy with deliveries does not pay a turn of it per statement.
+   */
   private pool(): Pool {
-    return (this.db.driver as unknown as { master: Pool }).master;
+    this.roundsPool ??= new Pool({
+      connectionString: this.config.databaseUrl,
+      max: 2,
+      application_name: 'herald-worker',
+      pipeline: true,
+    } as PoolConfig);
+    return this.roundsPool;
   }
 
   /**
@@ -147,9 +173,8 @@ export class QueueRepository {
     const { owner, finished, claimLimit, leaseMs } = input;
     const client = await this.pool().connect();
     try {
-      // Statements whose results are not needed before the next one are sent back to back
-      // (node-postgres queues them on the connection): a worker's event loop is busy with
-      // deliveries, and every await costs a turn of it. 4 awaits per round instead of 9.
+      // Statements whose results are not needed before the next one go out together (pipeline
+      // mode, see pool()): 4 round trips per round instead of 9.
       const [, recorded, candidates] = await Promise.all([
         client.query('BEGIN'),
         this.record(client, owner, finished),
