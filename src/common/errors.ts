@@ -10,6 +10,7 @@ export enum ErrorCode {
   Conflict = 'conflict',
   IdempotencyMismatch = 'idempotency_mismatch',
   PayloadTooLarge = 'payload_too_large',
+  UnsupportedMediaType = 'unsupported_media_type',
   Unavailable = 'unavailable',
 }
 
@@ -45,6 +46,8 @@ export function httpStatusFor(code: ErrorCode): number {
       return 409;
     case ErrorCode.PayloadTooLarge:
       return 413;
+    case ErrorCode.UnsupportedMediaType:
+      return 415;
     case ErrorCode.IdempotencyMismatch:
       return 422;
     case ErrorCode.Unavailable:

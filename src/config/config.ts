@@ -19,7 +19,19 @@ export interface EnvConfig {
   smtpUrl: string | null;
   mailFrom: string;
   allowPrivateUrls: boolean;
-  linkedin: { clientId: string | null; clientSecret: string | null };
+  linkedin: {
+    clientId: string | null;
+    clientSecret: string | null;
+    /** `LinkedIn-Version` header (YYYYMM); LinkedIn retires a version about a year after it ships. */
+    apiVersion: string;
+    /** Defaults for accounts that do not set `apiBaseUrl` / `oauthBaseUrl`. */
+    apiBaseUrl: string;
+    oauthBaseUrl: string;
+  };
+  media: {
+    /** How long a signed media link (GET /media/:id) stays valid. */
+    urlTtlSeconds: number;
+  };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   worker: {
     enabled: boolean;
@@ -120,6 +132,23 @@ export function parseSecretKey(value: string, name = 'HERALD_SECRET_KEY'): Buffe
   return key;
 }
 
+/**
+ * The LinkedIn API version sent as `LinkedIn-Version`. The default is a version LinkedIn
+ * lists as active; when it is retired, LinkedIn answers 426 NONEXISTENT_VERSION and the
+ * connector's message points here.
+ */
+export const DEFAULT_LINKEDIN_VERSION = '202510';
+
+function readLinkedInVersion(env: Env): string {
+  const value = readString(env, 'LINKEDIN_VERSION');
+  if (value === null) return DEFAULT_LINKEDIN_VERSION;
+  const m = /^(\d{4})(\d{2})$/.exec(value);
+  if (!m || Number(m[2]) < 1 || Number(m[2]) > 12) {
+    throw new ConfigError('LINKEDIN_VERSION', `must be a LinkedIn API version as YYYYMM (e.g. ${DEFAULT_LINKEDIN_VERSION}), got "${value}"`);
+  }
+  return value;
+}
+
 export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
   const port = readInt(env, 'PORT', 3000, 0, 65535);
   const bootstrapApiKey = readString(env, 'HERALD_API_KEY');
@@ -164,6 +193,12 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
     linkedin: {
       clientId: readString(env, 'LINKEDIN_CLIENT_ID'),
       clientSecret: readString(env, 'LINKEDIN_CLIENT_SECRET'),
+      apiVersion: readLinkedInVersion(env),
+      apiBaseUrl: (readUrl(env, 'LINKEDIN_API_BASE_URL', ['http:', 'https:']) ?? 'https://api.linkedin.com').replace(/\/+$/, ''),
+      oauthBaseUrl: (readUrl(env, 'LINKEDIN_OAUTH_BASE_URL', ['http:', 'https:']) ?? 'https://www.linkedin.com').replace(/\/+$/, ''),
+    },
+    media: {
+      urlTtlSeconds: readInt(env, 'MEDIA_URL_TTL_SECONDS', 7 * 86_400, 60, 365 * 86_400),
     },
     logLevel: logLevel as EnvConfig['logLevel'],
     worker: {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { JobsModule } from '../jobs/jobs.module';
+import { MediaModule } from '../media/media.module';
 import { QueueCoreModule } from '../queue/queue-core.module';
 import { IdempotencyPurgeService } from './idempotency-purge.service';
 import { IdempotencyRepository } from './idempotency.repository';
@@ -9,7 +10,7 @@ import { PostsRepository } from './posts.repository';
 import { PostsService } from './posts.service';
 
 @Module({
-  imports: [AccountsModule, JobsModule, QueueCoreModule],
+  imports: [AccountsModule, JobsModule, MediaModule, QueueCoreModule],
   controllers: [PostsController],
   providers: [PostsRepository, IdempotencyRepository, PostsService, IdempotencyPurgeService],
 })

@@ -3,12 +3,15 @@ import { randomUUID } from 'node:crypto';
 import { canonicalHash } from '../common/canonical-json';
 import { conflict, DomainError, ErrorCode, invalidInput, notFound } from '../common/errors';
 import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
-import type { JobPayload } from '../connectors/connector.interface';
+import type { JobPayload, Provider } from '../connectors/connector.interface';
 import { toJobView } from '../jobs/job.types';
 import { JobsRepository } from '../jobs/jobs.repository';
 import { AccountsRepository } from '../accounts/accounts.repository';
+import { MediaService } from '../media/media.service';
+import type { MediaInfo } from '../media/media.types';
 import { QueueNotifier } from '../queue/queue-notifier';
 import { IdempotencyRepository } from './idempotency.repository';
+import { validateForPlatform } from './platform-rules';
 import { derivePostStatus } from './post-status';
 import type { NewJob, PostRow, PostView } from './post.types';
 import type { CreatePostDto, ListPostsQuery, UpdatePostDto } from './posts.dto';
@@ -38,6 +41,7 @@ export class PostsService {
     private readonly accounts: AccountsRepository,
     private readonly idempotency: IdempotencyRepository,
     private readonly notifier: QueueNotifier,
+    private readonly media: MediaService,
   ) {}
 
   /**
@@ -78,10 +82,25 @@ export class PostsService {
     if (publishBy.getTime() <= now.getTime()) throw invalidInput(`publishBy (${publishBy.toISOString()}) is in the past`);
   }
 
-  private validateMedia(media: string[] | undefined): string[] {
-    if (!media || media.length === 0) return [];
-    // Media uploads (POST /v1/media) are not part of this version yet: no id can be known.
-    throw invalidInput(`media: unknown media id ${media[0]}`);
+  /** The post's media, looked up in the workspace: an unknown or another workspace's id is a 400 naming it. */
+  private async resolveMedia(workspaceId: string, media: string[] | undefined): Promise<MediaInfo[]> {
+    return this.media.requireMany(workspaceId, media ?? []);
+  }
+
+  /**
+   * Platform limits at intake (SPEC §3), each target with its own platform and its effective
+   * text (its override, else the post's). Every problem of every target in one 400.
+   */
+  private checkPlatforms(
+    targets: { label: string; provider: Provider; text: string }[],
+    media: MediaInfo[],
+    link: string | null,
+  ): void {
+    const problems: string[] = [];
+    for (const t of targets) {
+      problems.push(...validateForPlatform(t.provider, { text: t.text, media, link }).map((p) => `${t.label} (${t.provider}): ${p}`));
+    }
+    if (problems.length > 0) throw invalidInput(problems.join('; '));
   }
 
   private async createNow(workspaceId: string, dto: CreatePostDto, idempotencyKey?: string): Promise<PostView> {
@@ -89,7 +108,8 @@ export class PostsService {
     const scheduledAt = dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : now;
     const publishBy = dto.publishBy ? parseInstant(dto.publishBy, 'publishBy') : null;
     this.validateSchedule(scheduledAt, publishBy, now);
-    const media = this.validateMedia(dto.media);
+    const mediaInfo = await this.resolveMedia(workspaceId, dto.media);
+    const media = mediaInfo.map((m) => m.id);
 
     const seen = new Set<string>();
     dto.targets.forEach((t, i) => {
@@ -112,6 +132,11 @@ export class PostsService {
         idempotencyKey: id,
       };
     });
+    this.checkPlatforms(
+      jobs.map((j, i) => ({ label: `targets.${i}`, provider: j.provider as Provider, text: j.textOverride ?? dto.text })),
+      mediaInfo,
+      dto.link ?? null,
+    );
 
     const post: PostRow = {
       id: randomUUID(),
@@ -207,12 +232,20 @@ export class PostsService {
         text: dto.text ?? post.text,
         title: dto.title === undefined ? post.title : dto.title,
         link: dto.link === undefined ? post.link : dto.link,
-        media: dto.media === undefined ? post.media : this.validateMedia(dto.media),
+        media: dto.media ?? post.media,
         metadata: dto.metadata === undefined ? post.metadata : dto.metadata,
         scheduledAt: dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : post.scheduledAt,
         publishBy: dto.publishBy === undefined ? post.publishBy : dto.publishBy === null ? null : parseInstant(dto.publishBy, 'publishBy'),
       };
       this.validateSchedule(next.scheduledAt, next.publishBy, now);
+      const mediaInfo = await this.resolveMedia(workspaceId, next.media);
+      next.media = mediaInfo.map((mi) => mi.id);
+      const waiting = (await this.jobs.forPosts(workspaceId, [id], m)).filter((j) => j.status === 'scheduled' || j.status === 'paused');
+      this.checkPlatforms(
+        waiting.map((j) => ({ label: `job ${j.id}`, provider: j.provider, text: j.textOverride ?? next.text })),
+        mediaInfo,
+        next.link,
+      );
       await this.posts.update(m, next);
       await this.posts.rescheduleJobs(m, next, (override) => this.payload(next, override));
       await this.notifier.notify(m, next.scheduledAt);

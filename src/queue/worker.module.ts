@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ConnectorsModule } from '../connectors/connectors.module';
+import { MediaModule } from '../media/media.module';
 import { QueueCoreModule } from './queue-core.module';
 import { QueueListener } from './queue-listener';
 import { WorkerMetrics } from './worker.metrics';
@@ -10,7 +11,7 @@ import { WorkerService } from './worker.service';
  * with WORKER_ENABLED=false serves the API only (the module is loaded, the loop not started).
  */
 @Module({
-  imports: [QueueCoreModule, ConnectorsModule],
+  imports: [QueueCoreModule, ConnectorsModule, MediaModule],
   providers: [QueueListener, WorkerMetrics, WorkerService],
   exports: [WorkerService],
 })

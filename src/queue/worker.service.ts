@@ -4,8 +4,9 @@ import * as os from 'node:os';
 import { openCredentials, sealCredentials } from '../accounts/account-credentials';
 import { SecretBox } from '../common/crypto/secret-box';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
-import { DeliveryAccount, DeliveryOutcome } from '../connectors/connector.interface';
+import { DeliveryAccount, DeliveryOutcome, PayloadMedia } from '../connectors/connector.interface';
 import { ConnectorRegistry } from '../connectors/connector.registry';
+import { MediaResolver } from '../media/media-resolver';
 import { RetryPolicy } from '../retry/backoff';
 import { decideAfterAttempt, isExpired } from '../retry/decide';
 import { accountFeedback } from './account-feedback';
@@ -69,6 +70,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly listener: QueueListener,
     private readonly box: SecretBox,
     private readonly metrics: WorkerMetrics,
+    private readonly media: MediaResolver,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -269,6 +271,12 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       // Wrong HERALD_SECRET_KEY on this host: another host (or a fixed config) can still deliver.
       return outcome('transient', 'the account\'s credentials could not be decrypted on this host (check HERALD_SECRET_KEY)');
     }
+    let media: PayloadMedia[];
+    try {
+      media = await this.media.resolve(job.workspaceId, job.payload.media, new Date());
+    } catch (err) {
+      return outcome('transient', `the post's media could not be read: ${(err as Error).message}`);
+    }
     try {
       return await connector.deliver(
         {
@@ -279,7 +287,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
           idempotencyKey: job.idempotencyKey,
           attemptNumber: job.attemptNumber,
           payload: job.payload,
-          media: [],
+          media,
           previousAttempt: job.previousErrorClass
             ? { errorClass: job.previousErrorClass, networkError: null, httpStatus: null }
             : null,

@@ -1,0 +1,65 @@
+import { Body, Controller, Get, Header, Param, Patch, Post, Query, Res, UploadedFile, UseInterceptors } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiConsumes, ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ParseIdPipe } from '../common/parse-id.pipe';
+import { Auth, AuthContext, Public } from '../workspaces/auth';
+import { UpdateMediaDto, UploadMediaDto } from './media.dto';
+import { MediaUploadInterceptor, UploadedImage } from './media-upload.interceptor';
+import { MediaService } from './media.service';
+
+const mediaId = new ParseIdPipe('media');
+
+@ApiTags('media')
+@ApiBearerAuth()
+@Controller('v1/media')
+export class MediaController {
+  constructor(private readonly media: MediaService) {}
+
+  @Post()
+  @UseInterceptors(MediaUploadInterceptor)
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({
+    schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' }, alt: { type: 'string' } } },
+  })
+  @ApiOperation({ summary: 'Upload an image (PNG, JPEG, WebP or GIF, ≤ 5 MB; the type is read from the bytes). Answers its id.' })
+  upload(@Auth() auth: AuthContext, @UploadedFile() file: UploadedImage | undefined, @Body() body: UploadMediaDto) {
+    return this.media.upload(auth.workspaceId, file?.buffer, body.alt ?? '');
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'The image\'s details and a fresh signed link to it.' })
+  get(@Auth() auth: AuthContext, @Param('id', mediaId) id: string) {
+    return this.media.get(auth.workspaceId, id);
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Set the alt text.' })
+  update(@Auth() auth: AuthContext, @Param('id', mediaId) id: string, @Body() body: UpdateMediaDto) {
+    return this.media.setAlt(auth.workspaceId, id, body.alt);
+  }
+}
+
+/** The signed links (webhook payloads' media URLs): no API key, the signature authorizes. */
+@Public()
+@Controller('media')
+export class PublicMediaController {
+  constructor(private readonly media: MediaService) {}
+
+  @Get(':id')
+  @ApiExcludeEndpoint()
+  @Header('X-Content-Type-Options', 'nosniff')
+  @Header('Content-Security-Policy', "default-src 'none'; sandbox")
+  async serve(
+    @Param('id', mediaId) id: string,
+    @Query('exp') exp: string | undefined,
+    @Query('sig') sig: string | undefined,
+    @Res() res: Response,
+  ): Promise<void> {
+    const found = await this.media.serve(id, exp, sig, new Date());
+    res.setHeader('Content-Type', found.mimeType);
+    res.setHeader('Cache-Control', `private, max-age=${found.maxAgeSeconds}, immutable`);
+    res.setHeader('ETag', `"${found.sha256}"`);
+    res.setHeader('Content-Length', String(found.bytes.length));
+    res.status(200).end(found.bytes);
+  }
+}
