@@ -1,0 +1,165 @@
+import { XRPCError } from '@atproto/api';
+import { utf8Prefix } from '../../common/net/http-client';
+import { BLOCKED_ADDRESS_CODE } from '../../common/net/ssrf-guard';
+import { classifyHttpStatus, classifyNetworkError } from '../../retry/classify';
+import type { ErrorClass } from '../../retry/error-class';
+import { HeaderBag, serverRequestedDelayMs } from '../../retry/retry-after';
+import type { DeliveryOutcome } from '../connector.interface';
+
+/**
+ * Maps what a Bluesky call threw onto Herald's outcome classes (SPEC §4). Pure: the clock, the
+ * service's host and the strings to hide come in through the context.
+ *
+ * - `429 RateLimitExceeded` → transient, waiting until `RateLimit-Reset` (epoch seconds; PDS 0.4
+ *   sends no Retry-After, newer ones do and both are read).
+ * - `ExpiredToken` / `InvalidToken` / 401 `AuthenticationRequired` / 403 → auth. The session code
+ *   has already refreshed and logged in again by the time one of these reaches here, so the
+ *   app password itself is refused (revoked, changed, account taken down).
+ * - `AccountTakedown`, `AccountDeactivated` (createSession answers them as 400/401) → auth: a
+ *   person has to act, retrying cannot help.
+ * - other 4xx (`InvalidRequest`: text too long, bad facet, blob too big...) → permanent.
+ * - 5xx, an invalid answer, and every network failure → transient (the job keeps its record
+ *   key, so retrying an ambiguous failure cannot duplicate the post).
+ */
+
+export interface BlueskyOutcomeContext {
+  /** Host of the configured service, for messages. */
+  host: string;
+  now: Date;
+  excerptBytes: number;
+  /** Never shown: the app password and session tokens. */
+  secrets: readonly string[];
+}
+
+const AUTH_ERRORS = new Set(['ExpiredToken', 'InvalidToken', 'AuthenticationRequired', 'AccountTakedown', 'AccountDeactivated']);
+
+const EMPTY: Omit<DeliveryOutcome, 'errorClass'> = {
+  httpStatus: null,
+  networkError: null,
+  message: null,
+  responseExcerpt: null,
+  serverDelayMs: null,
+  remoteId: null,
+  remoteUrl: null,
+};
+
+function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('[redacted]');
+  return out;
+}
+
+/** The network code behind an error: ours (FetchError.code), Node's, or one wrapped in `cause`. */
+export function networkCodeOf(err: unknown): string | null {
+  let current: unknown = err;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== '') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
+function describeNetwork(code: string, host: string): string {
+  switch (code) {
+    case BLOCKED_ADDRESS_CODE:
+      return `refused to connect to ${host}: it resolves to a private address (set HERALD_ALLOW_PRIVATE_URLS=true for a PDS on the LAN)`;
+    case 'ECONNREFUSED':
+      return `connection refused by ${host}`;
+    case 'ECONNRESET':
+      return `connection to ${host} was reset before it answered`;
+    case 'ENOTFOUND':
+      return `host ${host} not found (DNS)`;
+    case 'connect_timeout':
+      return `could not connect to ${host} in time`;
+    case 'total_timeout':
+      return `no answer from ${host} in time`;
+    case 'aborted':
+      return `the attempt was stopped by Herald before ${host} answered`;
+    default:
+      return `network error talking to ${host} (${code})`;
+  }
+}
+
+/** `XRPCError.status` is an enum that equals the HTTP status for real answers, 1 or 2 otherwise. */
+function httpStatusOf(err: XRPCError): number | null {
+  return err.status >= 100 && err.status <= 599 ? err.status : null;
+}
+
+function classOf(err: XRPCError, status: number): ErrorClass {
+  if (status === 429) return 'transient';
+  if (AUTH_ERRORS.has(err.error ?? '')) return 'auth';
+  return classifyHttpStatus(status);
+}
+
+function messageFor(errorClass: ErrorClass, status: number, err: XRPCError, step: string, host: string): string {
+  const what = `${err.error ?? 'error'}${err.message && err.message !== err.error ? `: ${err.message}` : ''}`;
+  if (status === 429) return `rate limited by ${host} while ${step} (${what})`;
+  switch (errorClass) {
+    case 'auth':
+      return `${host} refused the credentials while ${step} (${what}); re-enter the app password`;
+    case 'permanent':
+      return `${host} refused the request while ${step} (HTTP ${status} ${what})`;
+    default:
+      return `${host} failed while ${step} (HTTP ${status} ${what})`;
+  }
+}
+
+/**
+ * The outcome of a failed step. `step` says what was being done, for the message
+ * ("logging in", "uploading image 2", "creating the post").
+ */
+export function blueskyErrorOutcome(err: unknown, step: string, ctx: BlueskyOutcomeContext): DeliveryOutcome {
+  if (err instanceof XRPCError) {
+    const status = httpStatusOf(err);
+    if (status !== null) {
+      const errorClass = classOf(err, status);
+      const headers: HeaderBag = err.headers ?? {};
+      const body = JSON.stringify({ error: err.error, message: err.message });
+      return {
+        ...EMPTY,
+        errorClass,
+        httpStatus: status,
+        message: redact(messageFor(errorClass, status, err, step, ctx.host), ctx.secrets),
+        responseExcerpt: redact(utf8Prefix(Buffer.from(body, 'utf8'), ctx.excerptBytes), ctx.secrets),
+        serverDelayMs: serverRequestedDelayMs(headers, ctx.now),
+      };
+    }
+  }
+  const code = networkCodeOf(err);
+  if (code !== null) {
+    const blocked = code === BLOCKED_ADDRESS_CODE;
+    return {
+      ...EMPTY,
+      // The guard's verdict does not change by retrying: only the setting or the service URL can.
+      errorClass: blocked ? 'permanent' : classifyNetworkError(code),
+      networkError: blocked ? 'blocked_address' : code,
+      message: `${describeNetwork(code, ctx.host)} while ${step}`,
+    };
+  }
+  // An answer the client could not read (XRPCInvalidResponseError) or something unexpected:
+  // nothing proves the request wrong, so it is retried within the attempt budget.
+  const detail = err instanceof Error ? err.message : String(err);
+  return { ...EMPTY, errorClass: 'transient', message: redact(`unexpected failure while ${step}: ${detail}`, ctx.secrets) };
+}
+
+export function blueskyPoison(message: string): DeliveryOutcome {
+  return { ...EMPTY, errorClass: 'poison', message };
+}
+
+/** `https://bsky.app/profile/<handle>/post/<rkey>`; the DID stands in for a handle that does not verify. */
+export function postUrl(handle: string, did: string, rkey: string): string {
+  const who = handle && handle !== 'handle.invalid' ? handle : did;
+  return `https://bsky.app/profile/${who}/post/${rkey}`;
+}
+
+export function blueskySuccess(uri: string, handle: string, did: string, rkey: string, warnings: string[]): DeliveryOutcome {
+  return {
+    ...EMPTY,
+    errorClass: 'success',
+    httpStatus: 200,
+    remoteId: uri,
+    remoteUrl: postUrl(handle, did, rkey),
+    ...(warnings.length > 0 ? { warnings } : {}),
+  };
+}
