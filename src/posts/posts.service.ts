@@ -152,6 +152,8 @@ export class PostsService {
       updatedAt: now,
     };
     const view = await this.posts.transaction(async (m) => {
+      // Jobs in id order, the order GET /v1/posts/:id lists them in.
+      jobs.sort((a, b) => (a.id < b.id ? -1 : 1));
       const written = await this.posts.insert(m, post, jobs, (j) => this.payload(post, j.textOverride));
       const result = this.toView(post, written);
       if (idempotencyKey !== undefined) await this.idempotency.complete(m, workspaceId, idempotencyKey, 201, result);
