@@ -11,6 +11,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AccountsModule } from './accounts/accounts.module';
+import { DeadLetterModule } from './dead-letter/dead-letter.module';
 import { JobsModule } from './jobs/jobs.module';
 import { PostsModule } from './posts/posts.module';
 import { WorkerModule } from './queue/worker.module';
@@ -31,6 +32,7 @@ export class AppModule {
         AccountsModule,
         PostsModule,
         JobsModule,
+        DeadLetterModule,
         WorkerModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],

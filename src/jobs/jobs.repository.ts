@@ -12,6 +12,18 @@ export const JOB_COLUMNS = `
   j.remote_id AS "remoteId", j.remote_url AS "remoteUrl", j.created_at AS "createdAt", j.updated_at AS "updatedAt",
   j.finished_at AS "finishedAt"`;
 
+/**
+ * The idempotency key a dead job goes back to the queue with: a new one iff its payload was
+ * edited (PATCH /v1/dlq/:jobId) since the current key was issued, else the same (SPEC §4).
+ * New keys are `<jobId>.<n>`, n = 2, 3, … (a job's first key is its id): unique because job
+ * ids are, readable in a receiver's logs, and within Bluesky's record-key alphabet. Used by
+ * every requeue (DLQ single and bulk, and the manual retry below) and by the DLQ's detail
+ * view, which announces the key a requeue would send.
+ */
+export const REQUEUE_KEY_SQL = `CASE WHEN j.payload_changed_since_key
+  THEN j.id::text || '.' || (coalesce(substring(j.idempotency_key from '\\.(\\d+)$')::int, 1) + 1)
+  ELSE j.idempotency_key END`;
+
 /** Reads of jobs and attempts for the API, and the guarded manual retry. Scoped by workspace. */
 @Injectable()
 export class JobsRepository {
@@ -58,6 +70,9 @@ export class JobsRepository {
          status = CASE WHEN a.status = 'active' THEN 'scheduled' ELSE 'paused' END,
          run_at = now(),
          attempt_base = CASE WHEN j.status = 'dead' THEN j.attempt_count ELSE j.attempt_base END,
+         -- A dead job edited in the DLQ must not go out under the key its old payload used.
+         idempotency_key = CASE WHEN j.status = 'dead' THEN ${REQUEUE_KEY_SQL} ELSE j.idempotency_key END,
+         payload_changed_since_key = CASE WHEN j.status = 'dead' THEN false ELSE j.payload_changed_since_key END,
          dead_reason = NULL, finished_at = NULL, updated_at = now()
        FROM accounts a
        WHERE j.workspace_id = $1 AND j.id = $2 AND a.id = j.account_id AND a.deleted_at IS NULL

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { JobsModule } from '../jobs/jobs.module';
+import { MediaModule } from '../media/media.module';
+import { QueueCoreModule } from '../queue/queue-core.module';
+import { DeadLetterController } from './dead-letter.controller';
+import { DeadLetterMetrics } from './dead-letter.metrics';
+import { DeadLetterRepository } from './dead-letter.repository';
+import { DeadLetterService } from './dead-letter.service';
+
+/** Inspect, edit, requeue and discard dead jobs (GET/PATCH/DELETE /v1/dlq…). */
+@Module({
+  imports: [JobsModule, MediaModule, QueueCoreModule],
+  controllers: [DeadLetterController],
+  providers: [DeadLetterRepository, DeadLetterService, DeadLetterMetrics],
+})
+export class DeadLetterModule {}

@@ -1,0 +1,262 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { AccountStatus } from '../accounts/account.types';
+import type { JobPayload, Provider } from '../connectors/connector.interface';
+import { sql } from '../database/sql';
+import type { JobStatus } from '../jobs/job.types';
+import { JOB_COLUMNS, REQUEUE_KEY_SQL } from '../jobs/jobs.repository';
+import type { AuditRow, DlqRow, NewAudit } from './dead-letter.types';
+
+const DLQ_COLUMNS = `${JOB_COLUMNS},
+  CASE WHEN j.status IN ('dead', 'discarded') THEN j.finished_at END AS "deadAt",
+  (extract(epoch FROM j.finished_at) * 1000000)::bigint::text AS "deadAtMicros",
+  j.payload_edited_at AS "payloadEditedAt", j.payload_changed_since_key AS "payloadChangedSinceKey",
+  ${REQUEUE_KEY_SQL} AS "requeueKey", j.publish_by AS "publishBy",
+  a.name AS "accountName", a.status AS "accountStatus", a.status_reason AS "accountStatusReason",
+  a.deleted_at IS NOT NULL AS "accountDeleted"`;
+
+export interface DlqFilter {
+  accountId?: string;
+  provider?: Provider;
+  errorClass?: string;
+  deadReason?: string;
+  from?: Date;
+  to?: Date;
+  /** Plain text (not a pattern) to find in last_error, case-insensitively. */
+  q?: string;
+}
+
+/** Keyset of the DLQ list: death time in microseconds (the column's precision) and id. */
+export interface DlqKeyset {
+  micros: string;
+  id: string;
+}
+
+export interface LockedJob {
+  id: string;
+  accountId: string;
+  status: JobStatus;
+  idempotencyKey: string;
+  runAt: Date;
+  publishBy: Date | null;
+}
+
+export interface LockedAccount {
+  id: string;
+  name: string;
+  status: AccountStatus;
+  statusReason: string | null;
+  deleted: boolean;
+}
+
+export interface RequeuedJob {
+  id: string;
+  accountId: string;
+  status: 'scheduled' | 'paused';
+  idempotencyKey: string;
+  runAt: Date;
+  publishBy: Date | null;
+}
+
+/** `%`, `_` and `\` are LIKE metacharacters: a search for "100%" means those characters. */
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * The filter as SQL over `jobs j`, its parameters numbered from `first`. Shared by the list and
+ * the bulk requeue, so "requeue what the list shows" is one definition.
+ */
+function filterSql(f: DlqFilter, first: number): { where: string; params: unknown[] } {
+  const n = (i: number) => `$${first + i}`;
+  return {
+    where: `(${n(0)}::uuid IS NULL OR j.account_id = ${n(0)})
+      AND (${n(1)}::text IS NULL OR j.provider = ${n(1)})
+      AND (${n(2)}::text IS NULL OR j.error_class = ${n(2)})
+      AND (${n(3)}::text IS NULL OR j.dead_reason = ${n(3)})
+      AND (${n(4)}::timestamptz IS NULL OR j.finished_at >= ${n(4)})
+      AND (${n(5)}::timestamptz IS NULL OR j.finished_at < ${n(5)})
+      AND (${n(6)}::text IS NULL OR j.last_error ILIKE '%' || ${n(6)} || '%')`,
+    params: [
+      f.accountId ?? null,
+      f.provider ?? null,
+      f.errorClass ?? null,
+      f.deadReason ?? null,
+      f.from ?? null,
+      f.to ?? null,
+      f.q === undefined ? null : likeEscape(f.q),
+    ],
+  };
+}
+
+/**
+ * SQL of the dead-letter queue: reads of dead and discarded jobs with their account, the
+ * guarded writes of edit, requeue and discard, and the audit trail. Every read and lock is
+ * scoped by workspace.
+ *
+ * Lock order, as everywhere in Herald: job rows first (in id order), then account rows (in id
+ * order). Every write is guarded by `status = 'dead'` on top of the row lock, so whatever
+ * races it (a second requeue, a manual retry, a discard) exactly one of them changes the job.
+ */
+@Injectable()
+export class DeadLetterRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  transaction<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  /** Newest death first, over the partial index jobs_dlq (workspace_id, finished_at DESC, id DESC). */
+  list(workspaceId: string, statuses: JobStatus[], filter: DlqFilter, after: DlqKeyset | null, limit: number): Promise<DlqRow[]> {
+    const f = filterSql(filter, 6);
+    return sql(
+      this.db,
+      `SELECT ${DLQ_COLUMNS} FROM jobs j JOIN accounts a ON a.id = j.account_id
+       WHERE j.workspace_id = $1 AND j.status = ANY($2::text[])
+         AND ($3::bigint IS NULL OR (j.finished_at, j.id) < ('epoch'::timestamptz + $3::bigint * interval '1 microsecond', $4::uuid))
+         AND ${f.where}
+       ORDER BY j.finished_at DESC, j.id DESC LIMIT $5`,
+      [workspaceId, statuses, after?.micros ?? null, after?.id ?? null, limit + 1, ...f.params],
+    );
+  }
+
+  async find(workspaceId: string, id: string, m?: EntityManager): Promise<DlqRow | null> {
+    const rows: DlqRow[] = await sql(
+      m ?? this.db.manager,
+      `SELECT ${DLQ_COLUMNS} FROM jobs j JOIN accounts a ON a.id = j.account_id WHERE j.workspace_id = $1 AND j.id = $2`,
+      [workspaceId, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  audit(jobId: string): Promise<AuditRow[]> {
+    return sql(
+      this.db,
+      `SELECT id::text, action, api_key_id AS "apiKeyId", before, after, created_at AS "createdAt"
+       FROM job_audit WHERE job_id = $1 ORDER BY id`,
+      [jobId],
+    );
+  }
+
+  /** Locks the workspace's jobs among `ids` (any status: the caller reports why one is not dead). */
+  lockJobs(m: EntityManager, workspaceId: string, ids: string[]): Promise<(LockedJob & { payload: JobPayload; provider: Provider })[]> {
+    return sql(
+      m,
+      `SELECT j.id, j.account_id AS "accountId", j.status, j.idempotency_key AS "idempotencyKey", j.run_at AS "runAt",
+              j.publish_by AS "publishBy", j.payload, j.provider
+       FROM jobs j WHERE j.workspace_id = $1 AND j.id = ANY($2::uuid[]) ORDER BY j.id FOR UPDATE`,
+      [workspaceId, ids],
+    );
+  }
+
+  /**
+   * Locks up to `limit` dead jobs matching the filter. No SKIP LOCKED: a job another request is
+   * requeuing right now is waited for, then re-checked (PostgreSQL re-evaluates the WHERE on
+   * the row's new version), so it is either taken here or, already requeued, left out.
+   * Ordered by id so two bulk requeues lock in the same order and cannot deadlock.
+   */
+  lockDeadMatching(m: EntityManager, workspaceId: string, filter: DlqFilter, limit: number): Promise<LockedJob[]> {
+    const f = filterSql(filter, 3);
+    return sql(
+      m,
+      `SELECT j.id, j.account_id AS "accountId", j.status, j.idempotency_key AS "idempotencyKey", j.run_at AS "runAt",
+              j.publish_by AS "publishBy"
+       FROM jobs j WHERE j.workspace_id = $1 AND j.status = 'dead' AND ${f.where}
+       ORDER BY j.id LIMIT $2 FOR UPDATE`,
+      [workspaceId, limit, ...f.params],
+    );
+  }
+
+  /**
+   * Locks the accounts after the jobs (Herald's lock order). FOR SHARE: their status cannot
+   * change until we commit (re-auth and auto-disable take FOR UPDATE), so the target state
+   * decided from it still holds at commit; concurrent requeues do not block each other.
+   */
+  lockAccounts(m: EntityManager, ids: string[]): Promise<LockedAccount[]> {
+    return sql(
+      m,
+      `SELECT id, name, status, status_reason AS "statusReason", deleted_at IS NOT NULL AS deleted
+       FROM accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR SHARE`,
+      [[...new Set(ids)].sort()],
+    );
+  }
+
+  /** The payload of a dead job; guarded by its status. False when it is no longer dead. */
+  async updatePayload(m: EntityManager, id: string, payload: JobPayload): Promise<boolean> {
+    const rows: unknown[] = await sql(
+      m,
+      `UPDATE jobs SET payload = $2, payload_edited_at = now(), payload_changed_since_key = true, updated_at = now()
+       WHERE id = $1 AND status = 'dead' RETURNING id`,
+      [id, JSON.stringify(payload)],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Back into the queue: a fresh attempt budget (attempt_base = attempt_count; the history
+   * stays), due at `runAt` (default: the database's now, the clock the claim compares with),
+   * the idempotency key of REQUEUE_KEY_SQL, the dead reason cleared (error_class and last_error
+   * stay: they describe the last attempt). A publishBy not after the new run time is dropped:
+   * the requeue is a person's explicit decision to publish after that deadline (the audit
+   * trail keeps it). Guarded by `status = 'dead'`: a job that is not dead is not touched, so
+   * it cannot be put in the queue twice, nor while an attempt is in flight (the worker only
+   * ever holds `in_progress` jobs).
+   */
+  requeue(m: EntityManager, jobs: { id: string; status: 'scheduled' | 'paused' }[], runAt: Date | null): Promise<RequeuedJob[]> {
+    if (jobs.length === 0) return Promise.resolve([]);
+    return sql(
+      m,
+      `UPDATE jobs j SET
+         status = r.status,
+         run_at = coalesce($3::timestamptz, now()),
+         attempt_base = j.attempt_count,
+         dead_reason = NULL,
+         finished_at = NULL,
+         idempotency_key = ${REQUEUE_KEY_SQL},
+         payload_changed_since_key = false,
+         publish_by = CASE WHEN j.publish_by <= coalesce($3::timestamptz, now()) THEN NULL ELSE j.publish_by END,
+         updated_at = now()
+       FROM unnest($1::uuid[], $2::text[]) AS r(id, status)
+       WHERE j.id = r.id AND j.status = 'dead'
+       RETURNING j.id, j.account_id AS "accountId", j.status, j.idempotency_key AS "idempotencyKey", j.run_at AS "runAt",
+                 j.publish_by AS "publishBy"`,
+      [jobs.map((j) => j.id), jobs.map((j) => j.status), runAt],
+    );
+  }
+
+  /** Discards a dead job: kept (with its dead reason and history), out of the default lists. */
+  async discard(m: EntityManager, id: string): Promise<boolean> {
+    const rows: unknown[] = await sql(
+      m,
+      `UPDATE jobs SET status = 'discarded', updated_at = now() WHERE id = $1 AND status = 'dead' RETURNING id`,
+      [id],
+    );
+    return rows.length > 0;
+  }
+
+  async insertAudit(m: EntityManager, workspaceId: string, apiKeyId: string, entries: NewAudit[]): Promise<void> {
+    if (entries.length === 0) return;
+    await sql(
+      m,
+      `INSERT INTO job_audit (job_id, workspace_id, api_key_id, action, before, after)
+       SELECT r.job_id, $1, $2, r.action, r.before, r.after
+       FROM unnest($3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[]) AS r(job_id, action, before, after)`,
+      [
+        workspaceId,
+        apiKeyId,
+        entries.map((e) => e.jobId),
+        entries.map((e) => e.action),
+        entries.map((e) => JSON.stringify(e.before)),
+        entries.map((e) => JSON.stringify(e.after)),
+      ],
+    );
+  }
+
+  /** Dead jobs per account, for the DLQ size gauge (a scan of the small jobs_dlq index). */
+  deadByAccount(): Promise<{ accountId: string; workspaceId: string; provider: string; n: number }[]> {
+    return sql(
+      this.db,
+      `SELECT account_id AS "accountId", workspace_id AS "workspaceId", provider, count(*)::int AS n
+       FROM jobs WHERE status = 'dead' GROUP BY account_id, workspace_id, provider`,
+    );
+  }
+}

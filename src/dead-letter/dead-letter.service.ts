@@ -1,0 +1,236 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { conflict, invalidInput, notFound } from '../common/errors';
+import { parseInstant } from '../common/instant';
+import { DEFAULT_PAGE_SIZE, Page } from '../common/pagination';
+import type { JobPayload, Provider } from '../connectors/connector.interface';
+import { toAttemptView } from '../jobs/job.types';
+import { JobsRepository } from '../jobs/jobs.repository';
+import { MediaRepository } from '../media/media.repository';
+import { validateForPlatform } from '../posts/platform-rules';
+import { QueueNotifier } from '../queue/queue-notifier';
+import type { AuthContext } from '../workspaces/auth';
+import type { BulkRequeueDto, DlqFilterDto, EditDeadJobDto, ListDlqQuery, RequeueDto } from './dead-letter.dto';
+import { DeadLetterMetrics } from './dead-letter.metrics';
+import { DeadLetterRepository, DlqFilter, LockedJob, RequeuedJob } from './dead-letter.repository';
+import { DlqDetailView, DlqEntryView, NewAudit, toAuditView, toDlqEntryView } from './dead-letter.types';
+import { decodeDlqCursor, encodeDlqCursor } from './dlq-cursor';
+import { applyEdit } from './payload-edit';
+import { notDeadMessage, requeueTarget } from './requeue-policy';
+
+/** A bulk requeue by filter takes at most this many jobs per call (the answer says if more match). */
+export const MAX_BULK_FILTER = 10_000;
+
+export interface SkippedJob {
+  id: string;
+  reason: 'not_dead' | 'account_not_active' | 'account_deleted';
+  message: string;
+}
+
+export interface BulkRequeueResult {
+  requeued: number;
+  ids: string[];
+  skipped: SkippedJob[];
+  /** By filter: more dead jobs matched than one call takes; call again. */
+  more: boolean;
+}
+
+/**
+ * The dead-letter queue: a person sees why a job failed, corrects its payload, and sends it
+ * again (or discards it). Every change is one transaction that locks the job rows, then their
+ * accounts, and is guarded by `status = 'dead'`, so concurrent requeues, retries and the worker
+ * can never put one job in the queue twice. Every change is written to the audit trail with
+ * the API key that made it.
+ */
+@Injectable()
+export class DeadLetterService {
+  constructor(
+    private readonly dlq: DeadLetterRepository,
+    private readonly jobs: JobsRepository,
+    private readonly media: MediaRepository,
+    private readonly notifier: QueueNotifier,
+    private readonly metrics: DeadLetterMetrics,
+  ) {}
+
+  async list(workspaceId: string, query: ListDlqQuery): Promise<Page<DlqEntryView>> {
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const statuses =
+      query.includeDiscarded === true ? (['dead', 'discarded'] as const) : query.status === 'discarded' ? (['discarded'] as const) : (['dead'] as const);
+    const rows = await this.dlq.list(workspaceId, [...statuses], this.filter(query), decodeDlqCursor(query.cursor), limit);
+    const more = rows.length > limit;
+    const page = more ? rows.slice(0, limit) : rows;
+    const last = page[page.length - 1];
+    return {
+      data: page.map(toDlqEntryView),
+      nextCursor: more && last?.deadAtMicros ? encodeDlqCursor(last.deadAtMicros, last.id) : null,
+    };
+  }
+
+  /** Any job of the workspace (the view says its status): a requeued job's page stays readable. */
+  async get(workspaceId: string, id: string): Promise<DlqDetailView> {
+    const row = await this.dlq.find(workspaceId, id);
+    if (!row) throw notFound('job', id);
+    const [attempts, audit] = await Promise.all([this.jobs.attempts(id), this.dlq.audit(id)]);
+    return {
+      ...toDlqEntryView(row),
+      payload: row.payload,
+      publishBy: row.publishBy?.toISOString() ?? null,
+      requeueIdempotencyKey: row.requeueKey,
+      attempts: attempts.map(toAttemptView),
+      audit: audit.map(toAuditView),
+    };
+  }
+
+  /**
+   * PATCH /v1/dlq/:jobId: this job's payload only (the post's other jobs keep theirs). The DTO
+   * applied POST /v1/posts' field rules; here the same media and platform rules as intake run
+   * on the payload as it would be sent. Invalid: 400 and nothing changes.
+   */
+  async edit(auth: AuthContext, id: string, dto: EditDeadJobDto): Promise<DlqDetailView> {
+    await this.dlq.transaction(async (m) => {
+      const [job] = await this.dlq.lockJobs(m, auth.workspaceId, [id]);
+      if (!job) throw notFound('job', id);
+      if (job.status !== 'dead') throw conflict(`only a dead job's payload can be edited: ${notDeadMessage(job.status)}`);
+      const { next, before, after } = applyEdit(job.payload, { ...dto, media: dto.media?.map((x) => x.toLowerCase()) ?? dto.media });
+      if (Object.keys(after).length === 0) return; // the same payload again: no edit, no new key
+      await this.validateContent(auth.workspaceId, job.provider, next);
+      await this.dlq.updatePayload(m, id, next);
+      await this.dlq.insertAudit(m, auth.workspaceId, auth.apiKeyId, [{ jobId: id, action: 'edit', before, after }]);
+    });
+    return this.get(auth.workspaceId, id);
+  }
+
+  /** The rules of POST /v1/posts for this platform: media known in the workspace, then platform limits. */
+  private async validateContent(workspaceId: string, provider: Provider, payload: JobPayload): Promise<void> {
+    const found = await this.media.findMany(workspaceId, payload.media);
+    const byId = new Map(found.map((x) => [x.id, x]));
+    const unknown = payload.media.find((mid) => !byId.has(mid.toLowerCase()));
+    // Another workspace's media is "unknown" too, as at intake.
+    if (unknown !== undefined) throw invalidInput(`media: unknown media id ${unknown}`);
+    const problems = validateForPlatform(provider, {
+      text: payload.text,
+      link: payload.link,
+      media: payload.media.map((mid) => byId.get(mid.toLowerCase())!),
+    });
+    if (problems.length > 0) throw invalidInput(problems.map((p) => `${provider}: ${p}`).join('; '));
+  }
+
+  /** POST /v1/dlq/:jobId/requeue. 409 (nothing changed) when it is not dead or its account cannot take it. */
+  async requeue(auth: AuthContext, id: string, dto: RequeueDto): Promise<DlqDetailView> {
+    const runAt = dto.runAt ? parseInstant(dto.runAt, 'runAt') : null;
+    const done = await this.dlq.transaction(async (m) => {
+      const [job] = await this.dlq.lockJobs(m, auth.workspaceId, [id]);
+      if (!job) throw notFound('job', id);
+      if (job.status !== 'dead') throw conflict(notDeadMessage(job.status));
+      const [account] = await this.dlq.lockAccounts(m, [job.accountId]);
+      const target = requeueTarget(account!, dto.force === true);
+      if (!target.ok) throw conflict(target.message);
+      return this.requeueLocked(m, auth, [job], [{ id, status: target.status }], runAt, dto.force === true);
+    });
+    this.countRequeued(done);
+    return this.get(auth.workspaceId, id);
+  }
+
+  /**
+   * POST /v1/dlq/requeue: `{ ids }` or `{ filter }`, all in one transaction. A job that is not
+   * dead (any more), or whose account cannot take it, is skipped and reported; unknown ids
+   * (another workspace's included) are a 400 and nothing changes, as for any id in a body.
+   */
+  async bulkRequeue(auth: AuthContext, dto: BulkRequeueDto): Promise<BulkRequeueResult> {
+    if ((dto.ids === undefined) === (dto.filter === undefined)) throw invalidInput('give either ids or filter (exactly one)');
+    const runAt = dto.runAt ? parseInstant(dto.runAt, 'runAt') : null;
+    const force = dto.force === true;
+    const result = await this.dlq.transaction(async (m) => {
+      const skipped: SkippedJob[] = [];
+      let locked: LockedJob[];
+      let more = false;
+      if (dto.ids !== undefined) {
+        const ids = [...new Set(dto.ids.map((x) => x.toLowerCase()))];
+        locked = await this.dlq.lockJobs(m, auth.workspaceId, ids);
+        const known = new Set(locked.map((j) => j.id));
+        const unknown = ids.filter((x) => !known.has(x));
+        if (unknown.length > 0) throw invalidInput(`ids: unknown job ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ` and ${unknown.length - 10} more` : ''}`);
+      } else {
+        locked = await this.dlq.lockDeadMatching(m, auth.workspaceId, this.filter(dto.filter!), MAX_BULK_FILTER + 1);
+        more = locked.length > MAX_BULK_FILTER;
+        locked = locked.slice(0, MAX_BULK_FILTER);
+      }
+      const dead = locked.filter((j) => {
+        if (j.status === 'dead') return true;
+        skipped.push({ id: j.id, reason: 'not_dead', message: notDeadMessage(j.status) });
+        return false;
+      });
+      const accounts = new Map((await this.dlq.lockAccounts(m, dead.map((j) => j.accountId))).map((a) => [a.id, a]));
+      const targets: { id: string; status: 'scheduled' | 'paused' }[] = [];
+      for (const j of dead) {
+        const target = requeueTarget(accounts.get(j.accountId)!, force);
+        if (target.ok) targets.push({ id: j.id, status: target.status });
+        else skipped.push({ id: j.id, reason: target.reason, message: target.message });
+      }
+      const requeued = await this.requeueLocked(m, auth, dead, targets, runAt, force);
+      return { requeued, skipped, more };
+    });
+    this.countRequeued(result.requeued);
+    return { requeued: result.requeued.length, ids: result.requeued.map((j) => j.id), skipped: result.skipped, more: result.more };
+  }
+
+  /** The guarded UPDATE, its audit rows and the wake-up (sent at commit), inside the caller's transaction. */
+  private async requeueLocked(
+    m: EntityManager,
+    auth: AuthContext,
+    locked: LockedJob[],
+    targets: { id: string; status: 'scheduled' | 'paused' }[],
+    runAt: Date | null,
+    force: boolean,
+  ): Promise<RequeuedJob[]> {
+    const done = await this.dlq.requeue(m, targets, runAt);
+    const before = new Map(locked.map((j) => [j.id, j]));
+    const audit: NewAudit[] = done.map((j) => {
+      const b = before.get(j.id)!;
+      return {
+        jobId: j.id,
+        action: 'requeue',
+        before: { status: 'dead', idempotencyKey: b.idempotencyKey, publishBy: b.publishBy?.toISOString() ?? null },
+        after: { status: j.status, idempotencyKey: j.idempotencyKey, runAt: j.runAt.toISOString(), publishBy: j.publishBy?.toISOString() ?? null, force },
+      };
+    });
+    await this.dlq.insertAudit(m, auth.workspaceId, auth.apiKeyId, audit);
+    if (done.some((j) => j.status === 'scheduled')) await this.notifier.notify(m, runAt ?? undefined);
+    return done;
+  }
+
+  /** DELETE /v1/dlq/:jobId: discarded, kept with its history; discarding it again changes nothing. */
+  async discard(auth: AuthContext, id: string): Promise<DlqDetailView> {
+    const discarded = await this.dlq.transaction(async (m) => {
+      const [job] = await this.dlq.lockJobs(m, auth.workspaceId, [id]);
+      if (!job) throw notFound('job', id);
+      if (job.status === 'discarded') return null;
+      if (job.status !== 'dead') throw conflict(`only a dead job can be discarded: ${notDeadMessage(job.status)}`);
+      await this.dlq.discard(m, id);
+      await this.dlq.insertAudit(m, auth.workspaceId, auth.apiKeyId, [
+        { jobId: id, action: 'discard', before: { status: 'dead' }, after: { status: 'discarded' } },
+      ]);
+      return job;
+    });
+    if (discarded) this.metrics.discarded.inc({ account: discarded.accountId });
+    return this.get(auth.workspaceId, id);
+  }
+
+  private countRequeued(jobs: RequeuedJob[]): void {
+    const byAccount = new Map<string, number>();
+    for (const j of jobs) byAccount.set(j.accountId, (byAccount.get(j.accountId) ?? 0) + 1);
+    for (const [account, n] of byAccount) this.metrics.requeued.inc({ account }, n);
+  }
+
+  private filter(f: DlqFilterDto): DlqFilter {
+    return {
+      accountId: f.accountId?.toLowerCase(),
+      provider: f.provider,
+      errorClass: f.errorClass,
+      deadReason: f.deadReason,
+      from: f.from ? parseInstant(f.from, 'from') : undefined,
+      to: f.to ? parseInstant(f.to, 'to') : undefined,
+      q: f.q,
+    };
+  }
+}
