@@ -1,0 +1,144 @@
+import { bearer, TestApp } from './support/app';
+import { withClient } from './support/database';
+import { bootEngine, createPost, createWebhookAccount, verifySignature, waitForJob, WebhookAccount } from './support/engine';
+import { JobView, pollUntil, sleep } from './support/engine-watch';
+import { ReceivedRequest, Receiver, startReceiver } from './support/receiver';
+
+/**
+ * The dead-letter queue end to end: real worker, real PostgreSQL, real loopback receivers.
+ * A job dies the way the engine kills it (a 400 is permanent), a person fixes and requeues it
+ * through the API, and the receiver shows what actually went out, under which idempotency key.
+ */
+
+interface PublishEvent {
+  id: string;
+  data: { jobId: string; text: string };
+}
+
+describe('dead-letter queue: requeued jobs reach the receiver', () => {
+  let t: TestApp;
+  let key: string;
+  let receivers: Receiver[] = [];
+
+  const receiver = async (): Promise<Receiver> => {
+    const r = await startReceiver();
+    receivers.push(r);
+    return r;
+  };
+  const jobIdOf = (r: ReceivedRequest) => (JSON.parse(r.body) as PublishEvent).data.jobId;
+  const count = async (sql: string, params: unknown[]) =>
+    withClient(t.databaseUrl, async (db) => (await db.query<{ n: number }>(sql, params)).rows[0]!.n);
+
+  beforeAll(async () => {
+    // Circuit thresholds out of the way: 400s are permanent anyway, and this file is not about it.
+    t = await bootEngine({ circuit: { failureThreshold: 1000, cooldownMs: 30_000, disableThreshold: 1000 } });
+    key = t.adminKey;
+  });
+  afterEach(async () => {
+    await Promise.all(receivers.map((r) => r.close()));
+    receivers = [];
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /** A post to one account whose receiver answers `first` and then 200; waits for its job to be dead. */
+  async function deadByA400(text: string): Promise<{ r: Receiver; account: WebhookAccount; jobId: string }> {
+    const r = await receiver();
+    r.respondSequence([{ status: 400, body: { error: 'title is required' } }, { status: 200, body: { id: 'ok' } }]);
+    const account = await createWebhookAccount(t, key, r.urlFor('/hook'));
+    const post = await createPost(t, key, { text, targets: [{ accountId: account.id }] });
+    const jobId = post.jobs[0]!.id;
+    const dead = await waitForJob<JobView>(t, key, jobId, (j) => j.status === 'dead');
+    expect(dead).toMatchObject({ deadReason: 'permanent', errorClass: 'permanent', idempotencyKey: jobId });
+    return { r, account, jobId };
+  }
+
+  it('a job dead by a 400, edited and requeued, arrives with the edited text and a new idempotency key', async () => {
+    const { r, account, jobId } = await deadByA400('Missing the title');
+    const edited = await t.http().patch(`/v1/dlq/${jobId}`).set(bearer(key)).send({ text: 'Now with a title', title: 'Herald 1.0' }).expect(200);
+    expect(edited.body.requeueIdempotencyKey).toBe(`${jobId}.2`);
+    await t.http().post(`/v1/dlq/${jobId}/requeue`).set(bearer(key)).send({}).expect(200);
+
+    const job = await waitForJob<JobView>(t, key, jobId, (j) => j.status === 'succeeded');
+    const [first, second] = await r.waitFor(2);
+    expect(r.requests).toHaveLength(2);
+    const before = verifySignature(account.secret, first!) as PublishEvent;
+    const after = verifySignature(account.secret, second!) as PublishEvent & { data: { title: string } };
+    expect(before).toMatchObject({ id: jobId, data: { text: 'Missing the title' } });
+    expect(after).toMatchObject({ id: `${jobId}.2`, data: { jobId, text: 'Now with a title', title: 'Herald 1.0' } });
+    expect(second!.headers['idempotency-key']).toBe(`${jobId}.2`);
+    expect(second!.headers['webhook-id']).toBe(`${jobId}.2`);
+    // History kept: both attempts, each with the key it was sent under.
+    expect(job.idempotencyKey).toBe(`${jobId}.2`);
+    expect(job.attempts.map((a) => [a.number, a.httpStatus, a.decision, a.idempotencyKey])).toEqual([
+      [1, 400, 'dead', jobId],
+      [2, 200, 'succeed', `${jobId}.2`],
+    ]);
+  });
+
+  it('an unedited requeue goes out under the same idempotency key', async () => {
+    const { r, jobId } = await deadByA400('Sent as it was');
+    await t.http().post(`/v1/dlq/${jobId}/requeue`).set(bearer(key)).send({}).expect(200);
+    await waitForJob<JobView>(t, key, jobId, (j) => j.status === 'succeeded');
+    const requests = await r.waitFor(2);
+    expect(requests.map((x) => x.headers['idempotency-key'])).toEqual([jobId, jobId]);
+    expect(requests.map((x) => (JSON.parse(x.body) as PublishEvent).data.text)).toEqual(['Sent as it was', 'Sent as it was']);
+  });
+
+  it('simultaneous requeues (and a manual retry) of one dead job make exactly one delivery', async () => {
+    const { r, jobId } = await deadByA400('Click, click, click');
+    const answers = await Promise.all([
+      t.http().post(`/v1/dlq/${jobId}/requeue`).set(bearer(key)).send({}),
+      t.http().post(`/v1/dlq/${jobId}/requeue`).set(bearer(key)).send({}),
+      t.http().post('/v1/dlq/requeue').set(bearer(key)).send({ ids: [jobId] }),
+      t.http().post(`/v1/jobs/${jobId}/retry`).set(bearer(key)),
+    ]);
+    // Exactly one of them moved the job; the others were refused (409) or report a no-op.
+    const moved = answers.filter((a) => a.status === 200 && (a.body.requeued === undefined || a.body.requeued === 1));
+    expect(moved).toHaveLength(1);
+    for (const a of answers.filter((x) => !moved.includes(x))) expect([409, 200]).toContain(a.status);
+
+    const job = await waitForJob<JobView>(t, key, jobId, (j) => j.status === 'succeeded');
+    await sleep(600); // several poll intervals: nothing else goes out
+    expect(r.requests).toHaveLength(2);
+    expect(job.attempts).toHaveLength(2);
+  });
+
+  it('bulk requeue by filter moves exactly the 500 matching dead jobs, and every one is delivered', async () => {
+    const r = await receiver();
+    let failing = true;
+    r.setHandler((req) => (req.path.startsWith('/other') ? { status: 404 } : failing ? { status: 400, body: 'rejected' } : { status: 200 }));
+    const accounts = await Promise.all(Array.from({ length: 20 }, (_, i) => createWebhookAccount(t, key, r.urlFor(`/a/${i}`))));
+    const odd = await createWebhookAccount(t, key, r.urlFor('/other'));
+    const posts = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => createPost(t, key, { text: `Bulk ${i}`, targets: accounts.map((a) => ({ accountId: a.id })) })),
+    );
+    const bulkIds = new Set(posts.flatMap((p) => p.jobs.map((j) => j.id)));
+    expect(bulkIds.size).toBe(500);
+    await Promise.all(Array.from({ length: 5 }, (_, i) => createPost(t, key, { text: `Gone ${i}`, targets: [{ accountId: odd.id }] })));
+
+    const deadOf = (ids: string[]) => count(`SELECT count(*)::int AS n FROM jobs WHERE status = 'dead' AND id = ANY($1::uuid[])`, [ids]);
+    await pollUntil('500 jobs dead by a 400', () => deadOf([...bulkIds]), (n) => n === 500, 30_000);
+    const odds = () => count(`SELECT count(*)::int AS n FROM jobs WHERE status = 'dead' AND account_id = $1`, [odd.id]);
+    await pollUntil('5 jobs dead by a 404', odds, (n) => n === 5, 10_000);
+    expect(r.requests).toHaveLength(505);
+    failing = false;
+    r.reset();
+
+    const res = await t.http().post('/v1/dlq/requeue').set(bearer(key)).send({ filter: { q: 'HTTP 400', provider: 'webhook' } }).expect(200);
+    expect(res.body.requeued).toBe(500);
+    expect(new Set(res.body.ids as string[])).toEqual(bulkIds);
+    expect(res.body.skipped).toEqual([]);
+    expect(res.body.more).toBe(false);
+
+    const succeeded = () => count(`SELECT count(*)::int AS n FROM jobs WHERE status = 'succeeded' AND id = ANY($1::uuid[])`, [[...bulkIds]]);
+    await pollUntil('500 requeued jobs delivered', succeeded, (n) => n === 500, 30_000);
+    await sleep(300);
+    // Each of the 500 exactly once; the 404 jobs stayed dead and were not sent again.
+    expect(r.requests).toHaveLength(500);
+    expect(new Set(r.requests.map(jobIdOf))).toEqual(bulkIds);
+    expect(await odds()).toBe(5);
+    expect(await deadOf([...bulkIds])).toBe(0);
+  }, 90_000);
+});
