@@ -401,35 +401,22 @@ async function claimScaling(db: Db): Promise<{ empty: number; loaded: number; pl
     const claimOnce = (c: Client) => measureClaim(c);
     const empty = await db.with(url, claimOnce);
     await db.with(url, async (c) => {
-      // 1,000,000 finished jobs (succeeded and dead) of the same accounts.
-      await c.query(`INSERT INTO posts (id, workspace_id, text, scheduled_at)
-                     SELECT gen_random_uuid(), workspace_id, 'old', now() - interval '30 days' FROM accounts LIMIT 1`);
+      // 1,000,000 finished jobs (90 % succeeded, 10 % dead) of the same 20 accounts, under
+      // 50,000 old posts: what a year of publishing leaves behind.
       await c.query(`
-        INSERT INTO jobs (workspace_id, post_id, account_id, provider, status, run_at, idempotency_key, payload, dead_reason, attempt_count)
-        SELECT a.workspace_id, p.id, a.id, 'webhook', CASE WHEN g % 10 = 0 THEN 'dead' ELSE 'succeeded' END,
-               now() - interval '30 days', 'old-' || g, '{"text":"old"}', CASE WHEN g % 10 = 0 THEN 'permanent' END, 1
-        FROM generate_series(1, 1000000) g
-        CROSS JOIN LATERAL (SELECT id, workspace_id FROM accounts ORDER BY id OFFSET (g % 20) LIMIT 1) a
-        CROSS JOIN (SELECT id FROM posts WHERE text = 'old') p
-        ON CONFLICT DO NOTHING`).catch(async () => {
-        // (post_id, account_id) is unique: spread the old jobs over many old posts instead.
-        await c.query(`INSERT INTO posts (id, workspace_id, text, scheduled_at)
-                       SELECT gen_random_uuid(), (SELECT workspace_id FROM accounts LIMIT 1), 'old', now() - interval '30 days'
-                       FROM generate_series(1, 50000)`);
-      });
-      await c.query(`
-        INSERT INTO posts (id, workspace_id, text, scheduled_at)
-        SELECT gen_random_uuid(), (SELECT workspace_id FROM accounts LIMIT 1), 'old', now() - interval '30 days'
+        INSERT INTO posts (id, workspace_id, text, scheduled_at, created_at)
+        SELECT gen_random_uuid(), (SELECT workspace_id FROM accounts LIMIT 1), 'old', now() - interval '30 days', now() - interval '30 days'
         FROM generate_series(1, 50000)`);
       await c.query(`
-        INSERT INTO jobs (workspace_id, post_id, account_id, provider, status, run_at, idempotency_key, payload, dead_reason, attempt_count)
-        SELECT a.workspace_id, p.id, a.id, 'webhook', CASE WHEN (p.n + a.n) % 10 = 0 THEN 'dead' ELSE 'succeeded' END,
+        INSERT INTO jobs (workspace_id, post_id, account_id, provider, status, run_at, idempotency_key, payload,
+                          dead_reason, attempt_count, finished_at)
+        SELECT a.workspace_id, p.id, a.id, 'webhook',
+               CASE WHEN (p.n + a.n) % 10 = 0 THEN 'dead' ELSE 'succeeded' END,
                now() - interval '30 days', p.id || '-' || a.id, '{"text":"old"}',
-               CASE WHEN (p.n + a.n) % 10 = 0 THEN 'permanent' END, 1
+               CASE WHEN (p.n + a.n) % 10 = 0 THEN 'permanent' END, 1, now() - interval '30 days'
         FROM (SELECT id, row_number() OVER () AS n FROM posts WHERE text = 'old') p
-        CROSS JOIN (SELECT id, workspace_id, row_number() OVER () AS n FROM accounts) a
-        ON CONFLICT DO NOTHING`);
-      await c.query(`ANALYZE jobs`);
+        CROSS JOIN (SELECT id, workspace_id, row_number() OVER () AS n FROM accounts) a`);
+      await c.query(`VACUUM ANALYZE jobs`);
     });
     const loaded = await db.with(url, claimOnce);
     const plan = await db.with(url, async (c) =>
