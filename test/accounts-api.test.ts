@@ -101,7 +101,8 @@ describe('accounts API', () => {
       ['an unknown top-level field', { provider: 'webhook', name: 'W', config: { url: 'http://127.0.0.1:9/x' }, owner: 'me' }, 'owner is not allowed (unknown field)'],
       ['a bad retryPolicy', { provider: 'webhook', name: 'W', config: { url: 'http://127.0.0.1:9/x' }, retryPolicy: { baseDelayMs: 5000, maxDelayMs: 1000 } }, /retryPolicy\.maxDelayMs \(1000\) must be at least retryPolicy\.baseDelayMs \(5000\)/],
       ['bluesky (not available yet)', { provider: 'bluesky', name: 'B', config: { identifier: 'me.bsky.social', appPassword: 'abcd-efgh-ijkl-mnop' } }, /^provider "bluesky" is not available/],
-      ['linkedin (not available yet)', { provider: 'linkedin', name: 'L', config: { accessToken: 'AQV-token-value', authorUrn: 'urn:li:person:1' } }, /^provider "linkedin" is not available/],
+      ['a linkedin author that is not a URN', { provider: 'linkedin', name: 'L', config: { accessToken: 'AQV-token-value', authorUrn: 'me' } }, /^config\.authorUrn must be urn:li:person:\{id\}/],
+      ['a linkedin config without a token', { provider: 'linkedin', name: 'L', config: { authorUrn: 'urn:li:person:1' } }, 'config.accessToken is required'],
     ])('rejects %s with a 400 naming it, and writes nothing', async (_, body, message) => {
       const before = await accountCount();
       const res = await create(body);

@@ -1,4 +1,5 @@
 import type { Provider } from '../connectors/connector.interface';
+import { accountWarnings } from './account-warnings';
 import type { CircuitStateName } from '../retry/circuit-breaker';
 
 export type AccountStatus = 'active' | 'needs_reauth' | 'disabled';
@@ -46,6 +47,8 @@ export interface AccountView {
   lastError: string | null;
   lastSuccessAt: string | null;
   createdAt: string;
+  /** Things to act on, e.g. a token about to expire that cannot be refreshed. */
+  warnings: string[];
 }
 
 export function toAccountView(a: AccountRow): AccountView {
@@ -66,5 +69,6 @@ export function toAccountView(a: AccountRow): AccountView {
     lastError: a.lastError,
     lastSuccessAt: a.lastSuccessAt?.toISOString() ?? null,
     createdAt: a.createdAt.toISOString(),
+    warnings: accountWarnings(a.config, new Date()),
   };
 }

@@ -1,0 +1,136 @@
+import { classifyHttpStatus, describeHttpOutcome } from '../../retry/classify';
+import { serverRequestedDelayMs, HeaderBag } from '../../retry/retry-after';
+import type { DeliveryJob, DeliveryOutcome } from '../connector.interface';
+
+/** One HTTP exchange with LinkedIn, as the client reports it. */
+export type LinkedInResult =
+  | { kind: 'response'; status: number; headers: HeaderBag; bodyText: string }
+  | { kind: 'network_error'; code: string; message: string };
+
+export interface LinkedInOutcomeContext {
+  /** What the call was for, in the message: "creating the post", "uploading image 2". */
+  step: string;
+  now: Date;
+  apiVersion: string;
+  previousAttempt: DeliveryJob['previousAttempt'];
+  /** Tokens that must never appear in an excerpt. */
+  secrets: readonly string[];
+  excerptBytes: number;
+}
+
+const base = { httpStatus: null, networkError: null, message: null, responseExcerpt: null, serverDelayMs: null, remoteId: null, remoteUrl: null };
+
+/** LinkedIn's error body: `{ message, serviceErrorCode, status, code?, errorDetails? }` (PLATFORMS.md). */
+interface LinkedInErrorBody {
+  message?: unknown;
+  code?: unknown;
+  errorDetails?: { inputErrors?: { code?: unknown; description?: unknown }[] };
+}
+
+function parseBody(text: string): LinkedInErrorBody {
+  try {
+    const v = JSON.parse(text) as unknown;
+    return typeof v === 'object' && v !== null ? (v as LinkedInErrorBody) : {};
+  } catch {
+    return {};
+  }
+}
+
+function redact(text: string, ctx: LinkedInOutcomeContext): string {
+  let out = text;
+  for (const s of ctx.secrets) if (s.length >= 4) out = out.split(s).join('[redacted]');
+  return out;
+}
+
+function excerpt(text: string, ctx: LinkedInOutcomeContext): string | null {
+  if (text === '') return null;
+  return Buffer.from(redact(text, ctx), 'utf8').subarray(0, ctx.excerptBytes).toString('utf8').replace(/\uFFFD$/, '');
+}
+
+export const SHARE_URN = /urn:li:(?:share|ugcPost|activity):\d+/;
+
+/** The public address of a post (LinkedIn's feed URL for its URN). */
+export function postUrl(urn: string): string {
+  return `https://www.linkedin.com/feed/update/${urn}/`;
+}
+
+/**
+ * True when the previous attempt may have created the post without Herald hearing back: it
+ * failed transiently with no answer (a reset or a timeout after sending), or with a 5xx (the
+ * post may have been committed before the error). A 429 or any other answer is not ambiguous:
+ * LinkedIn refused before doing anything.
+ */
+export function previousWasAmbiguous(previous: DeliveryJob['previousAttempt']): boolean {
+  if (previous === null || previous.errorClass !== 'transient') return false;
+  return previous.httpStatus === null || previous.httpStatus >= 500;
+}
+
+function isDuplicate(body: LinkedInErrorBody): boolean {
+  return (body.errorDetails?.inputErrors ?? []).some((e) => e.code === 'DUPLICATE_POST') || body.code === 'DUPLICATE_POST';
+}
+
+/**
+ * Maps one LinkedIn answer (or network failure) onto Herald's classes (SPEC §4, PLATFORMS.md):
+ * 201 with `x-restli-id` → success; 401/403 → auth (the connector refreshes once before
+ * reporting a 401); 422 DUPLICATE_POST → success with the URN from the message after an
+ * ambiguous attempt, else permanent; 426 NONEXISTENT_VERSION → permanent, telling the operator
+ * which setting to change; 429 → transient (LinkedIn documents no Retry-After; one is honoured
+ * if present); 5xx and network failures → transient. Pure.
+ */
+export function linkedinOutcome(result: LinkedInResult, ctx: LinkedInOutcomeContext): DeliveryOutcome {
+  if (result.kind === 'network_error') {
+    return { ...base, errorClass: 'transient', networkError: result.code, message: `LinkedIn could not be reached while ${ctx.step}: ${result.message}` };
+  }
+  const { status, headers, bodyText } = result;
+  const body = parseBody(bodyText);
+  const said = typeof body.message === 'string' ? `: ${redact(body.message, ctx).slice(0, 300)}` : '';
+  const common = { ...base, httpStatus: status, responseExcerpt: excerpt(bodyText, ctx) };
+  if (status >= 200 && status <= 299) {
+    const id = headers['x-restli-id'];
+    const urn = (Array.isArray(id) ? id[0] : id) ?? null;
+    return { ...common, errorClass: 'success', remoteId: urn, remoteUrl: urn ? postUrl(urn) : null };
+  }
+  if (status === 422 && isDuplicate(body)) {
+    const urn = typeof body.message === 'string' ? (SHARE_URN.exec(body.message)?.[0] ?? null) : null;
+    if (previousWasAmbiguous(ctx.previousAttempt)) {
+      return {
+        ...common,
+        errorClass: 'success',
+        remoteId: urn,
+        remoteUrl: urn ? postUrl(urn) : null,
+        warnings: [`LinkedIn answered 422 DUPLICATE_POST${urn ? ` (${urn})` : ''} after an attempt whose answer was lost: that attempt published the post`],
+      };
+    }
+    return {
+      ...common,
+      errorClass: 'permanent',
+      message: `LinkedIn refused the post as a duplicate of ${urn ?? 'an earlier post'}: the same text was already published (LinkedIn refuses repeats for a while, even after a deletion); edit the text to post again`,
+    };
+  }
+  if (status === 426 || body.code === 'NONEXISTENT_VERSION') {
+    return {
+      ...common,
+      errorClass: 'permanent',
+      message: `LinkedIn no longer serves API version ${ctx.apiVersion} (426 NONEXISTENT_VERSION${said}): set LINKEDIN_VERSION to a current YYYYMM version (see learn.microsoft.com/linkedin/marketing/versioning), restart Herald, then requeue this job from the dead-letter queue`,
+    };
+  }
+  if (status === 429) {
+    return {
+      ...common,
+      errorClass: 'transient',
+      serverDelayMs: serverRequestedDelayMs(headers, ctx.now),
+      message: `rate limited by LinkedIn while ${ctx.step} (daily quotas reset at midnight UTC)`,
+    };
+  }
+  if (status === 401) {
+    return { ...common, errorClass: 'auth', message: `LinkedIn rejected the access token (expired or revoked) while ${ctx.step}; reconnect the account` };
+  }
+  if (status === 403) {
+    return {
+      ...common,
+      errorClass: 'auth',
+      message: `LinkedIn refused ${ctx.step}${said}: the token needs w_member_social (or w_organization_social and a page admin role for an organization), for this authorUrn`,
+    };
+  }
+  return { ...common, errorClass: classifyHttpStatus(status), message: `${describeHttpOutcome(status)} from LinkedIn while ${ctx.step}${said}` };
+}

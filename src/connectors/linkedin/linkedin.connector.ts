@@ -1,0 +1,292 @@
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { assertPublicUrl, BlockedUrlError } from '../../common/net/ssrf-guard';
+import { HERALD_CONFIG, HeraldConfig } from '../../config/config';
+import {
+  Connector,
+  ConnectorInputError,
+  DeliveryAccount,
+  DeliveryJob,
+  DeliveryOutcome,
+  PreparedAccount,
+  Provider,
+  VerifyResult,
+} from '../connector.interface';
+import { LinkedInClient } from './linkedin-client';
+import { LinkedInConfig, LinkedInCredentials, needsRefresh, parseLinkedInInput, storedConfig, storedCredentials } from './linkedin-config';
+import { toLinkedInImage } from './linkedin-images';
+import { LinkedInOutcomeContext, LinkedInResult, linkedinOutcome } from './linkedin-outcome';
+import { toLittleText } from './linkedin-text';
+
+export type LinkedInConnectorConfig = Pick<HeraldConfig, 'allowPrivateUrls' | 'http' | 'linkedin'>;
+
+const USER_AGENT = 'Herald/1.0';
+
+interface Session {
+  config: LinkedInConfig;
+  api: string;
+  oauth: string;
+  credentials: LinkedInCredentials;
+  /** Set once the token was refreshed during this attempt: stored by the worker. */
+  refreshed: boolean;
+}
+
+/** A step's failure, carried out of the publishing sequence. */
+class StepFailed {
+  constructor(
+    readonly result: LinkedInResult,
+    readonly step: string,
+  ) {}
+}
+
+/**
+ * LinkedIn Posts API (SPEC §5, PLATFORMS.md): images through the Images API, then one
+ * `POST /rest/posts`; the URN from `x-restli-id`. The access token is refreshed ahead of its
+ * expiry and once after a 401 when a refresh token (partner apps only) and the app's client
+ * credentials are available; the new tokens go back to the worker as `credentialsUpdate`.
+ */
+@Injectable()
+export class LinkedInConnector implements Connector, OnModuleDestroy {
+  readonly provider: Provider = 'linkedin';
+  private readonly client: LinkedInClient;
+
+  constructor(@Inject(HERALD_CONFIG) private readonly config: LinkedInConnectorConfig) {
+    this.client = new LinkedInClient(config.allowPrivateUrls, config.http.totalTimeoutMs);
+  }
+
+  onModuleDestroy(): void {
+    this.client.close();
+  }
+
+  async prepareAccount(input: unknown): Promise<PreparedAccount> {
+    const { config, credentials } = parseLinkedInInput(input);
+    for (const field of ['apiBaseUrl', 'oauthBaseUrl'] as const) {
+      const url = config[field];
+      if (url === undefined) continue;
+      try {
+        await assertPublicUrl(url, this.config.allowPrivateUrls);
+      } catch (err) {
+        if (err instanceof BlockedUrlError) throw new ConnectorInputError(`config.${field} ${err.message}`);
+        throw err;
+      }
+    }
+    return { config: { ...config }, credentials: { ...credentials } };
+  }
+
+  async verify(account: DeliveryAccount): Promise<VerifyResult> {
+    const session = this.session(account);
+    if ('problem' in session) return { ok: false, message: session.problem };
+    const res = await this.client.send({ method: 'GET', url: `${session.api}/v2/userinfo`, headers: this.authHeaders(session) });
+    if (res.kind === 'network_error') return { ok: false, message: `LinkedIn could not be reached: ${res.message}`, details: { networkError: res.code } };
+    if (res.status === 401) return { ok: false, message: 'LinkedIn rejected the access token (expired or revoked); reconnect the account', details: { httpStatus: 401 } };
+    if (res.status !== 200) return { ok: false, message: `LinkedIn answered ${res.status} to /v2/userinfo`, details: { httpStatus: res.status } };
+    let sub: unknown;
+    try {
+      sub = (JSON.parse(res.bodyText) as { sub?: unknown }).sub;
+    } catch {
+      sub = undefined;
+    }
+    const urn = session.config.authorUrn;
+    if (urn.startsWith('urn:li:person:')) {
+      if (typeof sub !== 'string' || `urn:li:person:${sub}` !== urn) {
+        return { ok: false, message: `the token belongs to urn:li:person:${String(sub)}, not to the configured authorUrn ${urn}`, details: { httpStatus: 200 } };
+      }
+      return { ok: true, message: `the token is valid and belongs to ${urn}`, details: { httpStatus: 200 } };
+    }
+    return { ok: true, message: `the token is valid (member urn:li:person:${String(sub)}); posting as ${urn} also needs a page admin role`, details: { httpStatus: 200 } };
+  }
+
+  async deliver(job: DeliveryJob, account: DeliveryAccount, signal: AbortSignal): Promise<DeliveryOutcome> {
+    const session = this.session(account);
+    if ('problem' in session) return this.outcomeWithCredentials({ ...poison(session.problem), errorClass: 'auth' }, null);
+    const missing = job.payload.media.filter((id) => !job.media.some((m) => m.id === id));
+    if (missing.length > 0) return poison(`media ${missing.join(', ')} no longer exists; edit the post's media in the dead-letter queue`);
+    const now = new Date();
+
+    if (needsRefresh(session.credentials, now)) {
+      const failure = await this.refresh(session, job, signal);
+      if (failure) return this.outcomeWithCredentials(failure, session);
+    }
+    let outcome = await this.publish(job, session, signal);
+    if (outcome.httpStatus === 401 && this.canRefresh(session) && !session.refreshed) {
+      const failure = await this.refresh(session, job, signal);
+      if (failure) return this.outcomeWithCredentials(failure, session);
+      outcome = await this.publish(job, session, signal);
+    }
+    return this.outcomeWithCredentials(outcome, session);
+  }
+
+  private outcomeWithCredentials(outcome: DeliveryOutcome, session: Session | null): DeliveryOutcome {
+    if (session?.refreshed) return { ...outcome, credentialsUpdate: { ...session.credentials } };
+    return outcome;
+  }
+
+  private session(account: DeliveryAccount): Session | { problem: string } {
+    const config = storedConfig(account.config);
+    const credentials = storedCredentials(account.credentials);
+    if (!config || !credentials) return { problem: 'the account has no valid LinkedIn credentials or authorUrn; reconnect it' };
+    return {
+      config,
+      credentials,
+      api: config.apiBaseUrl ?? this.config.linkedin.apiBaseUrl,
+      oauth: config.oauthBaseUrl ?? this.config.linkedin.oauthBaseUrl,
+      refreshed: false,
+    };
+  }
+
+  private canRefresh(session: Session): boolean {
+    return session.credentials.refreshToken !== null && this.config.linkedin.clientId !== null && this.config.linkedin.clientSecret !== null;
+  }
+
+  private context(job: DeliveryJob, session: Session, step: string): LinkedInOutcomeContext {
+    const c = session.credentials;
+    return {
+      step,
+      now: new Date(),
+      apiVersion: this.config.linkedin.apiVersion,
+      previousAttempt: job.previousAttempt,
+      secrets: [c.accessToken, ...(c.refreshToken ? [c.refreshToken] : []), ...(this.config.linkedin.clientSecret ? [this.config.linkedin.clientSecret] : [])],
+      excerptBytes: this.config.http.responseExcerptBytes,
+    };
+  }
+
+  private authHeaders(session: Session): Record<string, string> {
+    return { authorization: `Bearer ${session.credentials.accessToken}`, 'user-agent': USER_AGENT };
+  }
+
+  /** The versioned Rest.li headers every /rest/ call needs (learn.microsoft.com/linkedin/marketing/versioning). */
+  private restHeaders(session: Session): Record<string, string> {
+    return {
+      ...this.authHeaders(session),
+      'linkedin-version': this.config.linkedin.apiVersion,
+      'x-restli-protocol-version': '2.0.0',
+      'content-type': 'application/json',
+    };
+  }
+
+  /**
+   * `POST /oauth/v2/accessToken` with `grant_type=refresh_token` (learn.microsoft.com/linkedin/
+   * shared/authentication/programmatic-refresh-tokens). Returns a failure outcome, or null after
+   * storing the new tokens in the session. A refused refresh token is `auth`.
+   */
+  private async refresh(session: Session, job: DeliveryJob, signal: AbortSignal): Promise<DeliveryOutcome | null> {
+    if (!this.canRefresh(session)) return null;
+    const form = new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: session.credentials.refreshToken!,
+      client_id: this.config.linkedin.clientId!,
+      client_secret: this.config.linkedin.clientSecret!,
+    });
+    const res = await this.client.send({
+      method: 'POST',
+      url: `${session.oauth}/oauth/v2/accessToken`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': USER_AGENT },
+      body: form.toString(),
+      signal,
+    });
+    const ctx = this.context(job, session, 'refreshing the access token');
+    if (res.kind === 'network_error') return linkedinOutcome(res, ctx);
+    if (res.status === 400 || res.status === 401) {
+      return { ...linkedinOutcome(res, ctx), errorClass: 'auth', message: 'LinkedIn refused the refresh token (expired or revoked); reconnect the account' };
+    }
+    if (res.status !== 200) return linkedinOutcome(res, ctx);
+    let body: { access_token?: unknown; expires_in?: unknown; refresh_token?: unknown };
+    try {
+      body = JSON.parse(res.bodyText) as typeof body;
+    } catch {
+      body = {};
+    }
+    if (typeof body.access_token !== 'string' || body.access_token === '') {
+      return { ...linkedinOutcome({ ...res, status: 502 }, ctx), httpStatus: res.status, message: 'LinkedIn\'s token answer had no access_token' };
+    }
+    session.credentials = {
+      accessToken: body.access_token,
+      // LinkedIn returns the refresh token again (its 365-day lifetime does not restart).
+      refreshToken: typeof body.refresh_token === 'string' && body.refresh_token !== '' ? body.refresh_token : session.credentials.refreshToken,
+      expiresAt: typeof body.expires_in === 'number' ? new Date(Date.now() + body.expires_in * 1000).toISOString() : null,
+    };
+    session.refreshed = true;
+    return null;
+  }
+
+  /** Uploads the images, then creates the post. The first failing step's outcome ends it. */
+  private async publish(job: DeliveryJob, session: Session, signal: AbortSignal): Promise<DeliveryOutcome> {
+    try {
+      const images: { id: string; altText: string }[] = [];
+      for (const [i, m] of job.media.entries()) {
+        let bytes: Buffer;
+        try {
+          ({ bytes } = await toLinkedInImage(await m.read(), m.mimeType));
+        } catch (err) {
+          return poison(`image ${i + 1} (${m.id}) could not be read: ${(err as Error).message}`);
+        }
+        images.push({ id: await this.uploadImage(session, bytes, i, signal), altText: m.alt });
+      }
+      const body = this.postBody(job, session, images);
+      const step = 'creating the post';
+      const res = await this.client.send({ method: 'POST', url: `${session.api}/rest/posts`, headers: this.restHeaders(session), body: JSON.stringify(body), signal });
+      const outcome = linkedinOutcome(res, this.context(job, session, step));
+      if (outcome.errorClass === 'success' && outcome.remoteId === null && res.kind === 'response' && res.status === 201) {
+        return { ...outcome, warnings: ['LinkedIn created the post but sent no x-restli-id header'] };
+      }
+      return outcome;
+    } catch (err) {
+      if (err instanceof StepFailed) return linkedinOutcome(err.result, this.context(job, session, err.step));
+      throw err;
+    }
+  }
+
+  /** Images API: initializeUpload, then PUT the bytes to the returned uploadUrl. Returns the image URN. */
+  private async uploadImage(session: Session, bytes: Buffer, index: number, signal: AbortSignal): Promise<string> {
+    const step = `uploading image ${index + 1}`;
+    const init = await this.client.send({
+      method: 'POST',
+      url: `${session.api}/rest/images?action=initializeUpload`,
+      headers: this.restHeaders(session),
+      body: JSON.stringify({ initializeUploadRequest: { owner: session.config.authorUrn } }),
+      signal,
+    });
+    if (init.kind !== 'response' || init.status !== 200) throw new StepFailed(init, step);
+    let value: { uploadUrl?: unknown; image?: unknown } | undefined;
+    try {
+      value = (JSON.parse(init.bodyText) as { value?: { uploadUrl?: unknown; image?: unknown } }).value;
+    } catch {
+      value = undefined;
+    }
+    if (typeof value?.uploadUrl !== 'string' || typeof value.image !== 'string') {
+      throw new StepFailed({ ...init, status: 502 }, `${step} (initializeUpload answered without uploadUrl/image)`);
+    }
+    const put = await this.client.send({
+      method: 'PUT',
+      url: value.uploadUrl,
+      headers: { ...this.authHeaders(session), 'content-type': 'application/octet-stream' },
+      body: bytes,
+      signal,
+    });
+    if (put.kind !== 'response' || put.status < 200 || put.status > 299) throw new StepFailed(put, step);
+    return value.image;
+  }
+
+  /** The Posts API body (learn.microsoft.com/linkedin/marketing/community-management/shares/posts-api). */
+  private postBody(job: DeliveryJob, session: Session, images: { id: string; altText: string }[]): Record<string, unknown> {
+    const p = job.payload;
+    let content: Record<string, unknown> | undefined;
+    if (images.length === 1) content = { media: images[0] };
+    else if (images.length > 1) content = { multiImage: { images } };
+    // One content per post: with images, the link stays in the text (as on Bluesky).
+    else if (p.link) content = { article: { source: p.link, title: p.title ?? p.link } };
+    const text = images.length > 0 && p.link && !p.text.includes(p.link) ? `${p.text}\n\n${p.link}` : p.text;
+    return {
+      author: session.config.authorUrn,
+      commentary: toLittleText(text),
+      visibility: 'PUBLIC',
+      distribution: { feedDistribution: 'MAIN_FEED', targetEntities: [], thirdPartyDistributionChannels: [] },
+      lifecycleState: 'PUBLISHED',
+      isReshareDisabledByAuthor: false,
+      ...(content ? { content } : {}),
+    };
+  }
+}
+
+function poison(message: string): DeliveryOutcome {
+  return { errorClass: 'poison', httpStatus: null, networkError: null, message, responseExcerpt: null, serverDelayMs: null, remoteId: null, remoteUrl: null };
+}

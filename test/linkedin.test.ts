@@ -1,0 +1,257 @@
+import { fromLittleText } from '../src/connectors/linkedin/linkedin-text';
+import { bearer, TestApp } from './support/app';
+import { bootEngine, createPost, waitForJob } from './support/engine';
+import { FakeLinkedIn, startFakeLinkedIn } from './support/fake-linkedin';
+import { makeImage, uploadImage } from './support/media';
+
+/**
+ * The LinkedIn connector through the real app (API, queue, worker) against a loopback fake that
+ * follows LinkedIn's documented behaviour (test/support/fake-linkedin.ts cites the pages).
+ */
+
+interface Attempt {
+  number: number;
+  httpStatus: number | null;
+  networkError: string | null;
+  errorClass: string;
+  decision: string;
+  responseExcerpt: string | null;
+}
+interface Job {
+  id: string;
+  status: string;
+  errorClass: string | null;
+  lastError: string | null;
+  deadReason: string | null;
+  remoteId: string | null;
+  remoteUrl: string | null;
+  attempts: Attempt[];
+}
+
+describe('LinkedIn connector', () => {
+  let t: TestApp;
+  let fake: FakeLinkedIn;
+  let key: string;
+  let n = 0;
+
+  beforeAll(async () => {
+    fake = await startFakeLinkedIn();
+    const base = (await import('./support/app')).testConfig('postgres://unused');
+    t = await bootEngine({
+      linkedin: { ...base.linkedin, clientId: fake.clientId, clientSecret: fake.clientSecret, apiVersion: '202510' },
+    });
+    key = t.adminKey;
+  });
+  afterAll(async () => {
+    await t.close();
+    await fake.close();
+  });
+
+  async function account(config: Record<string, unknown> = {}): Promise<string> {
+    const res = await t
+      .http()
+      .post('/v1/accounts')
+      .set(bearer(key))
+      .send({
+        provider: 'linkedin',
+        name: `LinkedIn ${++n}`,
+        config: { accessToken: fake.issueToken(), authorUrn: fake.authorUrn, apiBaseUrl: fake.url, oauthBaseUrl: fake.url, ...config },
+      });
+    if (res.status !== 201) throw new Error(`account creation failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.id as string;
+  }
+
+  /** Unique text per test: the fake refuses repeats as DUPLICATE_POST, like LinkedIn. */
+  const text = (s: string) => `${s} [${++n}]`;
+
+  async function publish(accountId: string, body: Record<string, unknown>, done: (j: Job) => boolean): Promise<Job> {
+    const post = await createPost(t, key, { targets: [{ accountId }], ...body });
+    return waitForJob<Job>(t, key, post.jobs[0]!.id, done);
+  }
+  const finished = (j: Job) => ['succeeded', 'dead', 'paused'].includes(j.status);
+
+  it('creates the account without echoing tokens, and verifies the token against /v2/userinfo', async () => {
+    const token = fake.issueToken();
+    const id = await account({ accessToken: token });
+    const got = await t.http().get(`/v1/accounts/${id}`).set(bearer(key)).expect(200);
+    expect(got.body.config).toMatchObject({ authorUrn: fake.authorUrn, apiBaseUrl: fake.url, hasRefreshToken: false, tokenExpiresAt: null });
+    expect(JSON.stringify(got.body)).not.toContain(token);
+    const verified = await t.http().post(`/v1/accounts/${id}/verify`).set(bearer(key)).expect(200);
+    expect(verified.body).toMatchObject({ ok: true });
+    const wrong = await account({ authorUrn: 'urn:li:person:someoneElse' });
+    const refused = await t.http().post(`/v1/accounts/${wrong}/verify`).set(bearer(key)).expect(200);
+    expect(refused.body.ok).toBe(false);
+    expect(refused.body.message).toMatch(/belongs to urn:li:person:aB3dE5fG7h, not to the configured authorUrn/);
+  });
+
+  it('publishes text with the required headers, escaped commentary and an article, and records the URN from x-restli-id', async () => {
+    const id = await account();
+    const body = text('Release (v2) is out! #launch cc @team [docs] *bold* <tag> a_b ~x~ {y} | \\ #');
+    const job = await publish(id, { text: body, link: 'https://example.com/release', title: 'Release notes' }, finished);
+    expect(job.status).toBe('succeeded');
+    const post = fake.posts.find((p) => fromLittleText(p.body.commentary as string) === body)!;
+    expect(post).toBeDefined();
+    expect(job.remoteId).toBe(post.urn);
+    expect(job.remoteUrl).toBe(`https://www.linkedin.com/feed/update/${post.urn}/`);
+    expect(post.body).toMatchObject({
+      author: fake.authorUrn,
+      visibility: 'PUBLIC',
+      distribution: { feedDistribution: 'MAIN_FEED', targetEntities: [], thirdPartyDistributionChannels: [] },
+      lifecycleState: 'PUBLISHED',
+      content: { article: { source: 'https://example.com/release', title: 'Release notes' } },
+    });
+    expect(post.body.commentary).toContain('Release \\(v2\\) is out! {hashtag|\\#|launch} cc \\@team \\[docs\\] \\*bold\\* \\<tag\\> a\\_b \\~x\\~ \\{y\\} \\| \\\\ \\#');
+    const call = fake.calls('posts').at(-1)!;
+    expect(call.headers['linkedin-version']).toBe('202510');
+    expect(call.headers['x-restli-protocol-version']).toBe('2.0.0');
+  });
+
+  it('the fake enforces the versioned headers (400 without them), as LinkedIn does', async () => {
+    const token = fake.issueToken();
+    const noVersion = await fetch(`${fake.url}/rest/posts`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'x-restli-protocol-version': '2.0.0' }, body: '{}' });
+    expect(noVersion.status).toBe(400);
+    expect(((await noVersion.json()) as { code: string }).code).toBe('VERSION_MISSING');
+    const noProtocol = await fetch(`${fake.url}/rest/posts`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'linkedin-version': '202510' }, body: '{}' });
+    expect(noProtocol.status).toBe(400);
+  });
+
+  it('uploads one image through the Images API and posts it as content.media with its alt text', async () => {
+    const id = await account();
+    const bytes = await makeImage('png', 60, 40);
+    const media = await uploadImage(t, key, bytes, 'a red rectangle');
+    const job = await publish(id, { text: text('one image'), media: [media] }, finished);
+    expect(job.status).toBe('succeeded');
+    const post = fake.posts.find((p) => p.urn === job.remoteId)!;
+    const content = post.body.content as { media: { id: string; altText: string } };
+    expect(content.media.altText).toBe('a red rectangle');
+    expect(Buffer.compare(fake.images.get(content.media.id)!.bytes!, bytes)).toBe(0);
+    const init = fake.calls('initializeUpload').at(-1)!;
+    expect(JSON.parse(init.body.toString())).toEqual({ initializeUploadRequest: { owner: fake.authorUrn } });
+  });
+
+  it('posts several images as content.multiImage, converting WebP to a type LinkedIn accepts', async () => {
+    const id = await account();
+    const a = await uploadImage(t, key, await makeImage('jpeg'), 'first');
+    const b = await uploadImage(t, key, await makeImage('webp'), 'second');
+    const job = await publish(id, { text: text('two images'), media: [a, b], link: 'https://example.com/x' }, finished);
+    expect(job.status).toBe('succeeded');
+    const post = fake.posts.find((p) => p.urn === job.remoteId)!;
+    const images = (post.body.content as { multiImage: { images: { id: string; altText: string }[] } }).multiImage.images;
+    expect(images.map((i) => i.altText)).toEqual(['first', 'second']);
+    const second = fake.images.get(images[1]!.id)!.bytes!;
+    expect(second.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff])); // JPEG now
+    // One content per post: the link stays in the text.
+    expect(fromLittleText(post.body.commentary as string)).toMatch(/\n\nhttps:\/\/example\.com\/x$/);
+  });
+
+  it('refreshes once after a 401 and succeeds, storing the new token for later attempts', async () => {
+    const token = fake.issueToken();
+    const id = await account({ accessToken: token, refreshToken: fake.issueRefreshToken() });
+    fake.expire(token);
+    const before = fake.calls('token').length;
+    const job = await publish(id, { text: text('after refresh') }, finished);
+    expect(job.status).toBe('succeeded');
+    expect(job.attempts).toHaveLength(1);
+    expect(fake.calls('token').length).toBe(before + 1);
+    const post = fake.posts.find((p) => p.urn === job.remoteId)!;
+    expect(post.token).not.toBe(token);
+    // The next post uses the stored new token: no second refresh.
+    const again = await publish(id, { text: text('second post') }, finished);
+    expect(again.status).toBe('succeeded');
+    expect(fake.calls('token').length).toBe(before + 1);
+  });
+
+  it('refreshes ahead of expiry when the token expires within 5 minutes', async () => {
+    const token = fake.issueToken();
+    const id = await account({ accessToken: token, refreshToken: fake.issueRefreshToken(), expiresAt: new Date(Date.now() + 60_000).toISOString() });
+    const before = fake.calls('token').length;
+    const job = await publish(id, { text: text('proactive') }, finished);
+    expect(job.status).toBe('succeeded');
+    expect(job.attempts).toHaveLength(1);
+    expect(fake.calls('token').length).toBe(before + 1);
+    // The old token still works at LinkedIn: the post used the new one because it was refreshed first.
+    expect(fake.posts.find((p) => p.urn === job.remoteId)!.token).not.toBe(token);
+  });
+
+  it('a 401 without a refresh token, or with a refused one, is auth: the account needs re-authentication', async () => {
+    const token = fake.issueToken();
+    const id = await account({ accessToken: token });
+    fake.expire(token);
+    const job = await publish(id, { text: text('expired') }, (j) => j.status === 'paused');
+    expect(job.attempts[0]).toMatchObject({ httpStatus: 401, errorClass: 'auth' });
+    const acc = await t.http().get(`/v1/accounts/${id}`).set(bearer(key)).expect(200);
+    expect(acc.body.status).toBe('needs_reauth');
+
+    const token2 = fake.issueToken();
+    const id2 = await account({ accessToken: token2, refreshToken: 'AQXrevoked' });
+    fake.expire(token2);
+    const job2 = await publish(id2, { text: text('refused refresh') }, (j) => j.status === 'paused');
+    expect(job2.attempts[0]).toMatchObject({ errorClass: 'auth' });
+    expect(job2.lastError).toMatch(/refused the refresh token/);
+    expect(JSON.stringify(job2)).not.toContain('AQXrevoked');
+  });
+
+  it('422 DUPLICATE_POST on a first attempt is permanent (the content was posted before)', async () => {
+    const id = await account();
+    const body = text('said twice');
+    expect((await publish(id, { text: body }, finished)).status).toBe('succeeded');
+    const job = await publish(id, { text: body }, finished);
+    expect(job).toMatchObject({ status: 'dead', deadReason: 'permanent', errorClass: 'permanent' });
+    expect(job.attempts).toHaveLength(1);
+    expect(job.lastError).toMatch(/duplicate of urn:li:share:\d+/);
+  });
+
+  it('422 DUPLICATE_POST after an attempt whose answer was lost is success with the URN from the message', async () => {
+    const id = await account();
+    fake.fail('posts', 'create-then-reset');
+    const job = await publish(id, { text: text('answer lost') }, finished);
+    expect(job.status).toBe('succeeded');
+    expect(job.attempts).toHaveLength(2);
+    expect(job.attempts[0]).toMatchObject({ errorClass: 'transient', httpStatus: null });
+    expect(job.attempts[0]!.networkError).not.toBeNull();
+    expect(job.attempts[1]).toMatchObject({ errorClass: 'success', httpStatus: 422 });
+    const created = fake.posts.filter((p) => fromLittleText(p.body.commentary as string).startsWith('answer lost'));
+    expect(created).toHaveLength(1);
+    expect(job.remoteId).toBe(created[0]!.urn);
+  });
+
+  it('426 NONEXISTENT_VERSION is permanent and tells the operator to update LINKEDIN_VERSION', async () => {
+    const id = await account();
+    fake.activeVersions.delete('202510');
+    try {
+      const job = await publish(id, { text: text('old version') }, finished);
+      expect(job).toMatchObject({ status: 'dead', deadReason: 'permanent' });
+      expect(job.attempts[0]!.httpStatus).toBe(426);
+      expect(job.lastError).toMatch(/no longer serves API version 202510 .*set LINKEDIN_VERSION/);
+    } finally {
+      fake.activeVersions.add('202510');
+    }
+  });
+
+  it('429 and 5xx are transient: retried with backoff until the post goes through', async () => {
+    const id = await account();
+    fake.fail('posts', { status: 429, body: { message: 'Resource level throttle limit exceeded', status: 429 } }, { status: 500, body: { message: 'Internal Server Error', status: 500 } });
+    const job = await publish(id, { text: text('throttled') }, finished);
+    expect(job.status).toBe('succeeded');
+    expect(job.attempts.map((a) => [a.httpStatus, a.errorClass])).toEqual([[429, 'transient'], [500, 'transient'], [201, 'success']]);
+  });
+
+  it('a failed image upload is classified like any LinkedIn answer, and retried', async () => {
+    const id = await account();
+    const media = await uploadImage(t, key, await makeImage('png'), 'alt');
+    fake.fail('initializeUpload', { status: 503 });
+    const job = await publish(id, { text: text('upload hiccup'), media: [media] }, finished);
+    expect(job.status).toBe('succeeded');
+    expect(job.attempts[0]).toMatchObject({ httpStatus: 503, errorClass: 'transient' });
+  });
+
+  it('flags an account whose token cannot be refreshed from 7 days before it expires', async () => {
+    const soon = new Date(Date.now() + 3 * 86_400_000).toISOString();
+    const id = await account({ expiresAt: soon });
+    const got = await t.http().get(`/v1/accounts/${id}`).set(bearer(key)).expect(200);
+    expect(got.body.config.tokenExpiresAt).toBe(soon);
+    expect(got.body.warnings).toEqual([expect.stringMatching(/^the access token expires on .* \(in 3 days\) and cannot be refreshed/)]);
+    const later = await account({ expiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString() });
+    expect((await t.http().get(`/v1/accounts/${later}`).set(bearer(key))).body.warnings).toEqual([]);
+  });
+});
