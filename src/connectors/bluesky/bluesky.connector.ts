@@ -1,0 +1,210 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { AppBskyFeedPost } from '@atproto/api';
+import { XRPCError } from '@atproto/api';
+import { FetchLike, guardedFetch } from '../../common/net/guarded-fetch';
+import { assertPublicUrl, BlockedUrlError } from '../../common/net/ssrf-guard';
+import { HERALD_CONFIG, HeraldConfig } from '../../config/config';
+import {
+  Connector,
+  ConnectorInputError,
+  DeliveryAccount,
+  DeliveryJob,
+  DeliveryOutcome,
+  PreparedAccount,
+  Provider,
+  VerifyResult,
+} from '../connector.interface';
+import { BlueskyConfig, BlueskyCredentials, parseBlueskyInput, readStoredAccount, StoredSession } from './bluesky-config';
+import { blueskyErrorOutcome, BlueskyOutcomeContext, blueskyPoison, blueskySuccess } from './bluesky-outcome';
+import { buildPost, PoisonError, POST_COLLECTION } from './bluesky-post';
+import { BlueskySession, BlueskySessions } from './bluesky-session';
+import { tidForJob } from './tid';
+
+export type BlueskyConnectorConfig = Pick<HeraldConfig, 'allowPrivateUrls' | 'http'>;
+
+/** PDS answers are small JSON; a cap keeps a misbehaving server from filling memory. */
+const MAX_PDS_ANSWER_BYTES = 5 * 1024 * 1024;
+/** The link preview is a nicety: it never holds a post back longer than this. */
+const PAGE_TIMEOUT_MS = 10_000;
+const MAX_PAGE_ANSWER_BYTES = 10 * 1024 * 1024;
+
+/** The record at a job's key, if there is one: a retry after a lost response finds it there. */
+interface ExistingPost {
+  uri: string;
+  text: string;
+}
+
+/**
+ * Bluesky through `@atproto/api` (SPEC §4, §5). Each job writes its post with
+ * `com.atproto.repo.createRecord` under a record key derived from the job (tid.ts), so every
+ * attempt of a job targets the same record: a retry after a lost answer finds the post already
+ * there and succeeds with its URI instead of posting twice.
+ */
+@Injectable()
+export class BlueskyConnector implements Connector {
+  readonly provider: Provider = 'bluesky';
+  readonly sessions: BlueskySessions;
+  private readonly fetchPage: FetchLike;
+
+  constructor(@Inject(HERALD_CONFIG) private readonly config: BlueskyConnectorConfig) {
+    this.sessions = new BlueskySessions(
+      guardedFetch({
+        connectTimeoutMs: config.http.connectTimeoutMs,
+        totalTimeoutMs: config.http.totalTimeoutMs,
+        maxBodyBytes: MAX_PDS_ANSWER_BYTES,
+        allowPrivate: config.allowPrivateUrls,
+      }),
+    );
+    this.fetchPage = guardedFetch({
+      connectTimeoutMs: config.http.connectTimeoutMs,
+      totalTimeoutMs: Math.min(config.http.totalTimeoutMs, PAGE_TIMEOUT_MS),
+      maxBodyBytes: MAX_PAGE_ANSWER_BYTES,
+      allowPrivate: config.allowPrivateUrls,
+    });
+  }
+
+  /**
+   * No network call here: the app password is checked by `verify` and by the first post, so an
+   * account can be saved while its PDS is down and a save never spends one of the account's
+   * logins. Saving new config drops the stored session (it belonged to the old password).
+   */
+  async prepareAccount(input: unknown, _previous: Record<string, unknown> | null): Promise<PreparedAccount> {
+    const parsed = parseBlueskyInput(input);
+    try {
+      await assertPublicUrl(parsed.service, this.config.allowPrivateUrls);
+    } catch (err) {
+      if (err instanceof BlockedUrlError) throw new ConnectorInputError(`config.service ${err.message}`);
+      throw err;
+    }
+    const config: BlueskyConfig = { identifier: parsed.identifier, service: parsed.service };
+    const credentials: BlueskyCredentials = { appPassword: parsed.appPassword, session: null };
+    return { config: { ...config }, credentials: { ...credentials } };
+  }
+
+  async verify(account: DeliveryAccount): Promise<VerifyResult> {
+    const stored = readStoredAccount(account.config, account.credentials);
+    if ('problem' in stored) return { ok: false, message: stored.problem };
+    const session = this.sessions.for(account.id, stored.config, stored.credentials);
+    try {
+      // Reuses the stored session (refreshing it if it expired) and logs in only without one.
+      const res = await session.call((agent) => agent.com.atproto.server.getSession());
+      const { did, handle } = res.data;
+      return { ok: true, message: `logged in to ${this.host(stored.config)} as @${handle} (${did})`, details: { did, handle } };
+    } catch (err) {
+      const outcome = blueskyErrorOutcome(err, 'logging in', this.outcomeContext(stored.config, stored.credentials, session));
+      return {
+        ok: false,
+        message: outcome.message ?? 'the credentials were not accepted',
+        details: { errorClass: outcome.errorClass, httpStatus: outcome.httpStatus, networkError: outcome.networkError },
+      };
+    }
+  }
+
+  async deliver(job: DeliveryJob, account: DeliveryAccount, signal: AbortSignal): Promise<DeliveryOutcome> {
+    const stored = readStoredAccount(account.config, account.credentials);
+    if ('problem' in stored) return blueskyPoison(stored.problem);
+    const session = this.sessions.for(account.id, stored.config, stored.credentials);
+    const rkey = tidForJob(job.idempotencyKey, job.payload.scheduledAt);
+    let step = 'logging in';
+    let outcome: DeliveryOutcome;
+    try {
+      outcome = await this.publish(job, session, rkey, signal, (s) => {
+        step = s;
+      });
+    } catch (err) {
+      outcome =
+        err instanceof PoisonError
+          ? blueskyPoison(err.message)
+          : blueskyErrorOutcome(err, step, this.outcomeContext(stored.config, stored.credentials, session));
+    }
+    return withSessionUpdate(outcome, stored.credentials, session.current());
+  }
+
+  private async publish(
+    job: DeliveryJob,
+    session: BlueskySession,
+    rkey: string,
+    signal: AbortSignal,
+    onStep: (step: string) => void,
+  ): Promise<DeliveryOutcome> {
+    const { did } = await session.ensure();
+    const handle = (): string => session.current()?.handle ?? '';
+    // A retry: the earlier attempt may have written the post and lost the answer.
+    if (job.attemptNumber > 1) {
+      onStep('looking for the post of an earlier attempt');
+      const existing = await this.existing(session, did, rkey, signal);
+      if (existing) return this.foundExisting(existing, job, did, handle(), rkey, []);
+    }
+    const { record, warnings } = await buildPost(job, new Date(), { session, fetchPage: this.fetchPage, signal, onStep });
+    onStep('creating the post');
+    try {
+      const res = await session.call((agent) =>
+        agent.com.atproto.repo.createRecord({ repo: did, collection: POST_COLLECTION, rkey, record: { ...record } }, { signal }),
+      );
+      return blueskySuccess(res.data.uri, handle(), did, rkey, warnings);
+    } catch (err) {
+      // A refusal may be "there is already a record at this key" (a PDS answers it as a 400
+      // InvalidRequest or, in some versions, a 500): look before classifying.
+      if (!(err instanceof XRPCError) || !(err.status === 400 || err.status >= 500)) throw err;
+      onStep('looking for an existing post at this record key');
+      const existing = await this.existing(session, did, rkey, signal).catch(() => null);
+      if (existing) return this.foundExisting(existing, job, did, handle(), rkey, warnings);
+      throw err;
+    }
+  }
+
+  private foundExisting(existing: ExistingPost, job: DeliveryJob, did: string, handle: string, rkey: string, warnings: string[]): DeliveryOutcome {
+    // The key is derived from this job, so a record there is this job's post. The text check
+    // guards against the (one in a million) chance that two jobs hashed to the same key.
+    if (!existing.text.startsWith(job.payload.text.trimEnd().slice(0, 200))) {
+      return {
+        ...blueskyPoison(`another post already uses this job's record key ${rkey} (${existing.uri}); requeue the job after editing it to get a new key`),
+        errorClass: 'permanent',
+      };
+    }
+    return blueskySuccess(existing.uri, handle, did, rkey, [...warnings, 'the post was already published by an earlier attempt whose answer was lost']);
+  }
+
+  private async existing(session: BlueskySession, did: string, rkey: string, signal: AbortSignal): Promise<ExistingPost | null> {
+    try {
+      const res = await session.call((agent) => agent.com.atproto.repo.getRecord({ repo: did, collection: POST_COLLECTION, rkey }, { signal }));
+      const value = res.data.value as Partial<AppBskyFeedPost.Record>;
+      return { uri: res.data.uri, text: typeof value.text === 'string' ? value.text : '' };
+    } catch (err) {
+      // 400 RecordNotFound (older PDS versions answer a missing record with 400 InvalidRequest too).
+      if (err instanceof XRPCError && (err.status === 400 || err.status === 404)) return null;
+      throw err;
+    }
+  }
+
+  private host(config: BlueskyConfig): string {
+    try {
+      return new URL(config.service).host;
+    } catch {
+      return config.service;
+    }
+  }
+
+  private outcomeContext(config: BlueskyConfig, credentials: BlueskyCredentials, session: BlueskySession): BlueskyOutcomeContext {
+    const current = session.current();
+    const tokens = [credentials.session, current].flatMap((s) => (s ? [s.accessJwt, s.refreshJwt] : []));
+    return {
+      host: this.host(config),
+      now: new Date(),
+      excerptBytes: this.config.http.responseExcerptBytes,
+      secrets: [credentials.appPassword, ...tokens],
+    };
+  }
+}
+
+/**
+ * The session to store when it is not the one the worker handed in (a login or refresh happened,
+ * or a refused login cleared it): the worker seals it and bumps credentials_version, so the next
+ * attempt, in this process or another, starts from it.
+ */
+export function withSessionUpdate(outcome: DeliveryOutcome, before: BlueskyCredentials, after: StoredSession | null): DeliveryOutcome {
+  const same = before.session?.refreshJwt === after?.refreshJwt && before.session?.accessJwt === after?.accessJwt;
+  if (same) return outcome;
+  const credentials: BlueskyCredentials = { appPassword: before.appPassword, session: after };
+  return { ...outcome, credentialsUpdate: { ...credentials } };
+}
