@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { BlueskyConnector } from './bluesky/bluesky.connector';
+import { BlueskyModule } from './bluesky/bluesky.module';
 import { Connector, CONNECTORS } from './connector.interface';
 import { ConnectorRegistry } from './connector.registry';
 import { LinkedInConnector } from './linkedin/linkedin.connector';
@@ -8,11 +10,11 @@ import { WebhookModule } from './webhook/webhook.module';
 
 /** One module per platform behind one interface; this is the only place that lists them. */
 @Module({
-  imports: [LinkedInModule, WebhookModule],
+  imports: [BlueskyModule, LinkedInModule, WebhookModule],
   providers: [
     {
       provide: CONNECTORS,
-      inject: [LinkedInConnector, WebhookConnector],
+      inject: [BlueskyConnector, LinkedInConnector, WebhookConnector],
       useFactory: (...connectors: Connector[]) => connectors,
     },
     ConnectorRegistry,
