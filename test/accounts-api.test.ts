@@ -100,7 +100,8 @@ describe('accounts API', () => {
       ['a missing name', { provider: 'webhook', config: { url: 'http://127.0.0.1:9/x' } }, /^name must be a string/],
       ['an unknown top-level field', { provider: 'webhook', name: 'W', config: { url: 'http://127.0.0.1:9/x' }, owner: 'me' }, 'owner is not allowed (unknown field)'],
       ['a bad retryPolicy', { provider: 'webhook', name: 'W', config: { url: 'http://127.0.0.1:9/x' }, retryPolicy: { baseDelayMs: 5000, maxDelayMs: 1000 } }, /retryPolicy\.maxDelayMs \(1000\) must be at least retryPolicy\.baseDelayMs \(5000\)/],
-      ['bluesky (not available yet)', { provider: 'bluesky', name: 'B', config: { identifier: 'me.bsky.social', appPassword: 'abcd-efgh-ijkl-mnop' } }, /^provider "bluesky" is not available/],
+      ['a bluesky config without an app password', { provider: 'bluesky', name: 'B', config: { identifier: 'me.bsky.social' } }, 'config.appPassword is required (a non-empty string)'],
+      ['a bluesky service that is not a URL', { provider: 'bluesky', name: 'B', config: { identifier: 'me.bsky.social', appPassword: 'abcd-efgh-ijkl-mnop', service: 'bsky.social' } }, 'config.service must be an absolute http(s) URL, e.g. https://bsky.social'],
       ['a linkedin author that is not a URN', { provider: 'linkedin', name: 'L', config: { accessToken: 'AQV-token-value', authorUrn: 'me' } }, /^config\.authorUrn must be urn:li:person:\{id\}/],
       ['a linkedin config without a token', { provider: 'linkedin', name: 'L', config: { authorUrn: 'urn:li:person:1' } }, 'config.accessToken is required'],
     ])('rejects %s with a 400 naming it, and writes nothing', async (_, body, message) => {
