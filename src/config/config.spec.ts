@@ -59,4 +59,16 @@ describe('loadConfig', () => {
     expect(c.allowPrivateUrls).toBe(true);
     expect(c.publicUrl).toBe('https://herald.example.com');
   });
+
+  it('reads the LinkedIn API version (YYYYMM, default current) and the media link lifetime', () => {
+    const c = loadConfig({});
+    expect(c.linkedin).toMatchObject({ apiVersion: '202510', apiBaseUrl: 'https://api.linkedin.com', oauthBaseUrl: 'https://www.linkedin.com' });
+    expect(c.media.urlTtlSeconds).toBe(604_800);
+    expect(loadConfig({ LINKEDIN_VERSION: '202601' }).linkedin.apiVersion).toBe('202601');
+    expect(configError({ LINKEDIN_VERSION: '2026-01' }).message).toBe(
+      'Invalid configuration: LINKEDIN_VERSION must be a LinkedIn API version as YYYYMM (e.g. 202510), got "2026-01"',
+    );
+    expect(configError({ LINKEDIN_VERSION: '202613' }).variable).toBe('LINKEDIN_VERSION');
+    expect(configError({ MEDIA_URL_TTL_SECONDS: '5' }).variable).toBe('MEDIA_URL_TTL_SECONDS');
+  });
 });
