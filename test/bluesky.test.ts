@@ -1,8 +1,13 @@
 import type { AppBskyEmbedExternal, AppBskyEmbedImages, AppBskyFeedPost, AppBskyRichtextFacet } from '@atproto/api';
 import * as http from 'node:http';
 import type * as net from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import sharp from 'sharp';
+import { openCredentials } from '../src/accounts/account-credentials';
+import { SecretBox } from '../src/common/crypto/secret-box';
 import { BlueskyConnector } from '../src/connectors/bluesky/bluesky.connector';
+import type { DeliveryAccount, DeliveryJob } from '../src/connectors/connector.interface';
 import { bearer, TestApp } from './support/app';
 import { bootEngine, createPost, waitForJob } from './support/engine';
 import { startPds, TestBskyAccount, TestPdsHandle } from './support/pds';
@@ -102,6 +107,34 @@ describe('Bluesky connector against a real PDS', () => {
     expect(res.body.config).toEqual({ identifier: account.handle, service: proxy.url });
     expect(JSON.stringify(res.body)).not.toContain(account.appPassword);
     return res.body.id as string;
+  }
+
+  /** The account as the worker hands it to the connector: config and decrypted credentials. */
+  async function storedAccount(accountId: string): Promise<DeliveryAccount> {
+    const db = new Client({ connectionString: t.databaseUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query('SELECT workspace_id, name, config, credentials FROM accounts WHERE id = $1', [accountId]);
+      const row = rows[0] as { workspace_id: string; name: string; config: Record<string, unknown>; credentials: string };
+      const box = new SecretBox(t.config.secretKey as Buffer);
+      return { id: accountId, workspaceId: row.workspace_id, name: row.name, config: row.config, credentials: openCredentials(box, accountId, row.credentials) };
+    } finally {
+      await db.end();
+    }
+  }
+
+  function deliveryJob(accountId: string, text: string): DeliveryJob {
+    return {
+      id: randomUUID(),
+      postId: randomUUID(),
+      accountId,
+      workspaceId: 'ws',
+      idempotencyKey: randomUUID(),
+      attemptNumber: 1,
+      payload: { text, title: null, link: null, media: [], metadata: null, scheduledAt: new Date().toISOString() },
+      media: [],
+      previousAttempt: null,
+    };
   }
 
   async function uploadMedia(bytes: Buffer, filename: string, alt: string): Promise<string> {
@@ -218,8 +251,45 @@ describe('Bluesky connector against a real PDS', () => {
     const records = await listPosts(author);
     expect(records).toHaveLength(50);
     expect(new Set(records.map((r) => r.value.text)).size).toBe(50);
-    // The session is stored (encrypted) and reused: a fresh connector in "another process" logs in no more.
-    expect(((t.app.get(BlueskyConnector)).sessions.counters(accountId))?.logins).toBe(1);
+    expect(t.app.get(BlueskyConnector).sessions.counters(accountId)?.logins).toBe(1);
+
+    // Another process: a fresh connector reads the stored (encrypted) session and posts without a login.
+    const stored = await storedAccount(accountId);
+    expect(stored.credentials.session).toMatchObject({ did: author.did, handle: author.handle });
+    const other = new BlueskyConnector(t.config);
+    const out = await other.deliver(deliveryJob(accountId, 'From another process'), stored, new AbortController().signal);
+    expect(out.errorClass).toBe('success');
+    expect(other.sessions.counters(accountId)).toEqual({ logins: 0, refreshes: 0 });
+    expect(out.credentialsUpdate).toBeUndefined();
+    expect(proxy.calls(CREATE_SESSION) - loginsBefore).toBe(1);
+  });
+
+  it('refreshes a refused access token instead of logging in, and logs in again only when the refresh token is refused too', async () => {
+    const author = await pds.createAccount('refresher');
+    const accountId = await connect(author);
+    const first = await createPost(t, key, { text: 'first', targets: [{ accountId }] });
+    await waitForJob<Job>(t, key, first.jobs[0]!.id, (j) => j.status === 'succeeded');
+    const stored = await storedAccount(accountId);
+    const session = stored.credentials.session as Record<string, string>;
+    const logins = proxy.calls(CREATE_SESSION);
+
+    // Access token refused (as an expired one is): one refresh, no login, the new session handed back to store.
+    const stale = { ...stored, credentials: { ...stored.credentials, session: { ...session, accessJwt: `${session.accessJwt}x` } } };
+    const a = new BlueskyConnector(t.config);
+    const outA = await a.deliver(deliveryJob(accountId, 'after a refresh'), stale, new AbortController().signal);
+    expect(outA.errorClass).toBe('success');
+    expect(a.sessions.counters(accountId)).toEqual({ logins: 0, refreshes: 1 });
+    expect((outA.credentialsUpdate?.session as Record<string, string>).refreshJwt).not.toBe(session.refreshJwt);
+    expect(proxy.calls(CREATE_SESSION)).toBe(logins);
+
+    // A process holding a refresh token that is no longer accepted: the refresh fails, one login.
+    const dead = { ...stored, credentials: { ...stored.credentials, session: { ...session, accessJwt: 'not-a-jwt', refreshJwt: 'not-a-jwt-either' } } };
+    const b = new BlueskyConnector(t.config);
+    const outB = await Promise.all([1, 2, 3].map((n) => b.deliver(deliveryJob(accountId, `concurrent ${n}`), dead, new AbortController().signal)));
+    expect(outB.map((o) => o.errorClass)).toEqual(['success', 'success', 'success']);
+    // Three concurrent attempts, one login (single-flight).
+    expect(b.sessions.counters(accountId)?.logins).toBe(1);
+    expect(proxy.calls(CREATE_SESSION)).toBe(logins + 1);
   });
 
   it('does not duplicate a post whose create answer was lost', async () => {
