@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { sql } from '../database/sql';
 
 export type IdempotencyBegin =
@@ -17,8 +17,8 @@ const ABANDONED_AFTER = '2 minutes';
 /**
  * Idempotency-Key of POST /v1/posts. The key is claimed in its own short transaction first
  * (so a concurrent duplicate sees `in_flight` at once and gets 409, instead of waiting on a
- * row lock), then completed in the same transaction that writes the post: the post and its
- * replayable answer commit together or not at all.
+ * row lock), then completed by the statement that writes the post (PostsRepository.create):
+ * the post and its replayable answer commit together or not at all.
  */
 @Injectable()
 export class IdempotencyRepository {
@@ -46,13 +46,6 @@ export class IdempotencyRepository {
     if (!row.requestHash.equals(requestHash)) return { kind: 'mismatch' };
     if (row.state === 'in_flight') return { kind: 'in_flight' };
     return { kind: 'replay', status: row.status ?? 200, body: row.body };
-  }
-
-  async complete(m: EntityManager, workspaceId: string, key: string, status: number, body: unknown): Promise<void> {
-    await sql(m, 
-      `UPDATE idempotency_keys SET state = 'completed', response_status = $3, response_body = $4 WHERE workspace_id = $1 AND key = $2`,
-      [workspaceId, key, status, JSON.stringify(body)],
-    );
   }
 
   /** The request failed before anything was written: free the key for a corrected retry. */

@@ -4,8 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { Keyset } from '../common/pagination';
 import type { JobPayload } from '../connectors/connector.interface';
 import type { NewJob, PostRow } from './post.types';
-import type { JobRow } from '../jobs/job.types';
-import { JOB_COLUMNS } from '../jobs/jobs.repository';
+import { JOBS_CHANNEL } from '../queue/queue-notifier';
 import type { PostStatus } from './post-status';
 import { sql } from '../database/sql';
 
@@ -47,22 +46,38 @@ export class PostsRepository {
    * The post and one job per target, in one round trip each (jobs through unnest). Each job
    * carries its own copy of the payload, so a later edit of one dead job touches only it.
    */
-  async insert(m: EntityManager, post: PostRow, jobs: NewJob[], payloadFor: (job: NewJob) => JobPayload): Promise<JobRow[]> {
-    // One statement, one round trip: the post, its jobs, and the jobs as written. (The jobs'
-    // foreign key to the post is checked at the end of the statement, when the post exists.)
-    return sql<JobRow>(
-      m,
+  /**
+   * The post, its jobs, the Idempotency-Key's stored answer and the wake-up of idle workers,
+   * in ONE statement: it commits as a whole (the API answers 201 only after it returns), and
+   * POST /v1/posts costs one round trip for its writes. The jobs' foreign key to the post is
+   * checked at the end of the statement, when the post exists; the NOTIFY is delivered at commit.
+   */
+  async create(
+    post: PostRow,
+    jobs: NewJob[],
+    payloadFor: (job: NewJob) => JobPayload,
+    idempotency: { key: string; status: number; body: unknown } | null,
+  ): Promise<void> {
+    await sql(
+      this.db,
       `WITH p AS (
          INSERT INTO posts (id, workspace_id, text, title, link, media, metadata, scheduled_at, publish_by, created_at, updated_at)
          VALUES ($2, $1, $13, $14, $15, $16, $17, $3, $4, $5, $5)
+       ), j AS (
+         INSERT INTO jobs (id, workspace_id, post_id, account_id, provider, status, run_at, publish_by, idempotency_key,
+                           text_override, payload, created_at, updated_at)
+         SELECT r.id, $1, $2, r.account_id, r.provider, r.status, $3, $4, r.idempotency_key, r.text_override, r.payload, $5, $5
+         FROM unnest($6::uuid[], $7::uuid[], $8::text[], $9::text[], $10::text[], $11::text[], $12::jsonb[])
+           AS r(id, account_id, provider, status, idempotency_key, text_override, payload)
+         RETURNING 1
+       ), k AS (
+         UPDATE idempotency_keys SET state = 'completed', response_status = $19, response_body = $20
+         WHERE workspace_id = $1 AND key = $18 AND $18::text IS NOT NULL
+         RETURNING 1
+       ), n AS (
+         SELECT pg_notify($21, $22)
        )
-       INSERT INTO jobs AS j (id, workspace_id, post_id, account_id, provider, status, run_at, publish_by, idempotency_key,
-                              text_override, payload, created_at, updated_at)
-       SELECT r.id, $1, $2, r.account_id, r.provider, r.status, $3, $4, r.idempotency_key, r.text_override, r.payload, $5, $5
-       FROM unnest($6::uuid[], $7::uuid[], $8::text[], $9::text[], $10::text[], $11::text[], $12::jsonb[]) WITH ORDINALITY
-         AS r(id, account_id, provider, status, idempotency_key, text_override, payload, n)
-       ORDER BY r.n
-       RETURNING ${JOB_COLUMNS}`,
+       SELECT (SELECT count(*) FROM j) AS jobs, (SELECT count(*) FROM k) AS keys, (SELECT count(*) FROM n) AS notified`,
       [
         post.workspaceId,
         post.id,
@@ -81,6 +96,11 @@ export class PostsRepository {
         post.link,
         JSON.stringify(post.media),
         post.metadata,
+        idempotency?.key ?? null,
+        idempotency?.status ?? null,
+        idempotency ? JSON.stringify(idempotency.body) : null,
+        JOBS_CHANNEL,
+        String(post.scheduledAt.getTime()),
       ],
     );
   }

@@ -151,15 +151,38 @@ export class PostsService {
       createdAt: now,
       updatedAt: now,
     };
-    const view = await this.posts.transaction(async (m) => {
-      // Jobs in id order, the order GET /v1/posts/:id lists them in.
-      jobs.sort((a, b) => (a.id < b.id ? -1 : 1));
-      const written = await this.posts.insert(m, post, jobs, (j) => this.payload(post, j.textOverride));
-      const result = this.toView(post, written);
-      if (idempotencyKey !== undefined) await this.idempotency.complete(m, workspaceId, idempotencyKey, 201, result);
-      await this.notifier.notify(m, scheduledAt);
-      return result;
-    });
+    // Jobs in id order, the order GET /v1/posts/:id lists them in.
+    jobs.sort((a, b) => (a.id < b.id ? -1 : 1));
+    const payloadFor = (j: NewJob) => this.payload(post, j.textOverride);
+    // The answer is known before the write (every id and time is chosen here), so it is stored
+    // for Idempotency-Key replays in the same statement that writes the post.
+    const view = this.toView(
+      post,
+      jobs.map((j) => ({
+        id: j.id,
+        postId: post.id,
+        accountId: j.accountId,
+        workspaceId,
+        provider: j.provider as Provider,
+        status: j.status,
+        runAt: scheduledAt,
+        attemptCount: 0,
+        attemptBase: 0,
+        idempotencyKey: j.idempotencyKey,
+        textOverride: j.textOverride,
+        payload: payloadFor(j),
+        payloadEditedAt: null,
+        errorClass: null,
+        lastError: null,
+        deadReason: null,
+        remoteId: null,
+        remoteUrl: null,
+        createdAt: now,
+        updatedAt: now,
+        finishedAt: null,
+      })),
+    );
+    await this.posts.create(post, jobs, payloadFor, idempotencyKey === undefined ? null : { key: idempotencyKey, status: 201, body: view });
     return view;
   }
 
