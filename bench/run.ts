@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { Client } from 'pg';
 import { makeWorkerUtils, runMigrations as runGraphileMigrations } from 'graphile-worker';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
+import { CLAIM_CANDIDATES_SQL } from '../src/queue/queue.repository';
 
 /**
  * `npm run bench`: Herald's delivery engine measured end to end, beside graphile-worker doing
@@ -420,7 +421,7 @@ async function claimScaling(db: Db): Promise<{ empty: number; loaded: number; pl
     });
     const loaded = await db.with(url, claimOnce);
     const plan = await db.with(url, async (c) =>
-      (await c.query(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ${CANDIDATES_SQL}`)).rows.map((r) => r['QUERY PLAN']).join('\n'),
+      (await c.query(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ${CANDIDATES_SQL}`, [CANDIDATES_LIMIT])).rows.map((r) => r['QUERY PLAN']).join('\n'),
     );
     const old = await db.with(url, async (c) => (await c.query(`SELECT count(*)::int AS n FROM jobs WHERE status <> 'scheduled'`)).rows[0].n as number);
     return { empty, loaded, plan: `${fmt(old)} finished jobs in the table\n${plan}` };
@@ -429,26 +430,9 @@ async function claimScaling(db: Db): Promise<{ empty: number; loaded: number; pl
   }
 }
 
-/** The claim's candidate query, as in src/queue/queue.repository.ts (kept in step by hand). */
-const CANDIDATES_SQL = `
-  SELECT c.id, a.id AS "accountId", now() AS now
-  FROM (
-    SELECT a.id, a.max_in_flight - (SELECT count(*) FROM jobs x WHERE x.account_id = a.id AND x.status = 'in_progress') AS free
-    FROM accounts a
-    WHERE a.status = 'active' AND a.deleted_at IS NULL
-      AND (a.circuit_state = 'closed' OR a.circuit_open_until <= now())
-  ) a
-  CROSS JOIN LATERAL (
-    SELECT j.id, j.run_at FROM jobs j
-    WHERE j.account_id = a.id AND j.status = 'scheduled' AND j.run_at <= now()
-      AND (j.publish_by IS NULL OR j.publish_by >= now())
-    ORDER BY j.run_at
-    LIMIT greatest(a.free, 0)
-    FOR UPDATE SKIP LOCKED
-  ) c
-  WHERE a.free > 0
-  ORDER BY c.run_at
-  LIMIT 100`;
+/** The claim's candidate scan, exactly as the worker runs it, for 100 jobs. */
+const CANDIDATES_SQL = CLAIM_CANDIDATES_SQL;
+const CANDIDATES_LIMIT = 100;
 
 /** Median ms of BEGIN; candidate scan (100 of 2,000 due); ROLLBACK — over 200 runs. */
 async function measureClaim(c: Client): Promise<number> {
@@ -456,7 +440,7 @@ async function measureClaim(c: Client): Promise<number> {
   for (let i = 0; i < 200; i++) {
     const t = process.hrtime.bigint();
     await c.query('BEGIN');
-    await c.query(CANDIDATES_SQL);
+    await c.query(CANDIDATES_SQL, [CANDIDATES_LIMIT]);
     await c.query('ROLLBACK');
     times.push(Number(process.hrtime.bigint() - t) / 1e6);
   }

@@ -94,6 +94,26 @@ const toCircuit = (r: CircuitRow): Circuit => ({
   consecutiveFailures: r.consecutiveFailures,
 });
 
+/** The claim's candidate scan (exported for the claim-scaling benchmark, which times it). */
+export const CLAIM_CANDIDATES_SQL = `SELECT c.id, a.id AS "accountId", now() AS now
+             FROM (
+               SELECT a.id, a.max_in_flight - (SELECT count(*) FROM jobs x WHERE x.account_id = a.id AND x.status = 'in_progress') AS free
+               FROM accounts a
+               WHERE a.status = 'active' AND a.deleted_at IS NULL
+                 AND (a.circuit_state = 'closed' OR a.circuit_open_until <= now())
+             ) a
+             CROSS JOIN LATERAL (
+               SELECT j.id, j.run_at FROM jobs j
+               WHERE j.account_id = a.id AND j.status = 'scheduled' AND j.run_at <= now()
+                 AND (j.publish_by IS NULL OR j.publish_by >= now())
+               ORDER BY j.run_at
+               LIMIT greatest(a.free, 0)
+               FOR UPDATE SKIP LOCKED
+             ) c
+             WHERE a.free > 0
+             ORDER BY c.run_at
+             LIMIT $1`;
+
 /**
  * The queue's hand-written SQL. One method per operation; each says why it is written so.
  *
@@ -234,24 +254,7 @@ export class QueueRepository implements OnApplicationShutdown {
     // close to the rows we can take, and a busy account's backlog from crowding out others.
     const { rows } = await client.query<Candidate & { now: Date }>({
       name: 'herald_claim_candidates',
-      text: `SELECT c.id, a.id AS "accountId", now() AS now
-             FROM (
-               SELECT a.id, a.max_in_flight - (SELECT count(*) FROM jobs x WHERE x.account_id = a.id AND x.status = 'in_progress') AS free
-               FROM accounts a
-               WHERE a.status = 'active' AND a.deleted_at IS NULL
-                 AND (a.circuit_state = 'closed' OR a.circuit_open_until <= now())
-             ) a
-             CROSS JOIN LATERAL (
-               SELECT j.id, j.run_at FROM jobs j
-               WHERE j.account_id = a.id AND j.status = 'scheduled' AND j.run_at <= now()
-                 AND (j.publish_by IS NULL OR j.publish_by >= now())
-               ORDER BY j.run_at
-               LIMIT greatest(a.free, 0)
-               FOR UPDATE SKIP LOCKED
-             ) c
-             WHERE a.free > 0
-             ORDER BY c.run_at
-             LIMIT $1`,
+      text: CLAIM_CANDIDATES_SQL,
       values: [limit],
     });
     return rows;
