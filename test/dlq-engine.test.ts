@@ -88,16 +88,22 @@ describe('dead-letter queue: requeued jobs reach the receiver', () => {
 
   it('simultaneous requeues (and a manual retry) of one dead job make exactly one delivery', async () => {
     const { r, jobId } = await deadByA400('Click, click, click');
-    const answers = await Promise.all([
+    const [one, two, bulk, retry] = await Promise.all([
       t.http().post(`/v1/dlq/${jobId}/requeue`).set(bearer(key)).send({}),
       t.http().post(`/v1/dlq/${jobId}/requeue`).set(bearer(key)).send({}),
       t.http().post('/v1/dlq/requeue').set(bearer(key)).send({ ids: [jobId] }),
       t.http().post(`/v1/jobs/${jobId}/retry`).set(bearer(key)),
     ]);
-    // Exactly one of them moved the job; the others were refused (409) or report a no-op.
-    const moved = answers.filter((a) => a.status === 200 && (a.body.requeued === undefined || a.body.requeued === 1));
-    expect(moved).toHaveLength(1);
-    for (const a of answers.filter((x) => !moved.includes(x))) expect([409, 200]).toContain(a.status);
+    // Of the three DLQ requeues at most one moved the job (the others: 409, or a reported no-op);
+    // none did if the manual retry got there first. The retry answers 200 on a job that is
+    // scheduled again ("retry now" only moves its run time) or took it from dead itself.
+    const dlqMoved = [one!.status === 200, two!.status === 200, bulk!.body.requeued === 1].filter(Boolean).length;
+    expect(dlqMoved).toBeLessThanOrEqual(1);
+    for (const a of [one!, two!]) expect([200, 409]).toContain(a.status);
+    expect(bulk!.status).toBe(200);
+    expect([200, 409]).toContain(retry!.status);
+    const requeues = await count(`SELECT count(*)::int AS n FROM job_audit WHERE job_id = $1 AND action = 'requeue'`, [jobId]);
+    expect(requeues).toBe(dlqMoved);
 
     const job = await waitForJob<JobView>(t, key, jobId, (j) => j.status === 'succeeded');
     await sleep(600); // several poll intervals: nothing else goes out
