@@ -79,6 +79,10 @@ export class PublishEngine1764470000000 implements MigrationInterface {
         payload_edited_at timestamptz,
         error_class       text CHECK (error_class IN ('success', 'transient', 'auth', 'permanent', 'poison')),
         last_error        text,
+        -- The last attempt's answer: LinkedIn reads a 422 DUPLICATE_POST differently after a
+        -- failure that left no answer (the first request may have gone through).
+        last_http_status  integer,
+        last_network_error text,
         dead_reason       text CHECK (dead_reason IN ('max_attempts', 'permanent', 'poison', 'expired')),
         remote_id         text,
         remote_url        text,
@@ -120,6 +124,9 @@ export class PublishEngine1764470000000 implements MigrationInterface {
         latency_ms        integer NOT NULL,
         response_excerpt  text,
         message           text,
+        -- Things a person should know about an attempt that did not fail it (one per line),
+        -- e.g. a Bluesky link card left out because the page could not be fetched.
+        warnings          text,
         idempotency_key   text NOT NULL,
         worker            text NOT NULL,
         UNIQUE (job_id, number)

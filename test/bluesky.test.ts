@@ -239,6 +239,11 @@ describe('Bluesky connector against a real PDS', () => {
     expect(record.text).toBe(`Our notes\n\n${link}`);
     expect(record.embed).toBeUndefined();
     expect(record.facets).toEqual([{ index: byteRange(record.text, link), features: [{ $type: 'app.bsky.richtext.facet#link', uri: link }] }]);
+    // The person sees why the post has no card: a warning on the successful attempt.
+    const detail = await t.http().get(`/v1/jobs/${job.id}`).set(bearer(key)).expect(200);
+    const last = detail.body.attempts[detail.body.attempts.length - 1];
+    expect(last.errorClass).toBe('success');
+    expect(last.warnings).toEqual([expect.stringMatching(/link/i)]);
   });
 
   it('publishes 50 posts with one login', async () => {

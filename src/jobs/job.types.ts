@@ -40,6 +40,7 @@ export interface AttemptRow {
   responseExcerpt: string | null;
   message: string | null;
   idempotencyKey: string;
+  warnings: string | null;
 }
 
 export interface JobView {
@@ -75,6 +76,7 @@ export interface AttemptView {
   responseExcerpt: string | null;
   message: string | null;
   idempotencyKey: string;
+  warnings: string[];
 }
 
 export function toJobView(j: JobRow): JobView {
@@ -113,5 +115,6 @@ export function toAttemptView(a: AttemptRow): AttemptView {
     responseExcerpt: a.responseExcerpt,
     message: a.message,
     idempotencyKey: a.idempotencyKey,
+    warnings: a.warnings ? a.warnings.split('\n') : [],
   };
 }

@@ -52,7 +52,7 @@ export class JobsRepository {
     return sql(this.db, 
       `SELECT number, started_at AS "startedAt", finished_at AS "finishedAt", http_status AS "httpStatus",
               network_error AS "networkError", error_class AS "errorClass", decision, retry_at AS "retryAt",
-              latency_ms AS "latencyMs", response_excerpt AS "responseExcerpt", message, idempotency_key AS "idempotencyKey"
+              latency_ms AS "latencyMs", response_excerpt AS "responseExcerpt", message, idempotency_key AS "idempotencyKey", warnings
        FROM attempts WHERE job_id = $1 ORDER BY number`,
       [jobId],
     );

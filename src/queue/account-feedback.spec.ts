@@ -24,6 +24,7 @@ function attempt(accountId: string, errorClass: ErrorClass, atMs: number, messag
     deadReason: null,
     remoteId: null,
     remoteUrl: null,
+    warnings: [],
   };
 }
 const active = (id: string, circuit = CLOSED_CIRCUIT): LockedAccount => ({ id, status: 'active', circuit });

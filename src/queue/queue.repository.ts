@@ -26,6 +26,8 @@ export interface ClaimedJob {
   payload: JobPayload;
   publishBy: Date | null;
   previousErrorClass: ErrorClass | null;
+  previousHttpStatus: number | null;
+  previousNetworkError: string | null;
   credentialsVersion: number;
   retryPolicy: RetryPolicyOverride | null;
   claimedAt: Date;
@@ -50,6 +52,7 @@ export interface FinishedAttempt {
   deadReason: DeadReason | null;
   remoteId: string | null;
   remoteUrl: string | null;
+  warnings: string[];
 }
 
 /** What one round did. */
@@ -281,9 +284,9 @@ export class QueueRepository implements OnApplicationShutdown {
       text: `WITH r AS (
                SELECT * FROM unnest($2::uuid[], $3::int[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::int[],
                                     $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[],
-                                    $15::text[], $16::text[])
+                                    $15::text[], $16::text[], $17::text[])
                  AS r(job_id, number, idempotency_key, started_at, finished_at, http_status, network_error, error_class,
-                      message, response_excerpt, decision, delay_ms, dead_reason, remote_id, remote_url)
+                      message, response_excerpt, decision, delay_ms, dead_reason, remote_id, remote_url, warnings)
              ), done AS (
                UPDATE jobs j SET
                  status = CASE r.decision WHEN 'succeed' THEN 'succeeded' WHEN 'retry' THEN 'scheduled'
@@ -291,6 +294,8 @@ export class QueueRepository implements OnApplicationShutdown {
                  run_at = CASE WHEN r.decision = 'retry' THEN clock_timestamp() + r.delay_ms * interval '1 millisecond' ELSE j.run_at END,
                  error_class = r.error_class,
                  last_error = r.message,
+                 last_http_status = r.http_status,
+                 last_network_error = r.network_error,
                  dead_reason = r.dead_reason,
                  remote_id = coalesce(r.remote_id, j.remote_id),
                  remote_url = coalesce(r.remote_url, j.remote_url),
@@ -302,11 +307,11 @@ export class QueueRepository implements OnApplicationShutdown {
                RETURNING j.id, j.run_at
              )
              INSERT INTO attempts (job_id, number, started_at, finished_at, http_status, network_error, error_class, decision,
-                                   retry_at, latency_ms, response_excerpt, message, idempotency_key, worker)
+                                   retry_at, latency_ms, response_excerpt, message, idempotency_key, worker, warnings)
              SELECT r.job_id, r.number, r.started_at, r.finished_at, r.http_status, r.network_error, r.error_class, r.decision,
                     CASE WHEN r.decision = 'retry' THEN done.run_at END,
                     greatest(0, (extract(epoch FROM r.finished_at - r.started_at) * 1000)::int),
-                    r.response_excerpt, r.message, r.idempotency_key, $1
+                    r.response_excerpt, r.message, r.idempotency_key, $1, r.warnings
              FROM r JOIN done ON done.id = r.job_id
              RETURNING job_id AS "jobId"`,
       values: [
@@ -326,6 +331,7 @@ export class QueueRepository implements OnApplicationShutdown {
         col('deadReason'),
         col('remoteId'),
         col('remoteUrl'),
+        attempts.map((a) => (a.warnings.length > 0 ? a.warnings.join('\n') : null)),
       ],
     });
     return new Set(written.map((w) => w.jobId));
@@ -392,7 +398,8 @@ export class QueueRepository implements OnApplicationShutdown {
              RETURNING j.id, j.post_id AS "postId", j.account_id AS "accountId", j.workspace_id AS "workspaceId",
                        j.provider, j.idempotency_key AS "idempotencyKey", j.attempt_count AS "attemptNumber",
                        j.attempt_count - 1 - j.attempt_base AS "attemptsInBudget", j.payload, j.publish_by AS "publishBy",
-                       j.error_class AS "previousErrorClass", a.credentials_version AS "credentialsVersion",
+                       j.error_class AS "previousErrorClass", j.last_http_status AS "previousHttpStatus",
+                       j.last_network_error AS "previousNetworkError", a.credentials_version AS "credentialsVersion",
                        a.retry_policy AS "retryPolicy", now() AS "claimedAt"`,
       values: [ids, owner, leaseMs],
     });
@@ -435,6 +442,7 @@ export class QueueRepository implements OnApplicationShutdown {
            status = CASE WHEN e.exhausted THEN 'dead' ELSE 'scheduled' END,
            dead_reason = CASE WHEN e.exhausted THEN 'max_attempts' END,
            run_at = now(), lease_owner = NULL, lease_expires_at = NULL, error_class = 'transient',
+           last_http_status = NULL, last_network_error = 'worker_lost',
            last_error = 'the worker running this attempt stopped before recording its outcome (lease expired)',
            finished_at = CASE WHEN e.exhausted THEN now() END, updated_at = now()
          FROM expired e WHERE j.id = e.id

@@ -289,7 +289,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
           payload: job.payload,
           media,
           previousAttempt: job.previousErrorClass
-            ? { errorClass: job.previousErrorClass, networkError: null, httpStatus: null }
+            ? { errorClass: job.previousErrorClass, networkError: job.previousNetworkError, httpStatus: job.previousHttpStatus }
             : null,
         },
         cached.account,
@@ -339,6 +339,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       deadReason: decision.deadReason,
       remoteId: result.remoteId,
       remoteUrl: result.remoteUrl,
+      warnings: result.warnings ?? [],
     });
     // A retry this process scheduled: be awake when it is due.
     if (decision.decision === 'retry' && decision.delayMs !== null) this.wakeAtTime(finishedAt.getTime() + decision.delayMs);
