@@ -258,7 +258,11 @@ async function pgCpu(db: Db, name: string): Promise<number> {
   return db.admin(async (c) => Number((await c.query(`SELECT xact_commit FROM pg_stat_database WHERE datname = $1`, [name])).rows[0]?.xact_commit ?? 0));
 }
 
-/** CPU time (µs) of every `postgres` process on this machine so far (Linux /proc). */
+/**
+ * CPU time (µs) of every `postgres` process on this machine so far (Linux /proc), including
+ * the children the postmaster already reaped (cutime/cstime): backends of closed connections
+ * would otherwise take their CPU time with them.
+ */
 function postgresCpu(): number {
   let total = 0;
   for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
@@ -266,7 +270,7 @@ function postgresCpu(): number {
       const raw = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
       if (!raw.includes('(postgres)')) continue;
       const stat = raw.split(') ')[1]!.split(' ');
-      total += ((Number(stat[11]) + Number(stat[12])) / 100) * 1e6;
+      total += ((Number(stat[11]) + Number(stat[12]) + Number(stat[13]) + Number(stat[14])) / 100) * 1e6;
     } catch {
       /* gone */
     }
