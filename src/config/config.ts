@@ -41,7 +41,6 @@ export interface EnvConfig {
     leaseMs: number;
     shutdownGraceMs: number;
     maxInFlightPerAccount: number;
-    roundsInFlight: number;
   };
   retry: {
     baseDelayMs: number;
@@ -210,7 +209,6 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
       leaseMs: readInt(env, 'WORKER_LEASE_MS', 60_000, 1000, 3_600_000),
       shutdownGraceMs: readInt(env, 'WORKER_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
       maxInFlightPerAccount: readInt(env, 'ACCOUNT_MAX_IN_FLIGHT', 5, 1, 1000),
-      roundsInFlight: readInt(env, 'WORKER_ROUNDS_IN_FLIGHT', 2, 1, 8),
     },
     retry,
     circuit: {

@@ -152,7 +152,7 @@ export class QueueRepository implements OnApplicationShutdown {
   private pool(): Pool {
     this.roundsPool ??= new Pool({
       connectionString: this.config.databaseUrl,
-      max: this.config.worker.roundsInFlight,
+      max: 2,
       application_name: 'herald-worker',
       pipeline: true,
     } as PoolConfig);

@@ -54,13 +54,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private readonly accounts = new Map<string, CachedAccount>();
   private readonly running = new Set<Promise<void>>();
   private pending: FinishedAttempt[] = [];
-  private readonly rounds = new Set<Promise<void>>();
-  private roundsInFlight = 0;
-  /** Claim room promised to rounds in flight (not yet in `running`). */
-  private reserved = 0;
-  private roundFailures = 0;
-  private roundBackoff = false;
-  private lastRoundFull = false;
+  private pumping: Promise<void> | null = null;
+  private pumpAgain = false;
   private wakeTimer: NodeJS.Timeout | null = null;
   private wakeTimerDue = 0;
   private readonly wakeTimes = new WakeSchedule();
@@ -112,10 +107,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       await Promise.all(this.running);
     }
     // Record what finished (no claiming: `stopping` leaves no room).
-    while (this.pending.length > 0 || this.rounds.size > 0) {
-      this.kick();
-      await Promise.all(this.rounds);
-      if (this.roundBackoff) await new Promise((resolve) => setTimeout(resolve, 550));
+    while (this.pending.length > 0 || this.pumping) {
+      if (!this.pumping) this.kick();
+      await this.pumping;
     }
     this.logger.log('worker stopped');
   }
@@ -148,91 +142,77 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   /**
-   * Starts rounds (record what finished + claim what fits). Up to WORKER_ROUNDS_IN_FLIGHT run at once
-   * on separate connections: while one waits for PostgreSQL, the next already records what
-   * finished meanwhile (a round's account locks make the second wait only where they overlap,
-   * and keep the in-flight cap exact). Rounds are started by finishing attempts, NOTIFY, the
-   * wake timer and the poll; whatever finished while a round ran goes into the next one, which
-   * is what batches the writes.
+   * Runs rounds (record what finished + claim what fits) until there is nothing to record and
+   * no room or no due work left. One pump at a time per process; a kick during a round makes
+   * the pump go on with whatever finished meanwhile, which is what batches the writes.
    */
   kick(): void {
-    const { batchSize, concurrency } = this.config.worker;
-    while (this.roundsInFlight < this.config.worker.roundsInFlight && !this.roundBackoff) {
-      const room = this.stopping ? 0 : Math.min(batchSize, concurrency - this.running.size - this.reserved);
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = this.pump()
+      .catch((err: unknown) => this.logger.error(`worker round failed: ${String(err)}`))
+      .finally(() => {
+        this.pumping = null;
+        if (this.pumpAgain) {
+          this.pumpAgain = false;
+          this.kick();
+        }
+      });
+  }
+
+  private async pump(): Promise<void> {
+    const { batchSize, concurrency, leaseMs } = this.config.worker;
+    let failures = 0;
+    for (;;) {
+      this.pumpAgain = false;
+      const room = this.stopping ? 0 : Math.min(batchSize, concurrency - this.running.size);
       if (this.pending.length === 0 && room <= 0) return; // a finishing attempt kicks again
-      // A second concurrent round only to record outcomes, never just to claim: claiming
-      // rounds in parallel would compete for the same due jobs.
-      if (this.roundsInFlight > 0 && this.pending.length === 0) return;
       const finished = this.pending.splice(0, FINISHED_BATCH);
-      this.roundsInFlight += 1;
-      this.reserved += Math.max(0, room);
-      const done = this.round(finished, Math.max(0, room)).finally(() => {
-        this.roundsInFlight -= 1;
-        this.reserved -= Math.max(0, room);
-        this.rounds.delete(done);
-        this.afterRound();
-      });
-      this.rounds.add(done);
-    }
-  }
-
-  private async round(finished: FinishedAttempt[], room: number): Promise<void> {
-    let result: RoundResult;
-    const stop = this.metrics.roundSeconds.startTimer();
-    try {
-      result = await this.queue.round({
-        owner: this.owner,
-        finished,
-        claimLimit: room,
-        leaseMs: this.config.worker.leaseMs,
-        feedback: (accounts, attempts) => accountFeedback(accounts, attempts, this.config.circuit),
-        plan: (candidates, slots, now) => planClaim(candidates, slots, now, room),
-      });
-      this.roundFailures = 0;
-    } catch (err) {
-      // Outcomes are kept and written again: their jobs stay leased to us meanwhile, and if
-      // this process dies their leases expire and they are retried (same idempotency key).
-      this.pending.unshift(...finished);
-      this.roundFailures += 1;
-      this.logger.error(`worker round failed (${this.roundFailures}x), will retry: ${String(err)}`);
-      if (this.stopping && this.roundFailures >= 3) {
-        this.logger.error(`giving up on ${this.pending.length} outcomes at shutdown; their leases will expire and they will be retried`);
-        this.pending = [];
-        return;
+      let round: RoundResult;
+      const stop = this.metrics.roundSeconds.startTimer();
+      try {
+        round = await this.queue.round({
+          owner: this.owner,
+          finished,
+          claimLimit: room,
+          leaseMs,
+          feedback: (accounts, attempts) => accountFeedback(accounts, attempts, this.config.circuit),
+          plan: (candidates, slots, now) => planClaim(candidates, slots, now, room),
+        });
+        failures = 0;
+      } catch (err) {
+        // Outcomes are kept and written again: their jobs stay leased to us meanwhile, and if
+        // this process dies their leases expire and they are retried (same idempotency key).
+        this.pending.unshift(...finished);
+        failures += 1;
+        this.logger.error(`worker round failed (${failures}x), will retry: ${String(err)}`);
+        if (this.stopping && failures >= 3) {
+          this.logger.error(`giving up on ${this.pending.length} outcomes at shutdown; their leases will expire and they will be retried`);
+          this.pending = [];
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        continue;
+      } finally {
+        stop();
       }
-      this.roundBackoff = true;
-      setTimeout(() => {
-        this.roundBackoff = false;
-        this.kick();
-      }, 500).unref();
-      return;
-    } finally {
-      stop();
-    }
-    if (result.recorded.size < finished.length) {
-      this.logger.warn(`${finished.length - result.recorded.size} outcomes were not recorded: their lease had expired and another worker took them`);
-    }
-    if (result.notActive.length > 0) {
-      await this.queue.pauseWaitingJobs(result.notActive).catch((err: unknown) => this.logger.error(`pausing jobs failed: ${String(err)}`));
-    }
-    if (result.claimed.length > 0) await this.startAll(result.claimed);
-    this.lastRoundFull = room > 0 && result.claimed.length >= room;
-  }
-
-  private afterRound(): void {
-    if (this.pending.length > 0 || this.lastRoundFull) {
-      this.kick();
-      return;
+      if (round.recorded.size < finished.length) {
+        this.logger.warn(`${finished.length - round.recorded.size} outcomes were not recorded: their lease had expired and another worker took them`);
+      }
+      if (round.notActive.length > 0) {
+        await this.queue.pauseWaitingJobs(round.notActive).catch((err: unknown) => this.logger.error(`pausing jobs failed: ${String(err)}`));
+      }
+      if (round.claimed.length > 0) await this.startAll(round.claimed);
+      const full = room > 0 && round.claimed.length >= room;
+      if (this.pending.length === 0 && !full && !this.pumpAgain) break;
     }
     // Idle: sleep until the next scheduled job (retries this process scheduled, and jobs other
     // processes wrote while no NOTIFY reached us), at most a poll interval.
-    if (!this.stopping && this.running.size === 0 && this.roundsInFlight === 0) {
-      void this.queue
-        .nextRunAt()
-        .then((next) => {
-          if (next) this.wakeAtTime(Math.min(next.getTime(), Date.now() + this.config.worker.pollIntervalMs));
-        })
-        .catch((err: unknown) => this.logger.error(`reading the next due time failed: ${String(err)}`));
+    if (!this.stopping && this.running.size === 0) {
+      const next = await this.queue.nextRunAt();
+      if (next) this.wakeAtTime(Math.min(next.getTime(), Date.now() + this.config.worker.pollIntervalMs));
     }
   }
 
