@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { Keyset } from '../common/pagination';
 import type { Provider } from '../connectors/connector.interface';
 import type { AccountRow, AccountStatus, RetryPolicyOverride } from './account.types';
-import { sql } from '../database/sql';
+import { prepared, sql } from '../database/sql';
 
 const COLUMNS = `
   id, workspace_id AS "workspaceId", provider, name, status, status_reason AS "statusReason", config,
@@ -64,8 +64,11 @@ export class AccountsRepository {
   }
 
   /** The workspace's live accounts among `ids` (others, and other workspaces' ids, are absent). */
+  /** Runs on every POST /v1/posts: a prepared statement. */
   async findMany(workspaceId: string, ids: string[]): Promise<Pick<AccountRow, 'id' | 'provider' | 'status'>[]> {
-    return sql(this.db, 
+    return prepared(
+      this.db,
+      'herald_accounts_for_post',
       `SELECT id, provider, status FROM accounts WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`,
       [workspaceId, ids],
     );

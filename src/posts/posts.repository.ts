@@ -6,7 +6,7 @@ import type { JobPayload } from '../connectors/connector.interface';
 import type { NewJob, PostRow } from './post.types';
 import { JOBS_CHANNEL } from '../queue/queue-notifier';
 import type { PostStatus } from './post-status';
-import { sql } from '../database/sql';
+import { prepared, sql } from '../database/sql';
 
 const POST_COLUMNS = `
   p.id, p.workspace_id AS "workspaceId", p.text, p.title, p.link, p.media, p.metadata,
@@ -58,8 +58,9 @@ export class PostsRepository {
     payloadFor: (job: NewJob) => JobPayload,
     idempotency: { key: string; status: number; body: unknown } | null,
   ): Promise<void> {
-    await sql(
+    await prepared(
       this.db,
+      'herald_create_post',
       `WITH p AS (
          INSERT INTO posts (id, workspace_id, text, title, link, media, metadata, scheduled_at, publish_by, created_at, updated_at)
          VALUES ($2, $1, $13, $14, $15, $16, $17, $3, $4, $5, $5)

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
 import type { Keyset } from '../common/pagination';
-import { sql } from '../database/sql';
+import { prepared, sql } from '../database/sql';
 import { ApiKeyEntity, ApiKeyRole } from './api-key.entity';
 
 @Injectable()
@@ -18,13 +18,12 @@ export class ApiKeysRepository {
    * API request, so it is one indexed SELECT without the ORM's query building.
    */
   async findByHash(keyHash: Buffer, manager?: EntityManager): Promise<ApiKeyEntity | null> {
-    const rows = await sql<ApiKeyEntity>(
-      manager ?? this.db.manager,
-      `SELECT id, workspace_id AS "workspaceId", name, key_hash AS "keyHash", prefix, role,
+    const text = `SELECT id, workspace_id AS "workspaceId", name, key_hash AS "keyHash", prefix, role,
               created_at AS "createdAt", revoked_at AS "revokedAt"
-       FROM api_keys WHERE key_hash = $1`,
-      [keyHash],
-    );
+       FROM api_keys WHERE key_hash = $1`;
+    const rows = manager
+      ? await sql<ApiKeyEntity>(manager, text, [keyHash])
+      : await prepared<ApiKeyEntity>(this.db, 'herald_api_key_by_hash', text, [keyHash]);
     return rows[0] ?? null;
   }
 
