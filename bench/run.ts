@@ -425,7 +425,7 @@ async function claimScaling(db: Db): Promise<{ empty: number; loaded: number; pl
     });
     const loaded = await db.with(url, claimOnce);
     const plan = await db.with(url, async (c) =>
-      (await c.query(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ${CANDIDATES_SQL}`, [CANDIDATES_LIMIT])).rows.map((r) => r['QUERY PLAN']).join('\n'),
+      (await c.query(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ${CANDIDATES_SQL}`, [CANDIDATES_LIMIT, 'bench', 2])).rows.map((r) => r['QUERY PLAN']).join('\n'),
     );
     const old = await db.with(url, async (c) => (await c.query(`SELECT count(*)::int AS n FROM jobs WHERE status <> 'scheduled'`)).rows[0].n as number);
     return { empty, loaded, plan: `${fmt(old)} finished jobs in the table\n${plan}` };
@@ -444,7 +444,7 @@ async function measureClaim(c: Client): Promise<number> {
   for (let i = 0; i < 200; i++) {
     const t = process.hrtime.bigint();
     await c.query('BEGIN');
-    await c.query(CANDIDATES_SQL, [CANDIDATES_LIMIT]);
+    await c.query(CANDIDATES_SQL, [CANDIDATES_LIMIT, 'bench', 2]);
     await c.query('ROLLBACK');
     times.push(Number(process.hrtime.bigint() - t) / 1e6);
   }

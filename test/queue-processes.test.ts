@@ -19,7 +19,8 @@ function serviceEnv(databaseUrl: string, extra: Record<string, string> = {}): Re
     HERALD_ALLOW_PRIVATE_URLS: 'true',
     LOG_LEVEL: 'warn',
     WORKER_POLL_INTERVAL_MS: '100',
-    WORKER_LEASE_MS: '3000',
+    WORKER_LEASE_MS: '8000',
+    HTTP_TOTAL_TIMEOUT_MS: '3000',
     RETRY_BASE_DELAY_MS: '50',
     RETRY_MAX_DELAY_MS: '500',
     ...extra,
@@ -55,11 +56,14 @@ describe('the queue across processes', () => {
     return ids;
   }
 
-  /** `posts` posts, each to every account: posts × accounts jobs. */
+  /** `posts` rounds of posts to every account (20 targets per post at most): posts × accounts jobs. */
   async function queue(s: ServiceProcess, accountIds: string[], posts: number): Promise<void> {
     for (let i = 0; i < posts; i++) {
-      const res = await api(s, KEY, 'POST', '/v1/posts', { text: `post ${i}`, targets: accountIds.map((accountId) => ({ accountId })) });
-      expect(res.status).toBe(201);
+      for (let from = 0; from < accountIds.length; from += 20) {
+        const targets = accountIds.slice(from, from + 20).map((accountId) => ({ accountId }));
+        const res = await api(s, KEY, 'POST', '/v1/posts', { text: `post ${i}`, targets });
+        expect(res.status).toBe(201);
+      }
     }
   }
 
@@ -116,10 +120,11 @@ describe('the queue across processes', () => {
       return 200;
     });
     const a = await startService(url, { WORKER_ENABLED: 'false' });
-    const ids = await accounts(a, recv.urlFor('/hook'), 20);
-    await queue(a, ids, 20);
+    const ids = await accounts(a, recv.urlFor('/hook'), 100);
+    await queue(a, ids, 4);
     await a.stop('SIGTERM');
-    // 20 accounts × 5 slots = 100, more than one process may run (40): both must claim.
+    // An account's jobs are leased by one process at a time; with 100 accounts and at most 40
+    // jobs per process, both processes must take accounts, and they race for the same queue.
     const env = { WORKER_CONCURRENCY: '40' };
     const [w1, w2] = await Promise.all([startService(url, env), startService(url, env)]);
     await waitUntil(async () => (await jobStates(url)).succeeded === 400, 60_000, 'all 400 jobs to succeed');

@@ -173,6 +173,12 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
     maxAttempts: readInt(env, 'RETRY_MAX_ATTEMPTS', 16, 1, 1000),
     maxServerDelayMs: readInt(env, 'RETRY_MAX_SERVER_DELAY_MS', 86_400_000, 0, 30 * 86_400_000),
   };
+  const leaseMs = readInt(env, 'WORKER_LEASE_MS', 60_000, 1000, 3_600_000);
+  const totalTimeoutMs = readInt(env, 'HTTP_TOTAL_TIMEOUT_MS', 20_000, 100, 600_000);
+  if (leaseMs < 2 * totalTimeoutMs + 2000) {
+    // A lease must outlast the attempt running and the one queued behind it (PREFETCH in the worker).
+    throw new ConfigError('WORKER_LEASE_MS', `must be at least 2 × HTTP_TOTAL_TIMEOUT_MS + 2000 (${2 * totalTimeoutMs + 2000}), got ${leaseMs}`);
+  }
   if (retry.maxDelayMs < retry.baseDelayMs) {
     throw new ConfigError('RETRY_MAX_DELAY_MS', `must be at least RETRY_BASE_DELAY_MS (${retry.baseDelayMs})`);
   }
@@ -206,7 +212,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
       batchSize: readInt(env, 'WORKER_BATCH_SIZE', 100, 1, 1000),
       concurrency: readInt(env, 'WORKER_CONCURRENCY', 200, 1, 10_000),
       pollIntervalMs: readInt(env, 'WORKER_POLL_INTERVAL_MS', 1000, 10, 600_000),
-      leaseMs: readInt(env, 'WORKER_LEASE_MS', 60_000, 1000, 3_600_000),
+      leaseMs,
       shutdownGraceMs: readInt(env, 'WORKER_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
       maxInFlightPerAccount: readInt(env, 'ACCOUNT_MAX_IN_FLIGHT', 5, 1, 1000),
     },
@@ -218,7 +224,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
     },
     http: {
       connectTimeoutMs: readInt(env, 'HTTP_CONNECT_TIMEOUT_MS', 5_000, 100, 120_000),
-      totalTimeoutMs: readInt(env, 'HTTP_TOTAL_TIMEOUT_MS', 20_000, 100, 600_000),
+      totalTimeoutMs,
       responseExcerptBytes: readInt(env, 'HTTP_RESPONSE_EXCERPT_BYTES', 2048, 0, 65_536),
     },
   };

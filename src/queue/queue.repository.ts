@@ -30,6 +30,8 @@ export interface ClaimedJob {
   previousNetworkError: string | null;
   credentialsVersion: number;
   retryPolicy: RetryPolicyOverride | null;
+  /** The account's cap on attempts running at once. */
+  maxInFlight: number;
   claimedAt: Date;
 }
 
@@ -100,8 +102,12 @@ const toCircuit = (r: CircuitRow): Circuit => ({
 /** The claim's candidate scan (exported for the claim-scaling benchmark, which times it). */
 export const CLAIM_CANDIDATES_SQL = `SELECT c.id, a.id AS "accountId", now() AS now
              FROM (
-               SELECT a.id, a.max_in_flight - (SELECT count(*) FROM jobs x WHERE x.account_id = a.id AND x.status = 'in_progress') AS free
+               SELECT a.id, CASE WHEN f.others > 0 THEN 0 ELSE a.max_in_flight * $3 - f.total END AS free
                FROM accounts a
+               CROSS JOIN LATERAL (
+                 SELECT count(*) AS total, count(*) FILTER (WHERE x.lease_owner <> $2) AS others
+                 FROM jobs x WHERE x.account_id = a.id AND x.status = 'in_progress'
+               ) f
                WHERE a.status = 'active' AND a.deleted_at IS NULL
                  AND (a.circuit_state = 'closed' OR a.circuit_open_until <= now())
              ) a
@@ -188,20 +194,25 @@ export class QueueRepository implements OnApplicationShutdown {
   async round(input: {
     owner: string;
     finished: FinishedAttempt[];
+    /** Claimed jobs this worker will not attempt after all: back to the queue, no attempt spent. */
+    release: { id: string; attemptNumber: number }[];
     claimLimit: number;
+    /** Jobs leased per in-flight slot of an account (see candidates()). */
+    prefetch: number;
     leaseMs: number;
     feedback: (accounts: LockedAccount[], recorded: FinishedAttempt[]) => Map<string, AccountFeedback>;
     plan: (candidates: Candidate[], accounts: Map<string, AccountSlot>, now: Date) => ClaimPlan;
   }): Promise<RoundResult> {
-    const { owner, finished, claimLimit, leaseMs } = input;
+    const { owner, finished, claimLimit, leaseMs, prefetch } = input;
     const client = await this.pool().connect();
     try {
       // Statements whose results are not needed before the next one go out together (pipeline
       // mode, see pool()): 4 round trips per round instead of 9.
-      const [, recorded, candidates] = await Promise.all([
+      const [, , recorded, candidates] = await Promise.all([
         client.query('BEGIN'),
+        input.release.length > 0 ? this.releaseIn(client, owner, input.release) : Promise.resolve(),
         this.record(client, owner, finished),
-        claimLimit > 0 ? this.candidates(client, claimLimit) : Promise.resolve([]),
+        claimLimit > 0 ? this.candidates(client, claimLimit, owner, prefetch) : Promise.resolve([]),
       ]);
       const kept = finished.filter((a) => recorded.has(a.jobId));
       const accountIds = [...new Set([...kept.map((a) => a.accountId), ...candidates.map((c) => c.accountId)])].sort();
@@ -216,14 +227,21 @@ export class QueueRepository implements OnApplicationShutdown {
       const statusChanged = [...decided].filter(([, d]) => d.status !== null).map(([id]) => id);
       const usable = locked.filter((a) => a.status === 'active' && !a.deleted && !statusChanged.includes(a.id));
       const [counts] = await Promise.all([
-        candidates.length > 0 && usable.length > 0 ? this.inFlightCounts(client, usable.map((a) => a.id)) : Promise.resolve(new Map<string, number>()),
+        candidates.length > 0 && usable.length > 0
+          ? this.inFlightCounts(client, owner, usable.map((a) => a.id))
+          : Promise.resolve(new Map<string, { total: number; others: number }>()),
         decided.size > 0 ? this.writeFeedback(client, decided) : Promise.resolve(),
       ]);
 
       let claimed: ClaimedJob[] = [];
       if (candidates.length > 0 && usable.length > 0) {
         const slots = new Map<string, AccountSlot>(
-          usable.map((a) => [a.id, { id: a.id, maxInFlight: a.maxInFlight, inFlight: counts.get(a.id) ?? 0, circuit: a.circuit }]),
+          usable.map((a) => {
+            const c = counts.get(a.id) ?? { total: 0, others: 0 };
+            // Leases of another process on this account: it is theirs until they are done.
+            const capacity = c.others > 0 ? 0 : a.maxInFlight * prefetch;
+            return [a.id, { id: a.id, maxInFlight: capacity, inFlight: c.total, circuit: a.circuit }];
+          }),
         );
         const { take, probes } = input.plan(candidates, slots, candidates[0]!.now);
         const [, jobs] = await Promise.all([
@@ -250,15 +268,21 @@ export class QueueRepository implements OnApplicationShutdown {
     }
   }
 
-  private async candidates(client: PoolClient, limit: number): Promise<(Candidate & { now: Date })[]> {
+  private async candidates(client: PoolClient, limit: number, owner: string, prefetch: number): Promise<(Candidate & { now: Date })[]> {
     // Per account (active, circuit closed or cooled down), its due jobs in run_at order, at
     // most as many as it has free slots right now; then the earliest `limit` of all. The exact
-    // check happens under the account locks (claimFrom): this only keeps the rows we lock
-    // close to the rows we can take, and a busy account's backlog from crowding out others.
+    // check happens under the account locks (round): this only keeps the rows we lock close to
+    // the rows we can take, and a busy account's backlog from crowding out others.
+    //
+    // An account's jobs are leased by one process at a time (none while another process holds
+    // leases on it), up to `prefetch` × its in-flight cap: the worker runs at most the cap at
+    // once and starts the next leased job the moment one finishes, without waiting for a
+    // database round. Leases, not running attempts, are what the database counts, so the cap
+    // holds across processes because only the process holding the leases runs them.
     const { rows } = await client.query<Candidate & { now: Date }>({
       name: 'herald_claim_candidates',
       text: CLAIM_CANDIDATES_SQL,
-      values: [limit],
+      values: [limit, owner, prefetch],
     });
     return rows;
   }
@@ -367,15 +391,27 @@ export class QueueRepository implements OnApplicationShutdown {
     });
   }
 
-  /** In-flight attempts per account, read under the account locks (after step 1). */
-  private async inFlightCounts(client: PoolClient, accountIds: string[]): Promise<Map<string, number>> {
-    const { rows } = await client.query<{ accountId: string; n: number }>({
+  /** Leases per account (all, and other processes'), read under the account locks (after step 1). */
+  private async inFlightCounts(client: PoolClient, owner: string, accountIds: string[]): Promise<Map<string, { total: number; others: number }>> {
+    const { rows } = await client.query<{ accountId: string; total: number; others: number }>({
       name: 'herald_in_flight',
-      text: `SELECT account_id AS "accountId", count(*)::int AS n FROM jobs
-             WHERE status = 'in_progress' AND account_id = ANY($1::uuid[]) GROUP BY account_id`,
-      values: [accountIds],
+      text: `SELECT account_id AS "accountId", count(*)::int AS total, (count(*) FILTER (WHERE lease_owner <> $2))::int AS others
+             FROM jobs WHERE status = 'in_progress' AND account_id = ANY($1::uuid[]) GROUP BY account_id`,
+      values: [accountIds, owner],
     });
-    return new Map(rows.map((r) => [r.accountId, r.n]));
+    return new Map(rows.map((r) => [r.accountId, { total: r.total, others: r.others }]));
+  }
+
+  /** Leased jobs this worker gives back unattempted: scheduled again, the claim's attempt number returned. */
+  private async releaseIn(client: PoolClient, owner: string, jobs: { id: string; attemptNumber: number }[]): Promise<void> {
+    await client.query({
+      name: 'herald_release',
+      text: `UPDATE jobs j SET status = 'scheduled', lease_owner = NULL, lease_expires_at = NULL,
+                    attempt_count = j.attempt_count - 1, updated_at = now()
+             FROM unnest($2::uuid[], $3::int[]) AS r(id, number)
+             WHERE j.id = r.id AND j.status = 'in_progress' AND j.lease_owner = $1 AND j.attempt_count = r.number`,
+      values: [owner, jobs.map((j) => j.id), jobs.map((j) => j.attemptNumber)],
+    });
   }
 
   private async startProbes(client: PoolClient, accountIds: string[], leaseMs: number): Promise<void> {
@@ -400,7 +436,7 @@ export class QueueRepository implements OnApplicationShutdown {
                        j.attempt_count - 1 - j.attempt_base AS "attemptsInBudget", j.payload, j.publish_by AS "publishBy",
                        j.error_class AS "previousErrorClass", j.last_http_status AS "previousHttpStatus",
                        j.last_network_error AS "previousNetworkError", a.credentials_version AS "credentialsVersion",
-                       a.retry_policy AS "retryPolicy", now() AS "claimedAt"`,
+                       a.retry_policy AS "retryPolicy", a.max_in_flight AS "maxInFlight", now() AS "claimedAt"`,
       values: [ids, owner, leaseMs],
     });
     return rows;

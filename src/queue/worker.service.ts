@@ -9,6 +9,7 @@ import { ConnectorRegistry } from '../connectors/connector.registry';
 import { MediaResolver } from '../media/media-resolver';
 import { RetryPolicy } from '../retry/backoff';
 import { decideAfterAttempt, isExpired } from '../retry/decide';
+import type { ErrorClass } from '../retry/error-class';
 import { accountFeedback } from './account-feedback';
 import { planClaim } from './claim-plan';
 import { QueueListener } from './queue-listener';
@@ -18,6 +19,13 @@ import { WorkerMetrics } from './worker.metrics';
 
 /** At most this many finished attempts are written per round. */
 const FINISHED_BATCH = 500;
+/**
+ * Jobs leased per in-flight slot of an account: with 2, while 5 attempts of an account run,
+ * 5 more wait in this process and start the moment a slot frees, instead of a database round
+ * later. Queued jobs never outlive their lease: one attempt (bounded by HTTP_TOTAL_TIMEOUT_MS)
+ * runs ahead of each, and the lease is longer than that.
+ */
+const PREFETCH = 2;
 
 interface CachedAccount {
   version: number;
@@ -54,6 +62,14 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private readonly accounts = new Map<string, CachedAccount>();
   private readonly running = new Set<Promise<void>>();
   private pending: FinishedAttempt[] = [];
+  /** Leased jobs waiting for a free slot of their account, per account (see drain()). */
+  private readonly queued = new Map<string, ClaimedJob[]>();
+  private queuedCount = 0;
+  private readonly queuedAt = new Map<string, number>();
+  /** Attempts running per account. */
+  private readonly runningPerAccount = new Map<string, number>();
+  /** Leased jobs to give back in the next round (their account failed, or we are stopping). */
+  private toRelease: ClaimedJob[] = [];
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
   private wakeTimer: NodeJS.Timeout | null = null;
@@ -97,6 +113,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   async beforeApplicationShutdown(): Promise<void> {
     if (!this.started || this.stopping) return;
     this.stopping = true;
+    for (const accountId of [...this.queued.keys()]) this.giveBack(accountId);
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
     await this.listener.stop();
@@ -107,7 +124,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       await Promise.all(this.running);
     }
     // Record what finished (no claiming: `stopping` leaves no room).
-    while (this.pending.length > 0 || this.pumping) {
+    while (this.pending.length > 0 || this.toRelease.length > 0 || this.pumping) {
       if (!this.pumping) this.kick();
       await this.pumping;
     }
@@ -167,16 +184,19 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     let failures = 0;
     for (;;) {
       this.pumpAgain = false;
-      const room = this.stopping ? 0 : Math.min(batchSize, concurrency - this.running.size);
-      if (this.pending.length === 0 && room <= 0) return; // a finishing attempt kicks again
+      const room = this.stopping ? 0 : Math.min(batchSize, concurrency - this.running.size - this.queuedCount);
+      if (this.pending.length === 0 && this.toRelease.length === 0 && room <= 0) return; // a finishing attempt kicks again
       const finished = this.pending.splice(0, FINISHED_BATCH);
+      const release = this.toRelease.splice(0);
       let round: RoundResult;
       const stop = this.metrics.roundSeconds.startTimer();
       try {
         round = await this.queue.round({
           owner: this.owner,
           finished,
+          release,
           claimLimit: room,
+          prefetch: PREFETCH,
           leaseMs,
           feedback: (accounts, attempts) => accountFeedback(accounts, attempts, this.config.circuit),
           plan: (candidates, slots, now) => planClaim(candidates, slots, now, room),
@@ -186,11 +206,13 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         // Outcomes are kept and written again: their jobs stay leased to us meanwhile, and if
         // this process dies their leases expire and they are retried (same idempotency key).
         this.pending.unshift(...finished);
+        this.toRelease.unshift(...release);
         failures += 1;
         this.logger.error(`worker round failed (${failures}x), will retry: ${String(err)}`);
         if (this.stopping && failures >= 3) {
           this.logger.error(`giving up on ${this.pending.length} outcomes at shutdown; their leases will expire and they will be retried`);
           this.pending = [];
+          this.toRelease = [];
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, 500));
@@ -206,7 +228,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       }
       if (round.claimed.length > 0) await this.startAll(round.claimed);
       const full = room > 0 && round.claimed.length >= room;
-      if (this.pending.length === 0 && !full && !this.pumpAgain) break;
+      if (this.pending.length === 0 && this.toRelease.length === 0 && !full && !this.pumpAgain) break;
     }
     // Idle: sleep until the next scheduled job (retries this process scheduled, and jobs other
     // processes wrote while no NOTIFY reached us), at most a poll interval.
@@ -218,14 +240,74 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
 
   private async startAll(jobs: ClaimedJob[]): Promise<void> {
     await this.ensureAccounts(jobs);
+    const accounts = new Set<string>();
     for (const job of jobs) {
-      const run = this.attempt(job).finally(() => {
-        this.running.delete(run);
-        this.metrics.inFlight.set(this.running.size);
-      });
+      const list = this.queued.get(job.accountId);
+      if (list) list.push(job);
+      else this.queued.set(job.accountId, [job]);
+      this.queuedCount += 1;
+      this.queuedAt.set(job.id, Date.now());
+      accounts.add(job.accountId);
+    }
+    for (const id of accounts) this.drain(id);
+  }
+
+  /** Starts queued jobs of an account while it has free slots (at most its in-flight cap at once). */
+  private drain(accountId: string): void {
+    const list = this.queued.get(accountId);
+    if (!list) return;
+    if (this.stopping) {
+      this.giveBack(accountId);
+      return;
+    }
+    let running = this.runningPerAccount.get(accountId) ?? 0;
+    // A queued job may start only while its lease still outlasts a whole attempt.
+    const startBy = Date.now() - (this.config.worker.leaseMs - this.config.http.totalTimeoutMs - 1000);
+    while (list.length > 0 && running < list[0]!.maxInFlight) {
+      const job = list.shift()!;
+      this.queuedCount -= 1;
+      if ((this.queuedAt.get(job.id) ?? 0) < startBy) {
+        this.queuedAt.delete(job.id);
+        this.toRelease.push(job);
+        continue;
+      }
+      this.queuedAt.delete(job.id);
+      running += 1;
+      const run = this.attempt(job)
+        .then((errorClass) => errorClass === 'success')
+        .catch((err: unknown) => {
+          this.logger.error(`attempt of job ${job.id} failed unexpectedly: ${String(err)}`);
+          return false;
+        })
+        .then((succeeded) => {
+          this.running.delete(run);
+          this.runningPerAccount.set(accountId, (this.runningPerAccount.get(accountId) ?? 1) - 1);
+          this.metrics.inFlight.set(this.running.size);
+          // The freed slot goes to the account's next queued job at once; after a failure the
+          // queued ones go back instead, and the next round decides.
+          if (succeeded) this.drain(accountId);
+          else this.giveBack(accountId);
+          this.kick();
+        });
       this.running.add(run);
     }
+    this.runningPerAccount.set(accountId, running);
+    if (list.length === 0) this.queued.delete(accountId);
     this.metrics.inFlight.set(this.running.size);
+  }
+
+  /**
+   * The account's queued jobs go back to the database unattempted (in the next round): after
+   * a failed attempt the round decides (circuit breaker, needs_reauth, disable) before anything
+   * else is sent to that account, exactly as if nothing had been queued.
+   */
+  private giveBack(accountId: string): void {
+    const list = this.queued.get(accountId);
+    if (!list) return;
+    this.queued.delete(accountId);
+    this.queuedCount -= list.length;
+    for (const job of list) this.queuedAt.delete(job.id);
+    this.toRelease.push(...list);
   }
 
   /** Decrypted credentials are cached per account and version (bumped on every change). */
@@ -303,7 +385,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     }
   }
 
-  private async attempt(job: ClaimedJob): Promise<void> {
+  private async attempt(job: ClaimedJob): Promise<ErrorClass> {
     const startedAt = new Date();
     const result =
       job.publishBy && isExpired(job.publishBy, startedAt)
@@ -343,7 +425,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     });
     // A retry this process scheduled: be awake when it is due.
     if (decision.decision === 'retry' && decision.delayMs !== null) this.wakeAtTime(finishedAt.getTime() + decision.delayMs);
-    this.kick();
+    return result.errorClass;
   }
 
   private async storeCredentials(accountId: string, credentials: Record<string, unknown>): Promise<void> {
