@@ -36,6 +36,7 @@ describe('loadConfig', () => {
     [{ SMTP_URL: 'http://mail' }, 'SMTP_URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ RETRY_BASE_DELAY_MS: '5000', RETRY_MAX_DELAY_MS: '1000' }, 'RETRY_MAX_DELAY_MS'],
+    [{ WORKER_LEASE_MS: '30000' }, 'WORKER_LEASE_MS'], // must outlast two 20 s attempts
   ])('rejects %j naming %s', (env, variable) => {
     const err = configError(env);
     expect(err.variable).toBe(variable);
