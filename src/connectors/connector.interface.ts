@@ -73,6 +73,22 @@ export interface DeliveryOutcome {
   warnings?: string[];
 }
 
+/** Every field of an outcome but its class, empty: what connectors build their outcomes on. */
+export const NO_OUTCOME_DETAILS: Readonly<Omit<DeliveryOutcome, 'errorClass'>> = {
+  httpStatus: null,
+  networkError: null,
+  message: null,
+  responseExcerpt: null,
+  serverDelayMs: null,
+  remoteId: null,
+  remoteUrl: null,
+};
+
+/** An outcome with nothing but its class and message. */
+export function bareOutcome(errorClass: ErrorClass, message: string | null): DeliveryOutcome {
+  return { ...NO_OUTCOME_DETAILS, errorClass, message };
+}
+
 export interface VerifyResult {
   ok: boolean;
   message: string;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { canonicalHash } from '../common/canonical-json';
+import { parseInstant } from '../common/instant';
 import { conflict, DomainError, ErrorCode, invalidInput, notFound } from '../common/errors';
 import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
 import type { JobPayload, Provider } from '../connectors/connector.interface';
@@ -23,15 +24,6 @@ export interface CreateResult {
   replayed: boolean;
 }
 
-function parseInstant(value: string, field: string): Date {
-  const date = new Date(value);
-  // The shape was checked by the DTO; this catches impossible dates such as February 30.
-  const [y, mo, d] = value.slice(0, 10).split('-').map(Number);
-  if (Number.isNaN(date.getTime()) || mo! < 1 || mo! > 12 || d! < 1 || d! > new Date(Date.UTC(y!, mo!, 0)).getUTCDate()) {
-    throw invalidInput(`${field} is not a real date-time: ${value}`);
-  }
-  return date;
-}
 
 @Injectable()
 export class PostsService {

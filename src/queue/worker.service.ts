@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import { openCredentials, sealCredentials } from '../accounts/account-credentials';
 import { SecretBox } from '../common/crypto/secret-box';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
-import { DeliveryAccount, DeliveryOutcome, PayloadMedia } from '../connectors/connector.interface';
+import { bareOutcome, DeliveryAccount, DeliveryOutcome, PayloadMedia } from '../connectors/connector.interface';
 import { ConnectorRegistry } from '../connectors/connector.registry';
 import { MediaResolver } from '../media/media-resolver';
 import { RetryPolicy } from '../retry/backoff';
@@ -32,16 +32,7 @@ interface CachedAccount {
   account: DeliveryAccount;
 }
 
-const outcome = (errorClass: DeliveryOutcome['errorClass'], message: string): DeliveryOutcome => ({
-  errorClass,
-  httpStatus: null,
-  networkError: null,
-  message,
-  responseExcerpt: null,
-  serverDelayMs: null,
-  remoteId: null,
-  remoteUrl: null,
-});
+const outcome = (errorClass: DeliveryOutcome['errorClass'], message: string): DeliveryOutcome => bareOutcome(errorClass, message);
 
 /**
  * The delivery loop of one process. It claims due jobs in batches (as many as it has free

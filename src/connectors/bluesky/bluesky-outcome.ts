@@ -5,6 +5,7 @@ import { classifyHttpStatus, classifyNetworkError } from '../../retry/classify';
 import type { ErrorClass } from '../../retry/error-class';
 import { HeaderBag, serverRequestedDelayMs } from '../../retry/retry-after';
 import type { DeliveryOutcome } from '../connector.interface';
+import { NO_OUTCOME_DETAILS } from '../connector.interface';
 
 /**
  * Maps what a Bluesky call threw onto Herald's outcome classes (SPEC §4). Pure: the clock, the
@@ -33,15 +34,7 @@ export interface BlueskyOutcomeContext {
 
 const AUTH_ERRORS = new Set(['ExpiredToken', 'InvalidToken', 'AuthenticationRequired', 'AccountTakedown', 'AccountDeactivated']);
 
-const EMPTY: Omit<DeliveryOutcome, 'errorClass'> = {
-  httpStatus: null,
-  networkError: null,
-  message: null,
-  responseExcerpt: null,
-  serverDelayMs: null,
-  remoteId: null,
-  remoteUrl: null,
-};
+const EMPTY = NO_OUTCOME_DETAILS;
 
 function redact(text: string, secrets: readonly string[]): string {
   let out = text;

@@ -4,6 +4,7 @@ import { BLOCKED_ADDRESS_CODE } from '../../common/net/ssrf-guard';
 import { classifyHttpStatus, classifyNetworkError, describeHttpOutcome } from '../../retry/classify';
 import { serverRequestedDelayMs } from '../../retry/retry-after';
 import type { DeliveryOutcome } from '../connector.interface';
+import { NO_OUTCOME_DETAILS } from '../connector.interface';
 
 /**
  * Maps one webhook HTTP exchange onto Herald's outcome classes (SPEC §4). Pure: the clock, the
@@ -185,15 +186,7 @@ export function describeNetworkError(result: HttpNetworkError, ctx: OutcomeConte
   }
 }
 
-const EMPTY: Omit<DeliveryOutcome, 'errorClass'> = {
-  httpStatus: null,
-  networkError: null,
-  message: null,
-  responseExcerpt: null,
-  serverDelayMs: null,
-  remoteId: null,
-  remoteUrl: null,
-};
+const EMPTY = NO_OUTCOME_DETAILS;
 
 export function webhookOutcome(result: HttpResult, ctx: OutcomeContext): DeliveryOutcome {
   if (result.kind === 'network_error') {
