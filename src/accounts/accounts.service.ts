@@ -93,7 +93,10 @@ export class AccountsService {
     await this.accounts.transaction(async (m) => {
       // Jobs before the account row, as everywhere (see AccountsRepository).
       if (dto.status === 'disabled') {
-        if (current.status !== 'disabled') await this.accounts.deactivate(workspaceId, id, 'disabled', 'disabled by a person', m);
+        if (current.status !== 'disabled') {
+          await this.accounts.deactivate(workspaceId, id, 'disabled', 'disabled by a person', m);
+          await this.notifier.accountStopped(id, m);
+        }
       } else if ((prepared || dto.status === 'active') && current.status !== 'active') {
         resumed = await this.accounts.reactivate(workspaceId, id, m);
       }
@@ -116,6 +119,7 @@ export class AccountsService {
 
   async remove(workspaceId: string, id: string): Promise<void> {
     if (!(await this.accounts.delete(workspaceId, id))) throw notFound('account', id);
+    await this.notifier.accountStopped(id);
   }
 
   async verify(workspaceId: string, id: string): Promise<VerifyResult> {

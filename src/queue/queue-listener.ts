@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
-import { JOBS_CHANNEL } from './queue-notifier';
+import { ACCOUNT_STOPPED_CHANNEL, JOBS_CHANNEL } from './queue-notifier';
 
 /**
  * One dedicated connection per process doing LISTEN herald_jobs (a pooled connection cannot
@@ -13,6 +13,7 @@ export class QueueListener {
   private readonly logger = new Logger('QueueListener');
   private client: Client | null = null;
   private handler: (runAt: number) => void = () => undefined;
+  private stoppedHandler: (accountId: string) => void = () => undefined;
   private stopped = false;
   private retryMs = 250;
 
@@ -22,10 +23,18 @@ export class QueueListener {
     this.handler = handler;
   }
 
+  onAccountStopped(handler: (accountId: string) => void): void {
+    this.stoppedHandler = handler;
+  }
+
   async start(): Promise<void> {
     if (this.stopped) return;
     const client = new Client({ connectionString: this.config.databaseUrl, application_name: 'herald-listener' });
     client.on('notification', (msg) => {
+      if (msg.channel === ACCOUNT_STOPPED_CHANNEL) {
+        if (msg.payload) this.stoppedHandler(msg.payload);
+        return;
+      }
       const runAt = Number(msg.payload);
       this.handler(Number.isFinite(runAt) ? runAt : 0);
     });
@@ -36,6 +45,7 @@ export class QueueListener {
     try {
       await client.connect();
       await client.query(`LISTEN ${JOBS_CHANNEL}`);
+      await client.query(`LISTEN ${ACCOUNT_STOPPED_CHANNEL}`);
       this.client = client;
       this.retryMs = 250;
       if (this.stopped) await this.stop();

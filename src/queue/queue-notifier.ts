@@ -4,6 +4,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { sql } from '../database/sql';
 
 export const JOBS_CHANNEL = 'herald_jobs';
+/** An account stopped taking attempts (disabled, deleted): workers give back its leased jobs. */
+export const ACCOUNT_STOPPED_CHANNEL = 'herald_account_stopped';
 
 /**
  * Wakes idle workers (LISTEN herald_jobs) when jobs become due. Sent inside the writing
@@ -13,6 +15,11 @@ export const JOBS_CHANNEL = 'herald_jobs';
 @Injectable()
 export class QueueNotifier {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /** Sent in the transaction that disables or deletes an account; delivered at commit. */
+  async accountStopped(accountId: string, m?: EntityManager): Promise<void> {
+    await sql(m ?? this.db.manager, `SELECT pg_notify($1, $2)`, [ACCOUNT_STOPPED_CHANNEL, accountId]);
+  }
 
   async notify(m?: EntityManager, runAt: Date = new Date(0)): Promise<void> {
     await sql(m ?? this.db.manager, `SELECT pg_notify($1, $2)`, [JOBS_CHANNEL, String(runAt.getTime())]);

@@ -406,10 +406,17 @@ export class QueueRepository implements OnApplicationShutdown {
   private async releaseIn(client: PoolClient, owner: string, jobs: { id: string; attemptNumber: number }[]): Promise<void> {
     await client.query({
       name: 'herald_release',
-      text: `UPDATE jobs j SET status = 'scheduled', lease_owner = NULL, lease_expires_at = NULL,
+      // Back to the queue, or to where its account's state puts it: paused (needs_reauth or
+      // disabled: resumed when fixed) or cancelled (the account was deleted meanwhile).
+      text: `UPDATE jobs j SET
+                    status = CASE WHEN a.deleted_at IS NOT NULL THEN 'cancelled'
+                                  WHEN a.status <> 'active' THEN 'paused' ELSE 'scheduled' END,
+                    finished_at = CASE WHEN a.deleted_at IS NOT NULL THEN now() END,
+                    lease_owner = NULL, lease_expires_at = NULL,
                     attempt_count = j.attempt_count - 1, updated_at = now()
-             FROM unnest($2::uuid[], $3::int[]) AS r(id, number)
-             WHERE j.id = r.id AND j.status = 'in_progress' AND j.lease_owner = $1 AND j.attempt_count = r.number`,
+             FROM unnest($2::uuid[], $3::int[]) AS r(id, number), accounts a
+             WHERE j.id = r.id AND a.id = j.account_id
+               AND j.status = 'in_progress' AND j.lease_owner = $1 AND j.attempt_count = r.number`,
       values: [owner, jobs.map((j) => j.id), jobs.map((j) => j.attemptNumber)],
     });
   }

@@ -90,6 +90,11 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     if (this.started) return;
     this.started = true;
     this.listener.onWake((runAt) => this.wakeAt(runAt));
+    // Disabled or deleted by a person: leased jobs of that account that have not started go back.
+    this.listener.onAccountStopped((accountId) => {
+      this.giveBack(accountId);
+      this.kick();
+    });
     void this.listener.start();
     this.pollTimer = setInterval(() => void this.maintain(), this.config.worker.pollIntervalMs);
     this.pollTimer.unref();
@@ -214,6 +219,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       if (round.recorded.size < finished.length) {
         this.logger.warn(`${finished.length - round.recorded.size} outcomes were not recorded: their lease had expired and another worker took them`);
       }
+      // Accounts this round found not active: their leased jobs that have not started go back.
+      for (const accountId of round.notActive) this.giveBack(accountId);
       if (round.notActive.length > 0) {
         await this.queue.pauseWaitingJobs(round.notActive).catch((err: unknown) => this.logger.error(`pausing jobs failed: ${String(err)}`));
       }
