@@ -119,14 +119,13 @@ describe('the queue across processes', () => {
       inFlight.set(key, (inFlight.get(key) ?? 1) - 1);
       return 200;
     });
-    const a = await startService(url, { WORKER_ENABLED: 'false' });
-    const ids = await accounts(a, recv.urlFor('/hook'), 100);
-    await queue(a, ids, 4);
-    await a.stop('SIGTERM');
+    // Both workers run before any job exists, so they race for the queue from the first post.
     // An account's jobs are leased by one process at a time; with 100 accounts and at most 40
-    // jobs per process, both processes must take accounts, and they race for the same queue.
+    // jobs per process, both processes must take accounts.
     const env = { WORKER_CONCURRENCY: '40' };
     const [w1, w2] = await Promise.all([startService(url, env), startService(url, env)]);
+    const ids = await accounts(w1, recv.urlFor('/hook'), 100);
+    await queue(w1, ids, 4);
     await waitUntil(async () => (await jobStates(url)).succeeded === 400, 60_000, 'all 400 jobs to succeed');
     expect(overlaps).toBe(0);
     const received = recv.requests.map((r) => String(r.headers['idempotency-key']));
