@@ -4,7 +4,7 @@ import { withClient } from './support/database';
 describe('operations endpoints', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await bootTestApp();
+    t = await bootTestApp({ config: { allowPrivateUrls: true } });
   });
   afterAll(async () => {
     await t.close();
@@ -40,6 +40,23 @@ describe('operations endpoints', () => {
     expect(res.text).toContain('herald_http_request_duration_seconds_bucket');
     expect(res.text).toContain('herald_process_cpu_user_seconds_total');
     expect(res.text).not.toContain(t.adminKey);
+  });
+
+  it('exports the queue as it stands: jobs per state and the age of the oldest due job', async () => {
+    const account = await t.http().post('/v1/accounts').set(bearer(t.adminKey))
+      .send({ provider: 'webhook', name: 'Blog', config: { url: 'http://127.0.0.1:9/hook' } }).expect(201);
+    const soon = new Date(Date.now() + 3_600_000).toISOString();
+    await t.http().post('/v1/posts').set(bearer(t.adminKey)).send({ text: 'now', targets: [{ accountId: account.body.id }] }).expect(201);
+    await t.http().post('/v1/posts').set(bearer(t.adminKey)).send({ text: 'later', scheduledAt: soon, targets: [{ accountId: account.body.id }] }).expect(201);
+    await new Promise((r) => setTimeout(r, 50));
+    const res = await t.http().get('/metrics').expect(200);
+    // The worker is off in this app: the due job waits, and the metrics say so.
+    expect(res.text).toMatch(/herald_queue_jobs\{state="due"\} 1\n/);
+    expect(res.text).toMatch(/herald_queue_jobs\{state="later"\} 1\n/);
+    expect(res.text).toMatch(/herald_queue_jobs\{state="in_progress"\} 0\n/);
+    const age = Number(/herald_queue_oldest_due_seconds ([0-9.e-]+)/.exec(res.text)?.[1]);
+    expect(age).toBeGreaterThan(0);
+    expect(age).toBeLessThan(60);
   });
 
   it('serves the OpenAPI document and its page', async () => {
