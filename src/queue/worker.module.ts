@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConnectorsModule } from '../connectors/connectors.module';
 import { MediaModule } from '../media/media.module';
+import { AttemptRunner } from './attempt-runner';
 import { QueueCoreModule } from './queue-core.module';
 import { QueueListener } from './queue-listener';
 import { WorkerMetrics } from './worker.metrics';
@@ -12,7 +13,7 @@ import { WorkerService } from './worker.service';
  */
 @Module({
   imports: [QueueCoreModule, ConnectorsModule, MediaModule],
-  providers: [QueueListener, WorkerMetrics, WorkerService],
+  providers: [QueueListener, WorkerMetrics, AttemptRunner, WorkerService],
   exports: [WorkerService],
 })
 export class WorkerModule {}
