@@ -64,7 +64,6 @@ export interface RoundResult {
   claimed: ClaimedJob[];
   /** Accounts not active after this round: their waiting jobs must be paused. */
   notActive: string[];
-  opened: string[];
 }
 
 /** What the completion decided for one account, under its row lock. */
@@ -89,8 +88,6 @@ interface CircuitRow {
   circuitState: CircuitStateName;
   circuitOpenUntil: Date | null;
   consecutiveFailures: number;
-  maxInFlight?: number;
-  inFlight?: number;
 }
 
 const toCircuit = (r: CircuitRow): Circuit => ({
@@ -258,7 +255,6 @@ export class QueueRepository implements OnApplicationShutdown {
         recorded,
         claimed,
         notActive: [...new Set([...statusChanged, ...inactive])],
-        opened: [...decided].filter(([, d]) => d.opened).map(([id]) => id),
       };
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -523,20 +519,7 @@ export class QueueRepository implements OnApplicationShutdown {
     return rows.length;
   }
 
-  /**
-   * Gives back jobs this worker claimed but will not attempt (shutdown): due now, and the
-   * attempt number the claim took is returned too, since no attempt was made.
-   */
-  async release(owner: string, jobs: { id: string; attemptNumber: number }[]): Promise<void> {
-    if (jobs.length === 0) return;
-    await sql(this.db, 
-      `UPDATE jobs j SET status = 'scheduled', lease_owner = NULL, lease_expires_at = NULL,
-              attempt_count = j.attempt_count - 1, updated_at = now()
-       FROM unnest($2::uuid[], $3::int[]) AS r(id, number)
-       WHERE j.id = r.id AND j.status = 'in_progress' AND j.lease_owner = $1 AND j.attempt_count = r.number`,
-      [owner, jobs.map((j) => j.id), jobs.map((j) => j.attemptNumber)],
-    );
-  }
+
 
   /**
    * When the next job becomes due, after now (to sleep exactly that long when idle). Jobs

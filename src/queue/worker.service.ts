@@ -85,9 +85,6 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     void this.maintain();
   }
 
-  get inFlight(): number {
-    return this.running.size;
-  }
 
   /** SIGTERM: stop claiming, let attempts finish (bounded), record them, release the rest. */
   async beforeApplicationShutdown(): Promise<void> {
