@@ -1,15 +1,10 @@
 import { canonicalJson } from '../common/canonical-json';
 import { invalidInput } from '../common/errors';
 import type { JobPayload } from '../connectors/connector.interface';
+import { applyContentPatch, ContentPatch } from '../posts/content-patch';
 
 /** The editable fields of a job's payload, as PATCH /v1/dlq/:jobId receives them. */
-export interface PayloadEdit {
-  text?: string | null;
-  title?: string | null;
-  link?: string | null;
-  media?: string[] | null;
-  metadata?: Record<string, unknown> | null;
-}
+export type PayloadEdit = ContentPatch;
 
 export const EDITABLE_FIELDS = ['text', 'title', 'link', 'media', 'metadata'] as const;
 type Editable = (typeof EDITABLE_FIELDS)[number];
@@ -34,14 +29,7 @@ export function applyEdit(current: JobPayload, edit: PayloadEdit): AppliedEdit {
   if (edit.text === null) throw invalidInput('text cannot be null: a post needs text');
   if (edit.media === null) throw invalidInput('media cannot be null: use [] to remove every image');
 
-  const next: JobPayload = {
-    ...current,
-    text: edit.text ?? current.text,
-    title: edit.title === undefined ? current.title : edit.title,
-    link: edit.link === undefined ? current.link : edit.link,
-    media: edit.media ?? current.media,
-    metadata: edit.metadata === undefined ? current.metadata : edit.metadata,
-  };
+  const next: JobPayload = applyContentPatch(current, edit);
   const before: Record<string, unknown> = {};
   const after: Record<string, unknown> = {};
   for (const f of EDITABLE_FIELDS) {

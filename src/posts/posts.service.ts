@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { canonicalHash } from '../common/canonical-json';
 import { parseInstant } from '../common/instant';
+import { applyContentPatch } from './content-patch';
 import { conflict, DomainError, ErrorCode, invalidInput, notFound } from '../common/errors';
 import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
 import type { JobPayload, Provider } from '../connectors/connector.interface';
@@ -245,12 +246,7 @@ export class PostsService {
       }
       const now = new Date();
       const next: PostRow = {
-        ...post,
-        text: dto.text ?? post.text,
-        title: dto.title === undefined ? post.title : dto.title,
-        link: dto.link === undefined ? post.link : dto.link,
-        media: dto.media ?? post.media,
-        metadata: dto.metadata === undefined ? post.metadata : dto.metadata,
+        ...applyContentPatch(post, dto),
         scheduledAt: dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : post.scheduledAt,
         publishBy: dto.publishBy === undefined ? post.publishBy : dto.publishBy === null ? null : parseInstant(dto.publishBy, 'publishBy'),
       };
