@@ -40,9 +40,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private readonly running = new Set<Promise<void>>();
   private pending: FinishedAttempt[] = [];
   /** Leased jobs waiting for a free slot of their account, per account (see drain()). */
-  private readonly queued = new Map<string, ClaimedJob[]>();
+  private readonly queued = new Map<string, { job: ClaimedJob; at: number }[]>();
   private queuedCount = 0;
-  private readonly queuedAt = new Map<string, number>();
   /** Attempts running per account. */
   private readonly runningPerAccount = new Map<string, number>();
   /** Leased jobs to give back in the next round (their account failed, or we are stopping). */
@@ -221,11 +220,11 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     await this.attempts.ensureAccounts(jobs);
     const accounts = new Set<string>();
     for (const job of jobs) {
+      const entry = { job, at: Date.now() };
       const list = this.queued.get(job.accountId);
-      if (list) list.push(job);
-      else this.queued.set(job.accountId, [job]);
+      if (list) list.push(entry);
+      else this.queued.set(job.accountId, [entry]);
       this.queuedCount += 1;
-      this.queuedAt.set(job.id, Date.now());
       accounts.add(job.accountId);
     }
     for (const id of accounts) this.drain(id);
@@ -242,15 +241,13 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     let running = this.runningPerAccount.get(accountId) ?? 0;
     // A queued job may start only while its lease still outlasts a whole attempt.
     const startBy = Date.now() - (this.config.worker.leaseMs - this.config.http.totalTimeoutMs - 1000);
-    while (list.length > 0 && running < list[0]!.maxInFlight) {
-      const job = list.shift()!;
+    while (list.length > 0 && running < list[0]!.job.maxInFlight) {
+      const { job, at } = list.shift()!;
       this.queuedCount -= 1;
-      if ((this.queuedAt.get(job.id) ?? 0) < startBy) {
-        this.queuedAt.delete(job.id);
+      if (at < startBy) {
         this.toRelease.push(job);
         continue;
       }
-      this.queuedAt.delete(job.id);
       running += 1;
       const run = this.attempt(job)
         .then((errorClass) => errorClass === 'success')
@@ -285,8 +282,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     if (!list) return;
     this.queued.delete(accountId);
     this.queuedCount -= list.length;
-    for (const job of list) this.queuedAt.delete(job.id);
-    this.toRelease.push(...list);
+    this.toRelease.push(...list.map((q) => q.job));
   }
 
   private async attempt(job: ClaimedJob): Promise<ErrorClass> {
