@@ -318,29 +318,40 @@ async function graphileThroughput(db: Db, receiver: Receiver, mode: 'default' | 
 }
 
 /** Due→delivered latency at a steady 50 jobs/s: each job due 100 ms after it is created. */
+/**
+ * 50 jobs/s for TRICKLE_SECONDS, each due 100 ms after `enqueue` is called with it; returns
+ * each job's due→received latency in ms (the receiver records arrivals by idempotency key).
+ */
+async function trickle(receiver: Receiver, enqueue: (i: number, dueAt: Date) => Promise<string>): Promise<number[]> {
+  await receiver.reset(true);
+  const due = new Map<string, number>();
+  const total = 50 * TRICKLE_SECONDS;
+  const start = Date.now();
+  for (let i = 0; i < total; i++) {
+    await sleep(Math.max(0, start + i * 20 - Date.now()));
+    const dueAt = new Date(Date.now() + 100);
+    due.set(await enqueue(i, dueAt), dueAt.getTime());
+  }
+  await waitFor(async () => (await receiver.stats()).count >= total, 30_000, 'trickle deliveries');
+  const { arrivals } = await receiver.stats();
+  return [...due].map(([key, at]) => arrivals[key]! - at);
+}
+
 async function heraldTrickle(db: Db, receiver: Receiver): Promise<number[]> {
   const { name, url } = await db.create();
   try {
     const herald = await startHerald(url, { WORKER_ENABLED: 'true' });
     const [account] = await createAccounts(herald.url, receiver.url, 1);
-    await receiver.reset(true);
-    const due = new Map<string, number>();
-    const total = 50 * TRICKLE_SECONDS;
-    const start = Date.now();
-    for (let i = 0; i < total; i++) {
-      await sleep(Math.max(0, start + i * 20 - Date.now()));
-      const scheduledAt = new Date(Date.now() + 100);
+    const latencies = await trickle(receiver, async (i, dueAt) => {
       const post = await call<{ jobs: { idempotencyKey: string }[] }>(herald.url, 'POST', '/v1/posts', {
         text: `trickle ${i}`,
         targets: [{ accountId: account }],
-        scheduledAt: scheduledAt.toISOString(),
+        scheduledAt: dueAt.toISOString(),
       });
-      due.set(post.jobs[0]!.idempotencyKey, scheduledAt.getTime());
-    }
-    await waitFor(async () => (await receiver.stats()).count >= total, 30_000, 'trickle deliveries');
-    const { arrivals } = await receiver.stats();
+      return post.jobs[0]!.idempotencyKey;
+    });
     await stopChild(herald.child);
-    return [...due].map(([key, at]) => arrivals[key]! - at);
+    return latencies;
   } finally {
     await db.drop(name);
   }
@@ -352,22 +363,14 @@ async function graphileTrickle(db: Db, receiver: Receiver): Promise<number[]> {
     await runGraphileMigrations({ connectionString: url });
     const utils = await makeWorkerUtils({ connectionString: url });
     const { child } = await startChild([path.join(ROOT, 'dist/bench/graphile-runner.js'), url, 'default', '100'], {}, /READY/);
-    await receiver.reset(true);
-    const due = new Map<string, number>();
-    const total = 50 * TRICKLE_SECONDS;
-    const start = Date.now();
-    for (let i = 0; i < total; i++) {
-      await sleep(Math.max(0, start + i * 20 - Date.now()));
-      const runAt = new Date(Date.now() + 100);
+    const latencies = await trickle(receiver, async (i, runAt) => {
       const key = `gwt-${i}`;
       await utils.addJob('deliver', { url: `${receiver.url}/hook`, key, text: `trickle ${i}` }, { runAt });
-      due.set(key, runAt.getTime());
-    }
-    await waitFor(async () => (await receiver.stats()).count >= total, 30_000, 'graphile trickle deliveries');
-    const { arrivals } = await receiver.stats();
+      return key;
+    });
     await utils.release();
     await stopChild(child);
-    return [...due].map(([key, at]) => arrivals[key]! - at);
+    return latencies;
   } finally {
     await db.drop(name);
   }
