@@ -13,6 +13,12 @@ export function accountFeedback(
   breaker: BreakerConfig,
 ): Map<string, AccountFeedback> {
   const ordered = [...attempts].sort((a, b) => a.finishedAt.getTime() - b.finishedAt.getTime());
+  const byAccount = new Map<string, FinishedAttempt[]>();
+  for (const attempt of ordered) {
+    const list = byAccount.get(attempt.accountId);
+    if (list) list.push(attempt);
+    else byAccount.set(attempt.accountId, [attempt]);
+  }
   const result = new Map<string, AccountFeedback>();
   for (const account of accounts) {
     let circuit = account.circuit;
@@ -21,8 +27,7 @@ export function accountFeedback(
     let auth: string | null = null;
     let lastError: string | null = null;
     let succeeded = false;
-    for (const attempt of ordered) {
-      if (attempt.accountId !== account.id) continue;
+    for (const attempt of byAccount.get(account.id) ?? []) {
       const step = recordOutcome(circuit, attempt.errorClass, attempt.finishedAt, breaker);
       circuit = step.next;
       opened ||= step.opened;
