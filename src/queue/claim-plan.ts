@@ -44,6 +44,7 @@ export function planClaim(candidates: Candidate[], accounts: Map<string, Account
     } else budget.set(a.id, 0);
   }
   const take: string[] = [];
+  const probing = new Set(probes);
   const probesUsed = new Set<string>();
   for (const c of candidates) {
     if (take.length >= limit) break;
@@ -51,7 +52,7 @@ export function planClaim(candidates: Candidate[], accounts: Map<string, Account
     if (left <= 0) continue;
     budget.set(c.accountId, left - 1);
     take.push(c.id);
-    if (probes.includes(c.accountId)) probesUsed.add(c.accountId);
+    if (probing.has(c.accountId)) probesUsed.add(c.accountId);
   }
   return { take, probes: probes.filter((p) => probesUsed.has(p)) };
 }
