@@ -15,6 +15,7 @@ import { DeadLetterModule } from './dead-letter/dead-letter.module';
 import { JobsModule } from './jobs/jobs.module';
 import { PostsModule } from './posts/posts.module';
 import { WorkerModule } from './queue/worker.module';
+import { NotificationsModule } from './notifications/notifications.module';
 
 @Module({})
 export class AppModule {
@@ -34,6 +35,7 @@ export class AppModule {
         JobsModule,
         DeadLetterModule,
         WorkerModule,
+        NotificationsModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
     };

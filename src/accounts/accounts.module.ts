@@ -2,13 +2,14 @@ import { Module } from '@nestjs/common';
 import { ConnectorsModule } from '../connectors/connectors.module';
 import { QueueCoreModule } from '../queue/queue-core.module';
 import { AccountsController } from './accounts.controller';
+import { AccountReportsRepository } from './account-reports.repository';
 import { AccountsRepository } from './accounts.repository';
 import { AccountsService } from './accounts.service';
 
 @Module({
   imports: [ConnectorsModule, QueueCoreModule],
   controllers: [AccountsController],
-  providers: [AccountsRepository, AccountsService],
-  exports: [AccountsRepository],
+  providers: [AccountsRepository, AccountsService, AccountReportsRepository],
+  exports: [AccountsRepository, AccountReportsRepository],
 })
 export class AccountsModule {}

@@ -58,6 +58,21 @@ export interface EnvConfig {
     totalTimeoutMs: number;
     responseExcerptBytes: number;
   };
+  notifications: {
+    /** Run the digest sweep, the alert pickup and the mail sender in this process. */
+    enabled: boolean;
+    /** How often alerts are picked up from the outbox of account events and due mails are sent. */
+    pollIntervalMs: number;
+  };
+  mail: {
+    /** Tries per mail (4xx answers and network errors are retried) before it is given up as failed. */
+    maxAttempts: number;
+    /** Full-jitter backoff between tries: base × 2^(n−1), capped at maxDelay. */
+    retryBaseDelayMs: number;
+    retryMaxDelayMs: number;
+    /** Connect, greeting and idle-socket timeout of one SMTP conversation. */
+    timeoutMs: number;
+  };
 }
 
 /** Thrown when a variable has a bad value; the message names the variable. */
@@ -149,6 +164,19 @@ function readLinkedInVersion(env: Env): string {
   return value;
 }
 
+function readMail(env: Env): EnvConfig['mail'] {
+  const mail = {
+    maxAttempts: readInt(env, 'MAIL_MAX_ATTEMPTS', 10, 1, 100),
+    retryBaseDelayMs: readInt(env, 'MAIL_RETRY_BASE_DELAY_MS', 30_000, 1, 86_400_000),
+    retryMaxDelayMs: readInt(env, 'MAIL_RETRY_MAX_DELAY_MS', 3_600_000, 1, 7 * 86_400_000),
+    timeoutMs: readInt(env, 'MAIL_TIMEOUT_MS', 30_000, 100, 600_000),
+  };
+  if (mail.retryMaxDelayMs < mail.retryBaseDelayMs) {
+    throw new ConfigError('MAIL_RETRY_MAX_DELAY_MS', `must be at least MAIL_RETRY_BASE_DELAY_MS (${mail.retryBaseDelayMs})`);
+  }
+  return mail;
+}
+
 export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
   const port = readInt(env, 'PORT', 3000, 0, 65535);
   const bootstrapApiKey = readString(env, 'HERALD_API_KEY');
@@ -227,6 +255,11 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
       totalTimeoutMs,
       responseExcerptBytes: readInt(env, 'HTTP_RESPONSE_EXCERPT_BYTES', 2048, 0, 65_536),
     },
+    notifications: {
+      enabled: readBool(env, 'NOTIFICATIONS_ENABLED', true),
+      pollIntervalMs: readInt(env, 'NOTIFICATIONS_POLL_INTERVAL_MS', 2000, 10, 600_000),
+    },
+    mail: readMail(env),
   };
 }
 

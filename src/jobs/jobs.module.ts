@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
 import { QueueCoreModule } from '../queue/queue-core.module';
 import { JobsController } from './jobs.controller';
+import { JobReportsRepository } from './job-reports.repository';
 import { JobsRepository } from './jobs.repository';
 import { JobsService } from './jobs.service';
 
 @Module({
   imports: [QueueCoreModule],
   controllers: [JobsController],
-  providers: [JobsRepository, JobsService],
-  exports: [JobsRepository],
+  providers: [JobsRepository, JobsService, JobReportsRepository],
+  exports: [JobsRepository, JobReportsRepository],
 })
 export class JobsModule {}

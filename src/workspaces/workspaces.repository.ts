@@ -16,6 +16,11 @@ export class WorkspacesRepository {
     return repo.save(repo.create({ name: input.name, isBootstrap: input.isBootstrap ?? false }));
   }
 
+  /** One workspace by id (null when unknown). */
+  find(id: string, manager?: EntityManager): Promise<WorkspaceEntity | null> {
+    return this.repo(manager).findOne({ where: { id } });
+  }
+
   findBootstrap(manager?: EntityManager): Promise<WorkspaceEntity | null> {
     return this.repo(manager).findOne({ where: { isBootstrap: true } });
   }

@@ -1,0 +1,62 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { Provider } from '../connectors/connector.interface';
+import { sql, SqlRunner } from '../database/sql';
+import type { AccountStatus } from './account.types';
+
+/** An account's health as the digest and the alerts report it (never its credentials). */
+export interface AccountHealthRow {
+  id: string;
+  workspaceId: string;
+  name: string;
+  provider: Provider;
+  status: AccountStatus;
+  statusReason: string | null;
+  config: Record<string, unknown>;
+  circuitOpenedAt: Date | null;
+  consecutiveFailures: number;
+  lastError: string | null;
+  deleted: boolean;
+}
+
+const HEALTH_COLUMNS = `id, workspace_id AS "workspaceId", name, provider, status, status_reason AS "statusReason", config,
+  circuit_opened_at AS "circuitOpenedAt", consecutive_failures AS "consecutiveFailures", last_error AS "lastError",
+  deleted_at IS NOT NULL AS deleted`;
+
+/**
+ * Read-only queries on accounts for reports (the daily digest, alerts). Kept apart from
+ * AccountsRepository, which owns the writes: nothing here changes a row. Each read takes an
+ * optional runner so a caller can make it inside its own transaction.
+ */
+@Injectable()
+export class AccountReportsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /** The workspace's live accounts, by name. */
+  live(workspaceId: string, runner: SqlRunner = this.db): Promise<AccountHealthRow[]> {
+    return sql(runner, `SELECT ${HEALTH_COLUMNS} FROM accounts WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY name, id`, [workspaceId]);
+  }
+
+  /** One account, deleted or not (an alert about an account removed since says nothing). */
+  async find(id: string, runner: SqlRunner = this.db): Promise<AccountHealthRow | null> {
+    const rows = await sql<AccountHealthRow>(runner, `SELECT ${HEALTH_COLUMNS} FROM accounts WHERE id = $1`, [id]);
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Active LinkedIn accounts whose token cannot be refreshed and carries an expiry (the
+   * caller decides how soon is soon). A self-serve LinkedIn app gets no refresh token: a
+   * person has to reconnect before the token's 60 days are up.
+   */
+  unrefreshableTokens(): Promise<{ id: string; workspaceId: string; tokenExpiresAt: string }[]> {
+    return sql(
+      this.db,
+      `SELECT id, workspace_id AS "workspaceId", config->>'tokenExpiresAt' AS "tokenExpiresAt"
+       FROM accounts
+       WHERE provider = 'linkedin' AND deleted_at IS NULL AND status = 'active'
+         AND jsonb_typeof(config->'tokenExpiresAt') = 'string'
+         AND config->'hasRefreshToken' IS DISTINCT FROM 'true'::jsonb`,
+    );
+  }
+}

@@ -1,0 +1,82 @@
+import type { AccountStatus } from '../accounts/account.types';
+import type { Provider } from '../connectors/connector.interface';
+import type { DigestWindow } from './digest-schedule';
+
+/** An account as the digest sees it (never its credentials). */
+export interface DigestAccount {
+  id: string;
+  name: string;
+  provider: Provider;
+  status: AccountStatus;
+  statusReason: string | null;
+  /** Things to act on even while it publishes (a token that expires soon and cannot be refreshed). */
+  warnings: string[];
+  circuitOpenedAt: Date | null;
+  consecutiveFailures: number;
+  lastError: string | null;
+}
+
+/** One account's delivery in the window. */
+export interface AccountActivity {
+  accountId: string;
+  accountName: string;
+  provider: Provider;
+  published: number;
+  failedAttempts: number;
+  newlyDead: number;
+}
+
+/** A job that died in the window and is still dead. */
+export interface DeadJobItem {
+  jobId: string;
+  accountId: string;
+  accountName: string;
+  provider: Provider;
+  text: string;
+  errorClass: string | null;
+  deadReason: string | null;
+  lastError: string | null;
+  deadAt: Date;
+}
+
+export interface ErrorGroup {
+  message: string;
+  count: number;
+}
+
+/** Everything a digest says, read from the database for one workspace and window. */
+export interface DigestFacts {
+  window: DigestWindow;
+  accounts: DigestAccount[];
+  activity: AccountActivity[];
+  /** Newest first, at most DIGEST_ITEM_LIMIT. */
+  deadJobs: DeadJobItem[];
+  /** Every job that died in the window and is still dead (deadJobs may list fewer). */
+  deadTotal: number;
+  topErrors: ErrorGroup[];
+}
+
+export interface RenderedMail {
+  subject: string;
+  html: string;
+  text: string;
+}
+
+export interface DigestCounts {
+  deadJobs: number;
+  failedAttempts: number;
+  published: number;
+  accountsNeedingAttention: number;
+  circuitsOpened: number;
+}
+
+export interface DigestMessage extends RenderedMail {
+  /** Nothing a person needs to know: sent only with sendWhenEmpty. */
+  empty: boolean;
+  counts: DigestCounts;
+}
+
+/** At most this many dead jobs are listed one by one; the rest are "and N more". */
+export const DIGEST_ITEM_LIMIT = 50;
+/** Grouped error messages shown. */
+export const DIGEST_TOP_ERRORS = 5;

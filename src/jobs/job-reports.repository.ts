@@ -1,0 +1,110 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { Provider } from '../connectors/connector.interface';
+import { sql, SqlRunner } from '../database/sql';
+
+export interface AccountActivityRow {
+  accountId: string;
+  accountName: string;
+  provider: Provider;
+  published: number;
+  failedAttempts: number;
+  newlyDead: number;
+}
+
+export interface DeadJobRow {
+  jobId: string;
+  accountId: string;
+  accountName: string;
+  provider: Provider;
+  text: string;
+  errorClass: string | null;
+  deadReason: string | null;
+  lastError: string | null;
+  deadAt: Date;
+}
+
+/**
+ * Read-only queries on jobs and attempts over a window of time, for the daily digest. Kept
+ * apart from the queue's SQL: nothing here locks or changes a row. Windows are [from, to).
+ *
+ * Attempts are found by finish time through the BRIN index attempts_finished_brin (a day's
+ * attempts are a range of the table); dead jobs by death time through jobs_dlq.
+ */
+@Injectable()
+export class JobReportsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /**
+   * Per account of the workspace with anything in the window: attempts that succeeded (one per
+   * published job), attempts that failed, and jobs that died and are still dead.
+   */
+  activity(workspaceId: string, from: Date, to: Date, runner: SqlRunner = this.db): Promise<AccountActivityRow[]> {
+    return sql(
+      runner,
+      `WITH tried AS (
+         SELECT j.account_id,
+                count(*) FILTER (WHERE t.error_class = 'success')::int AS published,
+                count(*) FILTER (WHERE t.error_class <> 'success')::int AS failed
+         FROM attempts t JOIN jobs j ON j.id = t.job_id
+         WHERE t.finished_at >= $2 AND t.finished_at < $3 AND j.workspace_id = $1
+         GROUP BY j.account_id
+       ), died AS (
+         SELECT account_id, count(*)::int AS dead FROM jobs
+         WHERE workspace_id = $1 AND status = 'dead' AND finished_at >= $2 AND finished_at < $3
+         GROUP BY account_id
+       )
+       SELECT a.id AS "accountId", a.name AS "accountName", a.provider,
+              coalesce(tried.published, 0) AS published, coalesce(tried.failed, 0) AS "failedAttempts",
+              coalesce(died.dead, 0) AS "newlyDead"
+       FROM tried FULL JOIN died ON died.account_id = tried.account_id
+       JOIN accounts a ON a.id = coalesce(tried.account_id, died.account_id)
+       ORDER BY a.name, a.id`,
+      [workspaceId, from, to],
+    );
+  }
+
+  /** Jobs that died in the window and are still dead, newest first: at most `limit`, and how many in all. */
+  async dead(workspaceId: string, from: Date, to: Date, limit: number, runner: SqlRunner = this.db): Promise<{ items: DeadJobRow[]; total: number }> {
+    const items = await sql<DeadJobRow>(
+      runner,
+      `SELECT j.id AS "jobId", j.account_id AS "accountId", a.name AS "accountName", j.provider,
+              coalesce(j.payload->>'text', '') AS text, j.error_class AS "errorClass", j.dead_reason AS "deadReason",
+              j.last_error AS "lastError", j.finished_at AS "deadAt"
+       FROM jobs j JOIN accounts a ON a.id = j.account_id
+       WHERE j.workspace_id = $1 AND j.status = 'dead' AND j.finished_at >= $2 AND j.finished_at < $3
+       ORDER BY j.finished_at DESC, j.id DESC LIMIT $4`,
+      [workspaceId, from, to, limit],
+    );
+    if (items.length < limit) return { items, total: items.length };
+    const [{ n }] = await sql<{ n: number }>(
+      runner,
+      `SELECT count(*)::int AS n FROM jobs WHERE workspace_id = $1 AND status = 'dead' AND finished_at >= $2 AND finished_at < $3`,
+      [workspaceId, from, to],
+    );
+    return { items, total: n };
+  }
+
+  /** The most frequent error messages of the window's failed attempts. */
+  topErrors(workspaceId: string, from: Date, to: Date, limit: number, runner: SqlRunner = this.db): Promise<{ message: string; count: number }[]> {
+    return sql(
+      runner,
+      `SELECT coalesce(t.message, t.network_error, 'HTTP ' || t.http_status, t.error_class) AS message, count(*)::int AS count
+       FROM attempts t JOIN jobs j ON j.id = t.job_id
+       WHERE t.finished_at >= $2 AND t.finished_at < $3 AND j.workspace_id = $1 AND t.error_class <> 'success'
+       GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT $4`,
+      [workspaceId, from, to, limit],
+    );
+  }
+
+  /** The account's jobs waiting for it (paused, or scheduled), for an alert's "N posts wait". */
+  async waiting(accountId: string, runner: SqlRunner = this.db): Promise<number> {
+    const [{ n }] = await sql<{ n: number }>(
+      runner,
+      `SELECT count(*)::int AS n FROM jobs WHERE account_id = $1 AND status IN ('paused', 'scheduled')`,
+      [accountId],
+    );
+    return n;
+  }
+}

@@ -1,0 +1,140 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { sql, SqlRunner } from '../database/sql';
+import type { MailKind } from './mail-driver';
+
+export interface NewMail {
+  workspaceId: string;
+  kind: MailKind;
+  recipients: string[];
+  subject: string;
+  html: string;
+  text: string;
+}
+
+export interface MailState {
+  status: 'pending' | 'sending' | 'sent' | 'failed';
+  attempts: number;
+  sentAt: Date | null;
+  lastError: string | null;
+}
+
+/** A mail a sender holds (status `sending`) until its lease runs out. */
+export interface ClaimedMail {
+  id: string;
+  workspaceId: string;
+  kind: MailKind;
+  recipients: string[];
+  subject: string;
+  html: string;
+  text: string;
+  /** The number of this try (1-based). */
+  attempt: number;
+  createdAt: Date;
+}
+
+/**
+ * SQL of mail_outbox: every mail Herald sends (digests and alerts), with the outcome of its
+ * tries. Mails are written in the transaction that decides them (the digest claim, the alert
+ * event) and sent afterwards, outside any transaction: no transaction stays open across an
+ * SMTP conversation. A sender leases the rows it sends; every outcome is written guarded by
+ * the lease (status `sending` and the try's number), so a sender whose lease ran out (and whose
+ * mail another sender took over) cannot overwrite the newer outcome.
+ */
+@Injectable()
+export class MailOutboxRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /** Adds a mail, due now, inside the caller's transaction. Returns its id. */
+  async enqueue(runner: SqlRunner, mail: NewMail): Promise<string> {
+    const rows = await sql<{ id: string }>(
+      runner,
+      `INSERT INTO mail_outbox (workspace_id, kind, recipients, subject, html, text)
+       VALUES ($1, $2, $3::text[], $4, $5, $6) RETURNING id`,
+      [mail.workspaceId, mail.kind, mail.recipients, mail.subject, mail.html, mail.text],
+    );
+    return rows[0]!.id;
+  }
+
+  /**
+   * Leases up to `limit` mails that are due: pending ones whose time has come, and ones whose
+   * sender's lease ran out (it died or hung mid-conversation; the try it started counts).
+   * SKIP LOCKED: processes sending at the same time take disjoint mails without waiting.
+   * Mails that already used every try are not taken (see failAbandoned).
+   */
+  claimDue(limit: number, leaseMs: number, maxAttempts: number): Promise<ClaimedMail[]> {
+    return sql<ClaimedMail>(
+      this.db,
+      `UPDATE mail_outbox m SET status = 'sending', attempts = m.attempts + 1,
+              lease_until = now() + $2 * interval '1 millisecond', updated_at = now()
+       WHERE m.id IN (
+         SELECT id FROM mail_outbox
+         WHERE ((status = 'pending' AND next_attempt_at <= now()) OR (status = 'sending' AND lease_until < now()))
+           AND attempts < $3
+         ORDER BY next_attempt_at
+         LIMIT $1
+         FOR UPDATE SKIP LOCKED)
+       RETURNING m.id, m.workspace_id AS "workspaceId", m.kind, m.recipients, m.subject, m.html, m.text,
+                 m.attempts AS attempt, m.created_at AS "createdAt"`,
+      [limit, leaseMs, maxAttempts],
+    );
+  }
+
+  /** Mails whose last try was lost with its sender and that have no try left: failed, with that reason. */
+  async failAbandoned(maxAttempts: number): Promise<{ id: string; kind: MailKind }[]> {
+    return sql(
+      this.db,
+      `UPDATE mail_outbox SET status = 'failed', lease_until = NULL, updated_at = now(),
+              last_error = 'the sender stopped before recording the outcome of the last try (' || attempts || ' tries used)'
+       WHERE id IN (SELECT id FROM mail_outbox WHERE status = 'sending' AND lease_until < now() AND attempts >= $1
+                    FOR UPDATE SKIP LOCKED)
+       RETURNING id, kind`,
+      [maxAttempts],
+    );
+  }
+
+  /** The server accepted it. False when the lease was lost meanwhile (another sender owns the outcome). */
+  async markSent(id: string, attempt: number, response: string, rejected: string[]): Promise<boolean> {
+    const rows = await sql(
+      this.db,
+      `UPDATE mail_outbox SET status = 'sent', sent_at = now(), lease_until = NULL, response = $3,
+              rejected = CASE WHEN cardinality($4::text[]) = 0 THEN NULL ELSE $4::text[] END, updated_at = now()
+       WHERE id = $1 AND status = 'sending' AND attempts = $2 RETURNING id`,
+      [id, attempt, response.slice(0, 1000), rejected],
+    );
+    return rows.length > 0;
+  }
+
+  /** A try failed: again after `delayMs` (database clock), or failed for good when `delayMs` is null. */
+  async markFailedTry(id: string, attempt: number, error: string, delayMs: number | null): Promise<boolean> {
+    const rows = await sql(
+      this.db,
+      `UPDATE mail_outbox SET
+              status = CASE WHEN $4::bigint IS NULL THEN 'failed' ELSE 'pending' END,
+              next_attempt_at = CASE WHEN $4::bigint IS NULL THEN next_attempt_at ELSE now() + $4::bigint * interval '1 millisecond' END,
+              lease_until = NULL, last_error = $3, updated_at = now()
+       WHERE id = $1 AND status = 'sending' AND attempts = $2 RETURNING id`,
+      [id, attempt, error.slice(0, 1000), delayMs],
+    );
+    return rows.length > 0;
+  }
+
+  /** Where one mail stands: for the settings answer ("the last digest was sent at …"). */
+  async state(id: string): Promise<MailState | null> {
+    const rows = await sql<MailState>(
+      this.db,
+      `SELECT status, attempts, sent_at AS "sentAt", last_error AS "lastError" FROM mail_outbox WHERE id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Mails not yet accepted, per kind and state, for /metrics (two small partial indexes). */
+  waiting(): Promise<{ kind: MailKind; status: 'pending' | 'sending'; n: number }[]> {
+    return sql(
+      this.db,
+      `SELECT kind, status, count(*)::int AS n FROM mail_outbox WHERE status IN ('pending', 'sending') GROUP BY kind, status`,
+    );
+  }
+}

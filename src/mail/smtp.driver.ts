@@ -1,0 +1,48 @@
+import * as nodemailer from 'nodemailer';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport';
+import { composeMessage, MailAccepted, MailDriver, MailSendError, OutgoingMail } from './mail-driver';
+import { describeSmtpError, isRetryableSmtpError, SmtpErrorLike } from './smtp-errors';
+
+/**
+ * SMTP through nodemailer (SMTP_URL: `smtp://user:pass@host:587` with STARTTLS when the server
+ * offers it, `smtps://…:465` for TLS from the start). One connection per message: Herald sends a
+ * few mails a day per workspace, not enough to keep a pool open. nodemailer's own logger stays
+ * off, so the URL (and its password) never reaches a log.
+ */
+export class SmtpDriver implements MailDriver {
+  readonly name = 'smtp';
+  private readonly transport: nodemailer.Transporter<SMTPTransport.SentMessageInfo>;
+
+  constructor(
+    smtpUrl: string,
+    timeoutMs: number,
+    private readonly messageIdDomain: string,
+  ) {
+    this.transport = nodemailer.createTransport({
+      url: smtpUrl,
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: timeoutMs,
+      logger: false,
+      debug: false,
+    });
+  }
+
+  async send(mail: OutgoingMail): Promise<MailAccepted> {
+    let info: SMTPTransport.SentMessageInfo;
+    try {
+      info = await this.transport.sendMail(composeMessage(mail, this.messageIdDomain));
+    } catch (err) {
+      const e = (typeof err === 'object' && err !== null ? err : { message: String(err) }) as SmtpErrorLike;
+      throw new MailSendError(describeSmtpError(e), isRetryableSmtpError(e));
+    }
+    return {
+      response: info.response,
+      rejected: info.rejected.map((r) => (typeof r === 'string' ? r : r.address)),
+    };
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+}

@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { sql, SqlRunner } from '../database/sql';
+import type { AlertKind } from './alert-builder';
+
+export interface AccountEventRow {
+  id: string;
+  accountId: string;
+  workspaceId: string;
+  kind: AlertKind;
+  detail: string | null;
+  consecutiveFailures: number;
+  disableThreshold: number | null;
+  tokenExpiresAt: Date | null;
+  createdAt: Date;
+}
+
+export type EventOutcome = 'queued' | 'no_recipients' | 'alerts_off' | 'resolved';
+
+/**
+ * SQL of account_events, the outbox of alerts. Rows are written by the trigger
+ * accounts_alert_outbox (in the transaction that changed the account; see the migration) and,
+ * for tokens about to expire, by the notifier's sweep. The notifier takes pending rows with
+ * FOR UPDATE SKIP LOCKED, writes their mail and marks them processed in one transaction: an
+ * event becomes exactly one mail (or a recorded reason for none), whatever crashes.
+ */
+@Injectable()
+export class AccountEventsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  transaction<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  /** Oldest pending events first, locked for this transaction; other processes skip them. */
+  claimPending(runner: SqlRunner, limit: number): Promise<AccountEventRow[]> {
+    return sql(
+      runner,
+      `SELECT id::text, account_id AS "accountId", workspace_id AS "workspaceId", kind, detail,
+              consecutive_failures AS "consecutiveFailures", disable_threshold AS "disableThreshold",
+              token_expires_at AS "tokenExpiresAt", created_at AS "createdAt"
+       FROM account_events WHERE processed_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [limit],
+    );
+  }
+
+  async markProcessed(runner: SqlRunner, id: string, outcome: EventOutcome, mailId: string | null): Promise<void> {
+    await sql(runner, `UPDATE account_events SET processed_at = now(), outcome = $2, mail_id = $3 WHERE id = $1::bigint`, [id, outcome, mailId]);
+  }
+
+  /** A token's expiry warning, once per account and expiry (the partial unique index). True when new. */
+  async addTokenExpiring(accountId: string, workspaceId: string, expiresAt: Date): Promise<boolean> {
+    const rows = await sql(
+      this.db,
+      `INSERT INTO account_events (account_id, workspace_id, kind, consecutive_failures, token_expires_at)
+       VALUES ($1, $2, 'token_expiring', 0, $3)
+       ON CONFLICT (account_id, token_expires_at) WHERE kind = 'token_expiring' DO NOTHING
+       RETURNING id`,
+      [accountId, workspaceId, expiresAt],
+    );
+    return rows.length > 0;
+  }
+
+  /** The alert threshold the trigger reads (see the migration): this process's setting. */
+  async setDisableThreshold(threshold: number): Promise<void> {
+    await sql(
+      this.db,
+      `INSERT INTO alert_thresholds (singleton, disable_threshold) VALUES (true, $1)
+       ON CONFLICT (singleton) DO UPDATE SET disable_threshold = EXCLUDED.disable_threshold, updated_at = now()
+       WHERE alert_thresholds.disable_threshold IS DISTINCT FROM EXCLUDED.disable_threshold`,
+      [threshold],
+    );
+  }
+}

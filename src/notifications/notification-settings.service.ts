@@ -1,0 +1,106 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { isEmail } from 'class-validator';
+import { invalidInput } from '../common/errors';
+import { HERALD_CONFIG, HeraldConfig } from '../config/config';
+import { DigestService } from '../digest/digest.service';
+import { isValidTimeZone } from '../digest/local-time';
+import { DigestRepository } from '../digest/digest.repository';
+import { MailOutboxRepository } from '../mail/mail-outbox.repository';
+import { excerpt } from '../mail/mail-format';
+import type { DigestPreviewView, NotificationSettingsView, UpdateNotificationSettingsDto } from './notification-settings.dto';
+import { NotificationSettings, NotificationSettingsRepository } from './notification-settings.repository';
+
+/**
+ * A workspace's notification settings (SPEC §3 `GET|PUT /v1/settings/notifications`) and the
+ * digest preview (`POST /v1/digest/preview`). The API and the settings page both call this.
+ */
+@Injectable()
+export class NotificationSettingsService {
+  constructor(
+    @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
+    private readonly settings: NotificationSettingsRepository,
+    private readonly digests: DigestRepository,
+    private readonly outbox: MailOutboxRepository,
+    private readonly digest: DigestService,
+  ) {}
+
+  async get(workspaceId: string): Promise<NotificationSettingsView> {
+    return this.view(await this.settings.get(workspaceId));
+  }
+
+  /**
+   * Saves the fields given (absent ones keep their value). Invalid input is a 400 naming the
+   * field, and nothing is saved. Recipients are kept as written, each at most once (compared
+   * without regard to case).
+   */
+  async update(workspaceId: string, dto: UpdateNotificationSettingsDto): Promise<NotificationSettingsView> {
+    const current = await this.settings.get(workspaceId);
+    const d = dto.digest ?? {};
+    const next = {
+      workspaceId,
+      digestEnabled: d.enabled ?? current.digestEnabled,
+      recipients: d.recipients !== undefined ? checkRecipients(d.recipients) : current.recipients,
+      hour: d.hour ?? current.hour,
+      timezone: d.timezone !== undefined ? checkTimeZone(d.timezone) : current.timezone,
+      sendWhenEmpty: d.sendWhenEmpty ?? current.sendWhenEmpty,
+      alertsEnabled: dto.alerts?.enabled ?? current.alertsEnabled,
+    };
+    if (next.digestEnabled && next.recipients.length === 0) {
+      throw invalidInput('digest.recipients must list at least one address while digest.enabled is true');
+    }
+    return this.view(await this.settings.save(next));
+  }
+
+  async preview(workspaceId: string, now: Date = new Date()): Promise<DigestPreviewView> {
+    const p = await this.digest.preview(workspaceId, now);
+    return {
+      subject: p.message.subject,
+      html: p.message.html,
+      text: p.message.text,
+      empty: p.message.empty,
+      wouldSend: p.wouldSend,
+      recipients: p.recipients,
+      window: { start: p.window.start.toISOString(), end: p.window.end.toISOString() },
+      counts: p.message.counts,
+    };
+  }
+
+  private async view(s: NotificationSettings): Promise<NotificationSettingsView> {
+    const last = await this.digests.last(s.workspaceId);
+    const mail = last?.mailId ? await this.outbox.state(last.mailId) : null;
+    return {
+      digest: { enabled: s.digestEnabled, recipients: s.recipients, hour: s.hour, timezone: s.timezone, sendWhenEmpty: s.sendWhenEmpty },
+      alerts: { enabled: s.alertsEnabled },
+      delivery: this.config.smtpUrl ? 'smtp' : 'outbox',
+      lastDigest: last && {
+        localDate: last.localDate,
+        windowStart: last.windowStart.toISOString(),
+        windowEnd: last.windowEnd.toISOString(),
+        outcome: last.outcome,
+        mail: mail && { status: mail.status, attempts: mail.attempts, sentAt: mail.sentAt?.toISOString() ?? null, lastError: mail.lastError },
+      },
+    };
+  }
+}
+
+function checkRecipients(list: string[]): string[] {
+  const seen = new Set<string>();
+  return list.map((raw, i) => {
+    const address = raw.trim();
+    // isEmail refuses display names ("Ann <a@x.org>"), quotes, spaces and line breaks: an
+    // address can neither carry a second recipient nor break out of the To: header.
+    if (!isEmail(address)) throw invalidInput(`digest.recipients.${i} "${excerpt(address, 80)}" is not a valid email address (name@example.com)`);
+    const key = address.toLowerCase();
+    if (seen.has(key)) throw invalidInput(`digest.recipients.${i} "${excerpt(address, 80)}" is listed twice`);
+    seen.add(key);
+    return address;
+  });
+}
+
+function checkTimeZone(name: string): string {
+  const zone = name.trim();
+  if (!isValidTimeZone(zone)) {
+    throw invalidInput(`digest.timezone "${excerpt(zone, 64)}" is not an IANA time zone name (e.g. Europe/Paris, America/New_York, UTC)`);
+  }
+  return zone;
+}
