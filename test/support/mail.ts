@@ -2,6 +2,12 @@ import { simpleParser, ParsedMail } from 'mailparser';
 import { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
+import type { HeraldConfig } from '../../src/config/config';
+import { DigestService } from '../../src/digest/digest.service';
+import { MailOutboxRepository } from '../../src/mail/mail-outbox.repository';
+import { MailSender } from '../../src/mail/mail-sender.service';
+import { NotificationsScheduler } from '../../src/notifications/notifications.scheduler';
+import { bearer, TestApp } from './app';
 
 /**
  * A real SMTP server on loopback (the `smtp-server` package) for mail tests: it accepts what
@@ -99,4 +105,62 @@ export async function startMailCatcher(): Promise<MailCatcher> {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+// ---- driving Herald's notifications in tests ----
+
+
+/**
+ * Config for notification tests: the scheduler's own timers off (the test drives the clock by
+ * calling sweep(now) itself), fast mail retries, mail to `smtpUrl` (null: the .eml outbox).
+ */
+export function mailConfig(smtpUrl: string | null, overrides: Partial<HeraldConfig> = {}): Partial<HeraldConfig> {
+  return {
+    smtpUrl,
+    allowPrivateUrls: true,
+    mailFrom: 'Herald <herald@example.com>',
+    publicUrl: 'https://herald.example.com',
+    notifications: { enabled: false, pollIntervalMs: 100 },
+    mail: { maxAttempts: 4, retryBaseDelayMs: 20, retryMaxDelayMs: 100, timeoutMs: 5_000 },
+    ...overrides,
+  };
+}
+
+export interface Workspace {
+  id: string;
+  key: string;
+}
+
+/** A new workspace through the API (the bootstrap key may create them). */
+export async function newWorkspace(t: TestApp, name = 'Team'): Promise<Workspace> {
+  const res = await t.http().post('/v1/workspaces').set(bearer(t.adminKey)).send({ name });
+  if (res.status !== 201) throw new Error(`workspace creation failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return { id: res.body.workspace.id, key: res.body.apiKey.key };
+}
+
+export async function saveNotificationSettings(t: TestApp, key: string, body: Record<string, unknown>): Promise<void> {
+  const res = await t.http().put('/v1/settings/notifications').set(bearer(key)).send(body);
+  if (res.status !== 200) throw new Error(`settings failed: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/** One tick of the minute's work at `now`: token scan, digest sweep, alerts, mail out. */
+export function tick(t: TestApp, now: Date): Promise<void> {
+  return t.app.get(NotificationsScheduler).sweep(now);
+}
+
+/** The digest sweep alone (what two processes race on). */
+export function sweepDigests(t: TestApp, now: Date) {
+  return t.app.get(DigestService).sweep(now);
+}
+
+/** Sends due mail until nothing is left that is due within `timeoutMs` (retries included). */
+export async function drainMail(t: TestApp, timeoutMs = 5_000): Promise<void> {
+  const sender = t.app.get(MailSender);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    await sender.deliverDue();
+    const open = await t.app.get(MailOutboxRepository).waiting();
+    if (open.length === 0 || Date.now() > deadline) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
