@@ -34,15 +34,23 @@ export interface MailCatcher {
   close(): Promise<void>;
 }
 
-export async function startMailCatcher(): Promise<MailCatcher> {
+/** `auth`: require this user and password (AUTH PLAIN/LOGIN, allowed without TLS on loopback). */
+export async function startMailCatcher(options: { auth?: { user: string; pass: string } } = {}): Promise<MailCatcher> {
   const received: ReceivedMail[] = [];
   const events = new EventEmitter();
   let refusals: { left: number; code: number; message: string } = { left: 0, code: 451, message: '' };
   let tries = 0;
 
+  const auth = options.auth;
   const server = new SMTPServer({
-    disabledCommands: ['STARTTLS', 'AUTH'],
+    disabledCommands: auth ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
+    allowInsecureAuth: true,
+    authOptional: !auth,
     logger: false,
+    onAuth(a, _session, callback) {
+      if (auth && a.username === auth.user && a.password === auth.pass) callback(null, { user: a.username });
+      else callback(Object.assign(new Error('Invalid username or password'), { responseCode: 535 }));
+    },
     onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback: (err?: Error | null) => void) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));

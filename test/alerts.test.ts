@@ -1,0 +1,236 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { bearer, bootTestApp, TestApp } from './support/app';
+import { withClient } from './support/database';
+import { insertAccount } from './support/dlq';
+import { createPost, createWebhookAccount, fastEngine } from './support/engine';
+import { drainMail, MailCatcher, mailConfig, newWorkspace, saveNotificationSettings, startMailCatcher, tick, Workspace } from './support/mail';
+import { startReceiver, Receiver } from './support/receiver';
+
+/**
+ * Alerts (SPEC §7, issue 10): account state changes become one mail per incident, written to an
+ * outbox in the same transaction as the change (a trigger on accounts), sent at once.
+ */
+
+async function waitUntil(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function events(t: TestApp, accountId: string) {
+  return withClient(t.databaseUrl, async (db) =>
+    (await db.query(`SELECT kind, consecutive_failures AS n, outcome FROM account_events WHERE account_id = $1 ORDER BY id`, [accountId])).rows as {
+      kind: string;
+      n: number;
+      outcome: string | null;
+    }[],
+  );
+}
+
+describe('alerts from a real worker', () => {
+  let smtp: MailCatcher;
+  let receiver: Receiver;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    smtp = await startMailCatcher();
+    receiver = await startReceiver();
+    // The worker and the notifier run for real here (their own timers), as in `npm start`.
+    const engine = fastEngine({ circuit: { failureThreshold: 100, cooldownMs: 30_000, disableThreshold: 200 } });
+    t = await bootTestApp({ config: { ...engine, ...mailConfig(smtp.url), notifications: { enabled: true, pollIntervalMs: 100 } } });
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+    await smtp.close();
+  });
+
+  it('sends one alert when an account turns needs_reauth after 20 failed jobs, and another for a second incident after recovery', async () => {
+    const ws = await newWorkspace(t, 'Acme');
+    await saveNotificationSettings(t, ws.key, { digest: { recipients: ['oncall@example.com'] } });
+    const account = await createWebhookAccount(t, ws.key, receiver.urlFor('/hook'), { name: 'Company blog', retryPolicy: { maxAttempts: 1 } });
+    // 19 jobs fail (503, one attempt each: dead), the 20th is refused (401): the account needs re-authentication.
+    receiver.setHandler((_req, i) => (i < 19 ? 503 : 401));
+    for (let i = 0; i < 20; i++) await createPost(t, ws.key, { text: `post ${i}`, targets: [{ accountId: account.id }] });
+
+    await smtp.waitFor(1, 20_000);
+    await new Promise((r) => setTimeout(r, 1000)); // time enough for a second alert, were one coming
+    expect(receiver.requests).toHaveLength(20);
+    expect(smtp.received).toHaveLength(1);
+    expect(smtp.received[0]!.to).toEqual(['oncall@example.com']);
+    expect(smtp.received[0]!.parsed.subject).toBe('Herald: "Company blog" (webhook) needs to be reconnected');
+    expect(smtp.received[0]!.parsed.text).toContain('Re-enter its credentials');
+
+    // Recovery: a person enables it again; the receiver accepts; a post succeeds.
+    receiver.reset();
+    receiver.respondWith(200);
+    await t.http().patch(`/v1/accounts/${account.id}`).set(bearer(ws.key)).send({ status: 'active' }).expect(200);
+    await createPost(t, ws.key, { text: 'back to normal', targets: [{ accountId: account.id }] });
+    await receiver.waitFor(1, 10_000);
+
+    // A second incident: a second alert.
+    receiver.respondWith(401);
+    for (let i = 0; i < 3; i++) await createPost(t, ws.key, { text: `again ${i}`, targets: [{ accountId: account.id }] });
+    await smtp.waitFor(2, 20_000);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(smtp.received).toHaveLength(2);
+    expect((await events(t, account.id)).map((e) => [e.kind, e.outcome])).toEqual([
+      ['needs_reauth', 'queued'],
+      ['needs_reauth', 'queued'],
+    ]);
+    expect((await t.http().get('/metrics').expect(200)).text).toMatch(/herald_mails_sent_total\{kind="alert"\} 2\n/);
+  }, 90_000);
+});
+
+describe('alert events written by the accounts trigger', () => {
+  let smtp: MailCatcher;
+  let t: TestApp;
+  let ws: Workspace;
+  let db: Client;
+
+  beforeAll(async () => {
+    smtp = await startMailCatcher();
+    // Disable threshold 10: the early warning comes at 5 failures in a row.
+    t = await bootTestApp({ config: { ...mailConfig(smtp.url), circuit: { failureThreshold: 3, cooldownMs: 30_000, disableThreshold: 10 } } });
+    ws = await newWorkspace(t, 'Acme');
+    await saveNotificationSettings(t, ws.key, { digest: { recipients: ['oncall@example.com'] } });
+    db = new Client({ connectionString: t.databaseUrl });
+    await db.connect();
+  });
+  afterAll(async () => {
+    await db.end();
+    await t.close();
+    await smtp.close();
+  });
+  beforeEach(async () => {
+    await deliver(); // what an earlier test left pending goes out before this one starts counting
+    smtp.received.length = 0;
+  });
+
+  /** What the queue's round writes after a failed or successful attempt (queue.repository.ts writeFeedback). */
+  const fail = (id: string, n: number) => db.query(`UPDATE accounts SET consecutive_failures = $2, last_error = 'HTTP 503' WHERE id = $1`, [id, n]);
+  const succeed = (id: string) => db.query(`UPDATE accounts SET consecutive_failures = 0, last_success_at = now() WHERE id = $1`, [id]);
+  const deliver = async () => {
+    await tick(t, new Date());
+    await drainMail(t);
+  };
+
+  it('hands the trigger the disable threshold of the running configuration', async () => {
+    const { rows } = await db.query(`SELECT disable_threshold FROM alert_thresholds`);
+    expect(rows).toEqual([{ disable_threshold: 10 }]);
+  });
+
+  it('warns once when an account reaches half the disable threshold, and again only after a success re-armed it', async () => {
+    const id = await insertAccount(t.databaseUrl, ws.id, 'webhook', 'Shop hook');
+    for (let n = 1; n <= 9; n++) await fail(id, n);
+    await deliver();
+    expect(smtp.received.map((m) => m.parsed.subject)).toEqual(['Herald: "Shop hook" (webhook) has failed 5 times in a row']);
+    expect(smtp.received[0]!.parsed.text).toContain('At 10 failures in a row it disables the account');
+
+    await succeed(id);
+    for (let n = 1; n <= 4; n++) await fail(id, n);
+    await deliver();
+    expect(smtp.received).toHaveLength(1);
+    await fail(id, 5);
+    await fail(id, 6);
+    await deliver();
+    expect(smtp.received).toHaveLength(2);
+    expect((await events(t, id)).map((e) => [e.kind, e.n])).toEqual([
+      ['failure_warning', 5],
+      ['failure_warning', 5],
+    ]);
+  });
+
+  it('counts a round that jumps past the warning level in one step as reaching it', async () => {
+    const id = await insertAccount(t.databaseUrl, ws.id, 'webhook', 'Batch hook');
+    await fail(id, 3);
+    await fail(id, 7);
+    expect((await events(t, id)).map((e) => [e.kind, e.n])).toEqual([['failure_warning', 7]]);
+  });
+
+  it('alerts when the circuit breaker disables an account, not when a person does', async () => {
+    const auto = await insertAccount(t.databaseUrl, ws.id, 'webhook', 'Flaky hook');
+    for (let n = 1; n <= 9; n++) await fail(auto, n);
+    // The queue disables it in the round that counts the 10th failure (one UPDATE).
+    await db.query(
+      `UPDATE accounts SET consecutive_failures = 10, status = 'disabled', status_reason = 'disabled automatically after 10 consecutive failed attempts' WHERE id = $1`,
+      [auto],
+    );
+    const manual = await createWebhookAccount(t, ws.key, 'http://127.0.0.1:9/hook', { name: 'Paused by hand' });
+    await t.http().patch(`/v1/accounts/${manual.id}`).set(bearer(ws.key)).send({ status: 'disabled' }).expect(200);
+    await deliver();
+    // The warning recorded at 5 failures is moot once the account is disabled: one alert for the incident.
+    expect(smtp.received.map((m) => m.parsed.subject)).toEqual(['Herald: "Flaky hook" (webhook) was disabled after 10 failed attempts in a row']);
+    expect((await events(t, auto)).map((e) => [e.kind, e.outcome])).toEqual([
+      ['failure_warning', 'resolved'],
+      ['disabled', 'queued'],
+    ]);
+    expect(await events(t, manual.id)).toEqual([]);
+  });
+
+  it('writes the alert in the transaction of the state change: rolled back together', async () => {
+    const id = await insertAccount(t.databaseUrl, ws.id, 'webhook', 'Rolled back');
+    await db.query('BEGIN');
+    await db.query(`UPDATE accounts SET status = 'needs_reauth' WHERE id = $1`, [id]);
+    expect(await events(t, id)).toEqual([]); // not visible before the commit
+    await db.query('ROLLBACK');
+    expect(await events(t, id)).toEqual([]);
+    await db.query(`UPDATE accounts SET status = 'needs_reauth', status_reason = 'HTTP 401' WHERE id = $1`, [id]);
+    await db.query(`UPDATE accounts SET status = 'needs_reauth', updated_at = now() WHERE id = $1`, [id]);
+    expect((await events(t, id)).map((e) => e.kind)).toEqual(['needs_reauth']);
+  });
+
+  it('sends nothing about an incident fixed before the notifier got to it, and records why', async () => {
+    const id = await insertAccount(t.databaseUrl, ws.id, 'webhook', 'Fixed fast');
+    await db.query(`UPDATE accounts SET status = 'needs_reauth' WHERE id = $1`, [id]);
+    await db.query(`UPDATE accounts SET status = 'active' WHERE id = $1`, [id]);
+    await deliver();
+    expect(smtp.received).toHaveLength(0);
+    expect(await events(t, id)).toEqual([{ kind: 'needs_reauth', n: 0, outcome: 'resolved' }]);
+  });
+
+  it('records events of a workspace without recipients, or with alerts off, without sending anything', async () => {
+    const silent = await newWorkspace(t, 'No recipients');
+    const off = await newWorkspace(t, 'Alerts off');
+    await saveNotificationSettings(t, off.key, { digest: { recipients: ['x@example.com'] }, alerts: { enabled: false } });
+    const a = await insertAccount(t.databaseUrl, silent.id, 'webhook', 'A');
+    const b = await insertAccount(t.databaseUrl, off.id, 'webhook', 'B');
+    await db.query(`UPDATE accounts SET status = 'needs_reauth' WHERE id = ANY($1::uuid[])`, [[a, b]]);
+    await deliver();
+    expect(smtp.received).toHaveLength(0);
+    expect((await events(t, a)).map((e) => e.outcome)).toEqual(['no_recipients']);
+    expect((await events(t, b)).map((e) => e.outcome)).toEqual(['alerts_off']);
+  });
+
+  it('warns once about a LinkedIn token that cannot be refreshed and expires within 7 days; a new token gets its own warning', async () => {
+    const id = await insertAccount(t.databaseUrl, ws.id, 'linkedin', 'Company page');
+    const setToken = (expires: Date, hasRefreshToken: boolean) =>
+      db.query(`UPDATE accounts SET config = $2 WHERE id = $1`, [id, { authorUrn: 'urn:li:organization:1', tokenExpiresAt: expires.toISOString(), hasRefreshToken }]);
+    await setToken(new Date(Date.now() + 20 * 86_400_000), false);
+    await deliver();
+    expect(smtp.received).toHaveLength(0); // 20 days away: not yet
+
+    await setToken(new Date(Date.now() + 5 * 86_400_000), false);
+    await deliver();
+    await deliver();
+    expect(smtp.received.map((m) => m.parsed.subject)).toEqual([expect.stringMatching(/^Herald: the access token of "Company page" \(LinkedIn\) expires on /)]);
+
+    await setToken(new Date(Date.now() + 3 * 86_400_000), true); // refreshable: nothing to say
+    await deliver();
+    await setToken(new Date(Date.now() + 6 * 86_400_000), false); // reconnected, another self-serve token
+    await deliver();
+    expect(smtp.received).toHaveLength(2);
+  });
+
+  it("keeps one workspace's alerts away from another's recipients", async () => {
+    const other = await newWorkspace(t, 'Other team');
+    await saveNotificationSettings(t, other.key, { digest: { recipients: ['other@example.com'] } });
+    const id = await insertAccount(t.databaseUrl, other.id, 'webhook', randomUUID());
+    await db.query(`UPDATE accounts SET status = 'needs_reauth' WHERE id = $1`, [id]);
+    await deliver();
+    expect(smtp.received.map((m) => m.to)).toEqual([['other@example.com']]);
+  });
+});
