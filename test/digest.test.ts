@@ -1,3 +1,4 @@
+import { DigestRepository } from '../src/digest/digest.repository';
 import { localTime } from '../src/digest/local-time';
 import { bearer, bootTestApp, TestApp } from './support/app';
 import { withClient } from './support/database';
@@ -124,6 +125,18 @@ describe('daily digest', () => {
       await second.close();
     }
   }, 240_000);
+
+  it('admits one row per workspace and local day even to claims that skip the advisory lock (the UNIQUE row is the guarantee)', async () => {
+    const ws = await newWorkspace(t);
+    const repo = t.app.get(DigestRepository);
+    const record = {
+      workspaceId: ws.id, localDate: '2027-01-15', timezone: 'UTC', hour: 8, windowStart: new Date('2027-01-14T08:00:00Z'),
+      windowEnd: new Date('2027-01-15T08:00:00Z'), outcome: 'empty' as const, mailId: null, deadJobs: 0, failedAttempts: 0, accountsAttention: 0,
+    };
+    const results = await Promise.all(Array.from({ length: 8 }, () => repo.transaction((tx) => repo.insert(tx, record))));
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await digestRows(t, ws.id)).toHaveLength(1);
+  });
 
   it('sends a workspace in America/New_York exactly one digest at 08:00 local on each day around both DST changes', async () => {
     const ws = await newWorkspace(t, 'New York');
