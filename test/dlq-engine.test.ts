@@ -1,6 +1,6 @@
 import { bearer, TestApp } from './support/app';
 import { withClient } from './support/database';
-import { bootEngine, createPost, createWebhookAccount, verifySignature, waitForJob, WebhookAccount } from './support/engine';
+import { bootEngine, createPost, fastEngine, createWebhookAccount, verifySignature, waitForJob, WebhookAccount } from './support/engine';
 import { JobView, pollUntil, sleep } from './support/engine-watch';
 import { ReceivedRequest, Receiver, startReceiver } from './support/receiver';
 
@@ -31,7 +31,14 @@ describe('dead-letter queue: requeued jobs reach the receiver', () => {
 
   beforeAll(async () => {
     // Circuit thresholds out of the way: 400s are permanent anyway, and this file is not about it.
-    t = await bootEngine({ circuit: { failureThreshold: 1000, cooldownMs: 30_000, disableThreshold: 1000 } });
+    // A generous request timeout: with 100 attempts in flight on a loaded machine, a request can
+    // wait seconds for its turn, and a timeout would be a (correct) retry this file does not count.
+    const engine = fastEngine();
+    t = await bootEngine({
+      circuit: { failureThreshold: 1000, cooldownMs: 30_000, disableThreshold: 1000 },
+      http: { ...engine.http!, totalTimeoutMs: 20_000 },
+      worker: { ...engine.worker!, leaseMs: 60_000 },
+    });
     key = t.adminKey;
   });
   afterEach(async () => {

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import type { Provider } from '../connectors/connector.interface';
-import { sql, SqlRunner } from '../database/sql';
+import { Db, Sql } from '../database/db';
 import type { AccountStatus } from './account.types';
 
 /** An account's health as the digest and the alerts report it (never its credentials). */
@@ -31,16 +29,16 @@ const HEALTH_COLUMNS = `id, workspace_id AS "workspaceId", name, provider, statu
  */
 @Injectable()
 export class AccountReportsRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly db: Db) {}
 
   /** The workspace's live accounts, by name. */
-  live(workspaceId: string, runner: SqlRunner = this.db): Promise<AccountHealthRow[]> {
-    return sql(runner, `SELECT ${HEALTH_COLUMNS} FROM accounts WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY name, id`, [workspaceId]);
+  live(workspaceId: string, runner: Sql = this.db): Promise<AccountHealthRow[]> {
+    return runner.query(`SELECT ${HEALTH_COLUMNS} FROM accounts WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY name, id`, [workspaceId]);
   }
 
   /** One account, deleted or not (an alert about an account removed since says nothing). */
-  async find(id: string, runner: SqlRunner = this.db): Promise<AccountHealthRow | null> {
-    const rows = await sql<AccountHealthRow>(runner, `SELECT ${HEALTH_COLUMNS} FROM accounts WHERE id = $1`, [id]);
+  async find(id: string, runner: Sql = this.db): Promise<AccountHealthRow | null> {
+    const rows = await runner.query<AccountHealthRow>(`SELECT ${HEALTH_COLUMNS} FROM accounts WHERE id = $1`, [id]);
     return rows[0] ?? null;
   }
 
@@ -50,8 +48,7 @@ export class AccountReportsRepository {
    * person has to reconnect before the token's 60 days are up.
    */
   unrefreshableTokens(): Promise<{ id: string; workspaceId: string; tokenExpiresAt: string }[]> {
-    return sql(
-      this.db,
+    return this.db.query(
       `SELECT id, workspace_id AS "workspaceId", config->>'tokenExpiresAt' AS "tokenExpiresAt"
        FROM accounts
        WHERE provider = 'linkedin' AND deleted_at IS NULL AND status = 'active'

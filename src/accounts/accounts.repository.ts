@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { Db, Sql, Tx } from '../database/db';
 import type { Keyset } from '../common/pagination';
 import type { Provider } from '../connectors/connector.interface';
 import type { AccountRow, AccountStatus, RetryPolicyOverride } from './account.types';
-import { prepared, sql } from '../database/sql';
 
 const COLUMNS = `
   id, workspace_id AS "workspaceId", provider, name, status, status_reason AS "statusReason", config,
@@ -23,15 +21,15 @@ export interface AccountChanges {
 
 /**
  * SQL of the accounts table. Every method is scoped by workspace and ignores deleted
- * accounts. Methods that change an account and its jobs take an EntityManager so the
+ * accounts. Methods that change an account and its jobs take a transaction (Tx) so the
  * service can put them in one transaction; jobs are always locked before the account
  * (the same order as the queue's claim and completion) so they never deadlock.
  */
 @Injectable()
 export class AccountsRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly db: Db) {}
 
-  transaction<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.db.transaction(work);
   }
 
@@ -47,7 +45,7 @@ export class AccountsRepository {
       maxInFlight: number;
     },
   ): Promise<AccountRow> {
-    const rows: AccountRow[] = await sql(this.db, 
+    const rows: AccountRow[] = await this.db.query(
       `INSERT INTO accounts (id, workspace_id, provider, name, config, credentials, retry_policy, max_in_flight)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
       [input.id, input.workspaceId, input.provider, input.name, input.config, input.credentials, input.retryPolicy, input.maxInFlight],
@@ -55,8 +53,8 @@ export class AccountsRepository {
     return rows[0]!;
   }
 
-  async find(workspaceId: string, id: string, m?: EntityManager): Promise<AccountRow | null> {
-    const rows: AccountRow[] = await sql(m ?? this.db.manager, 
+  async find(workspaceId: string, id: string, m?: Sql): Promise<AccountRow | null> {
+    const rows: AccountRow[] = await (m ?? this.db).query(
       `SELECT ${COLUMNS} FROM accounts WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL`,
       [workspaceId, id],
     );
@@ -66,8 +64,7 @@ export class AccountsRepository {
   /** The workspace's live accounts among `ids` (others, and other workspaces' ids, are absent). */
   /** Runs on every POST /v1/posts: a prepared statement. */
   async findMany(workspaceId: string, ids: string[]): Promise<Pick<AccountRow, 'id' | 'provider' | 'status'>[]> {
-    return prepared(
-      this.db,
+    return this.db.prepared(
       'herald_accounts_for_post',
       `SELECT id, provider, status FROM accounts WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`,
       [workspaceId, ids],
@@ -75,7 +72,7 @@ export class AccountsRepository {
   }
 
   list(workspaceId: string, after: Keyset | null, limit: number): Promise<AccountRow[]> {
-    return sql(this.db, 
+    return this.db.query(
       `SELECT ${COLUMNS} FROM accounts
        WHERE workspace_id = $1 AND deleted_at IS NULL
          AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::uuid))
@@ -84,8 +81,8 @@ export class AccountsRepository {
     );
   }
 
-  async update(workspaceId: string, id: string, changes: AccountChanges, m: EntityManager): Promise<void> {
-    await sql(m, 
+  async update(workspaceId: string, id: string, changes: AccountChanges, m: Sql): Promise<void> {
+    await m.query(
       `UPDATE accounts SET
          name = coalesce($3, name),
          config = coalesce($4, config),
@@ -112,13 +109,13 @@ export class AccountsRepository {
    * Back to `active` with a closed circuit, and its paused jobs back in the queue (due now).
    * Returns how many jobs were resumed.
    */
-  async reactivate(workspaceId: string, id: string, m: EntityManager): Promise<number> {
-    const resumed: unknown[] = await sql(m, 
+  async reactivate(workspaceId: string, id: string, m: Sql): Promise<number> {
+    const resumed: unknown[] = await m.query(
       `UPDATE jobs SET status = 'scheduled', updated_at = now()
        WHERE account_id = $1 AND workspace_id = $2 AND status = 'paused' RETURNING id`,
       [id, workspaceId],
     );
-    await sql(m, 
+    await m.query(
       `UPDATE accounts SET status = 'active', status_reason = NULL, circuit_state = 'closed', circuit_open_until = NULL,
          consecutive_failures = 0, updated_at = now()
        WHERE workspace_id = $1 AND id = $2`,
@@ -128,13 +125,13 @@ export class AccountsRepository {
   }
 
   /** `disabled` or `needs_reauth`, with its waiting jobs paused. Returns how many were paused. */
-  async deactivate(workspaceId: string, id: string, status: Exclude<AccountStatus, 'active'>, reason: string, m: EntityManager): Promise<number> {
-    const paused: unknown[] = await sql(m, 
+  async deactivate(workspaceId: string, id: string, status: Exclude<AccountStatus, 'active'>, reason: string, m: Sql): Promise<number> {
+    const paused: unknown[] = await m.query(
       `UPDATE jobs SET status = 'paused', updated_at = now()
        WHERE account_id = $1 AND workspace_id = $2 AND status = 'scheduled' RETURNING id`,
       [id, workspaceId],
     );
-    await sql(m, 
+    await m.query(
       `UPDATE accounts SET status = $3, status_reason = $4, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
       [workspaceId, id, status, reason],
     );
@@ -144,12 +141,12 @@ export class AccountsRepository {
   /** Soft delete; its jobs that have not started are cancelled. False when unknown. */
   async delete(workspaceId: string, id: string): Promise<boolean> {
     return this.db.transaction(async (m) => {
-      await sql(m, 
+      await m.query(
         `UPDATE jobs SET status = 'cancelled', finished_at = now(), updated_at = now()
          WHERE account_id = $1 AND workspace_id = $2 AND status IN ('scheduled', 'paused')`,
         [id, workspaceId],
       );
-      const rows: unknown[] = await sql(m, 
+      const rows: unknown[] = await m.query(
         `UPDATE accounts SET deleted_at = now(), updated_at = now()
          WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id`,
         [workspaceId, id],

@@ -1,13 +1,16 @@
 import { Client } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
-import { ENTITIES } from './entities';
 
-export function dataSourceOptions(url: string, poolSize = 20): DataSourceOptions {
+/**
+ * TypeORM is Herald's migration runner: migrations are TypeORM classes with hand-written SQL.
+ * Everything else reaches the database through Db (db.ts).
+ */
+export function dataSourceOptions(url: string, poolSize = 2): DataSourceOptions {
   return {
     type: 'postgres',
     url,
-    entities: ENTITIES,
+    entities: [],
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
     // Never: the schema is what the migrations say, nothing else.
@@ -36,6 +39,24 @@ export async function runMigrations(dataSource: DataSource): Promise<void> {
   } finally {
     await runner.release();
   }
+}
+
+/**
+ * Brings the schema up to date at start, on short-lived connections (two: one holds the
+ * advisory lock, the other migrates), closed before the application's pool opens.
+ */
+export async function migrate(url: string): Promise<void> {
+  const dataSource = await new DataSource(dataSourceOptions(url)).initialize();
+  try {
+    await runMigrations(dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+/** Names of the migrations this build knows, as the `migrations` table records them. */
+export function knownMigrationNames(): string[] {
+  return MIGRATIONS.map((M) => new M().name ?? M.name);
 }
 
 /** Creates `database` on the server of `url` if it does not exist yet; returns its URL. */

@@ -1,27 +1,25 @@
-import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { Global, Module } from '@nestjs/common';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
-import { dataSourceOptions, runMigrations } from './data-source';
+import { migrate } from './data-source';
+import { Db } from './db';
 
-/** The PostgreSQL connection pool. Migrations run before any other provider can use it. */
+/**
+ * The database: migrations first (TypeORM, under an advisory lock, on a connection of their
+ * own that is closed afterwards), then the one pool every repository uses (db.ts). Global so
+ * that every module's repositories can inject `Db`.
+ */
+@Global()
 @Module({
-  imports: [
-    TypeOrmModule.forRootAsync({
+  providers: [
+    {
+      provide: Db,
       inject: [HERALD_CONFIG],
-      useFactory: (config: HeraldConfig) => ({
-        ...dataSourceOptions(config.databaseUrl, config.databasePoolSize),
-        // Fail fast with the real reason instead of TypeORM's default 30 s of retries.
-        retryAttempts: 2,
-        retryDelay: 1000,
-      }),
-      dataSourceFactory: async (options) => {
-        if (!options) throw new Error('no data source options');
-        const dataSource = await new DataSource(options).initialize();
-        await runMigrations(dataSource);
-        return dataSource;
+      useFactory: async (config: HeraldConfig) => {
+        await migrate(config.databaseUrl);
+        return new Db(config);
       },
-    }),
+    },
   ],
+  exports: [Db],
 })
 export class DatabaseModule {}

@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { Db, Sql, Tx } from '../database/db';
 import type { AccountStatus } from '../accounts/account.types';
 import type { JobPayload, Provider } from '../connectors/connector.interface';
-import { sql } from '../database/sql';
 import type { JobStatus } from '../jobs/job.types';
 import { JOB_COLUMNS, REQUEUE_KEY_SQL } from '../jobs/jobs.repository';
 import type { AuditRow, DlqRow, NewAudit } from './dead-letter.types';
@@ -99,17 +97,16 @@ function filterSql(f: DlqFilter, first: number): { where: string; params: unknow
  */
 @Injectable()
 export class DeadLetterRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly db: Db) {}
 
-  transaction<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.db.transaction(work);
   }
 
   /** Newest death first, over the partial index jobs_dlq (workspace_id, finished_at DESC, id DESC). */
   list(workspaceId: string, statuses: JobStatus[], filter: DlqFilter, after: DlqKeyset | null, limit: number): Promise<DlqRow[]> {
     const f = filterSql(filter, 6);
-    return sql(
-      this.db,
+    return this.db.query(
       `SELECT ${DLQ_COLUMNS} FROM jobs j JOIN accounts a ON a.id = j.account_id
        WHERE j.workspace_id = $1 AND j.status = ANY($2::text[])
          AND ($3::bigint IS NULL OR (j.finished_at, j.id) < ('epoch'::timestamptz + $3::bigint * interval '1 microsecond', $4::uuid))
@@ -119,9 +116,8 @@ export class DeadLetterRepository {
     );
   }
 
-  async find(workspaceId: string, id: string, m?: EntityManager): Promise<DlqRow | null> {
-    const rows: DlqRow[] = await sql(
-      m ?? this.db.manager,
+  async find(workspaceId: string, id: string, m?: Sql): Promise<DlqRow | null> {
+    const rows: DlqRow[] = await (m ?? this.db).query(
       `SELECT ${DLQ_COLUMNS} FROM jobs j JOIN accounts a ON a.id = j.account_id WHERE j.workspace_id = $1 AND j.id = $2`,
       [workspaceId, id],
     );
@@ -129,8 +125,7 @@ export class DeadLetterRepository {
   }
 
   audit(jobId: string): Promise<AuditRow[]> {
-    return sql(
-      this.db,
+    return this.db.query(
       `SELECT id::text, action, api_key_id AS "apiKeyId", before, after, created_at AS "createdAt"
        FROM job_audit WHERE job_id = $1 ORDER BY id`,
       [jobId],
@@ -138,9 +133,8 @@ export class DeadLetterRepository {
   }
 
   /** Locks the workspace's jobs among `ids` (any status: the caller reports why one is not dead). */
-  lockJobs(m: EntityManager, workspaceId: string, ids: string[]): Promise<(LockedJob & { payload: JobPayload; provider: Provider })[]> {
-    return sql(
-      m,
+  lockJobs(m: Sql, workspaceId: string, ids: string[]): Promise<(LockedJob & { payload: JobPayload; provider: Provider })[]> {
+    return m.query(
       `SELECT j.id, j.account_id AS "accountId", j.status, j.idempotency_key AS "idempotencyKey", j.run_at AS "runAt",
               j.publish_by AS "publishBy", j.payload, j.provider
        FROM jobs j WHERE j.workspace_id = $1 AND j.id = ANY($2::uuid[]) ORDER BY j.id FOR UPDATE`,
@@ -154,10 +148,9 @@ export class DeadLetterRepository {
    * the row's new version), so it is either taken here or, already requeued, left out.
    * Ordered by id so two bulk requeues lock in the same order and cannot deadlock.
    */
-  lockDeadMatching(m: EntityManager, workspaceId: string, filter: DlqFilter, limit: number): Promise<LockedJob[]> {
+  lockDeadMatching(m: Sql, workspaceId: string, filter: DlqFilter, limit: number): Promise<LockedJob[]> {
     const f = filterSql(filter, 3);
-    return sql(
-      m,
+    return m.query(
       `SELECT j.id, j.account_id AS "accountId", j.status, j.idempotency_key AS "idempotencyKey", j.run_at AS "runAt",
               j.publish_by AS "publishBy"
        FROM jobs j WHERE j.workspace_id = $1 AND j.status = 'dead' AND ${f.where}
@@ -171,9 +164,8 @@ export class DeadLetterRepository {
    * change until we commit (re-auth and auto-disable take FOR UPDATE), so the target state
    * decided from it still holds at commit; concurrent requeues do not block each other.
    */
-  lockAccounts(m: EntityManager, ids: string[]): Promise<LockedAccount[]> {
-    return sql(
-      m,
+  lockAccounts(m: Sql, ids: string[]): Promise<LockedAccount[]> {
+    return m.query(
       `SELECT id, name, status, status_reason AS "statusReason", deleted_at IS NOT NULL AS deleted
        FROM accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR SHARE`,
       [[...new Set(ids)].sort()],
@@ -181,9 +173,8 @@ export class DeadLetterRepository {
   }
 
   /** The payload of a dead job; guarded by its status. False when it is no longer dead. */
-  async updatePayload(m: EntityManager, id: string, payload: JobPayload): Promise<boolean> {
-    const rows: unknown[] = await sql(
-      m,
+  async updatePayload(m: Sql, id: string, payload: JobPayload): Promise<boolean> {
+    const rows: unknown[] = await m.query(
       `UPDATE jobs SET payload = $2, payload_edited_at = now(), payload_changed_since_key = true, updated_at = now()
        WHERE id = $1 AND status = 'dead' RETURNING id`,
       [id, JSON.stringify(payload)],
@@ -201,10 +192,9 @@ export class DeadLetterRepository {
    * it cannot be put in the queue twice, nor while an attempt is in flight (the worker only
    * ever holds `in_progress` jobs).
    */
-  requeue(m: EntityManager, jobs: { id: string; status: 'scheduled' | 'paused' }[], runAt: Date | null): Promise<RequeuedJob[]> {
+  requeue(m: Sql, jobs: { id: string; status: 'scheduled' | 'paused' }[], runAt: Date | null): Promise<RequeuedJob[]> {
     if (jobs.length === 0) return Promise.resolve([]);
-    return sql(
-      m,
+    return m.query(
       `UPDATE jobs j SET
          status = r.status,
          run_at = coalesce($3::timestamptz, now()),
@@ -224,19 +214,17 @@ export class DeadLetterRepository {
   }
 
   /** Discards a dead job: kept (with its dead reason and history), out of the default lists. */
-  async discard(m: EntityManager, id: string): Promise<boolean> {
-    const rows: unknown[] = await sql(
-      m,
+  async discard(m: Sql, id: string): Promise<boolean> {
+    const rows: unknown[] = await m.query(
       `UPDATE jobs SET status = 'discarded', updated_at = now() WHERE id = $1 AND status = 'dead' RETURNING id`,
       [id],
     );
     return rows.length > 0;
   }
 
-  async insertAudit(m: EntityManager, workspaceId: string, apiKeyId: string, entries: NewAudit[]): Promise<void> {
+  async insertAudit(m: Sql, workspaceId: string, apiKeyId: string, entries: NewAudit[]): Promise<void> {
     if (entries.length === 0) return;
-    await sql(
-      m,
+    await m.query(
       `INSERT INTO job_audit (job_id, workspace_id, api_key_id, action, before, after)
        SELECT r.job_id, $1, $2, r.action, r.before, r.after
        FROM unnest($3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[]) AS r(job_id, action, before, after)`,
@@ -253,8 +241,7 @@ export class DeadLetterRepository {
 
   /** Dead jobs per account, for the DLQ size gauge (a scan of the small jobs_dlq index). */
   deadByAccount(): Promise<{ accountId: string; workspaceId: string; provider: string; n: number }[]> {
-    return sql(
-      this.db,
+    return this.db.query(
       `SELECT account_id AS "accountId", workspace_id AS "workspaceId", provider, count(*)::int AS n
        FROM jobs WHERE status = 'dead' GROUP BY account_id, workspace_id, provider`,
     );

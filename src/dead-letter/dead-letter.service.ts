@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Sql } from '../database/db';
 import { conflict, invalidInput, notFound } from '../common/errors';
 import { parseInstant } from '../common/instant';
 import { DEFAULT_PAGE_SIZE, Page } from '../common/pagination';
@@ -176,7 +176,7 @@ export class DeadLetterService {
 
   /** The guarded UPDATE, its audit rows and the wake-up (sent at commit), inside the caller's transaction. */
   private async requeueLocked(
-    m: EntityManager,
+    m: Sql,
     auth: AuthContext,
     locked: LockedJob[],
     targets: { id: string; status: 'scheduled' | 'paused' }[],

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import { sql, SqlRunner } from '../database/sql';
+import { Db, Sql, Tx } from '../database/db';
 
 /** The latest digest of a workspace: its local day and where its window ended. */
 export interface LatestDigest {
@@ -40,9 +38,9 @@ export interface DigestSummaryRow {
  */
 @Injectable()
 export class DigestRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly db: Db) {}
 
-  transaction<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.db.transaction(work);
   }
 
@@ -53,15 +51,14 @@ export class DigestRepository {
    * It only saves duplicate work; the UNIQUE (workspace_id, local_date) row is what makes a
    * second digest for a day impossible.
    */
-  async lockWorkspace(runner: SqlRunner, workspaceId: string): Promise<void> {
-    await sql(runner, `SELECT pg_advisory_xact_lock(hashtext('herald.digest'), hashtext($1::text))`, [workspaceId]);
+  async lockWorkspace(runner: Sql, workspaceId: string): Promise<void> {
+    await runner.query(`SELECT pg_advisory_xact_lock(hashtext('herald.digest'), hashtext($1::text))`, [workspaceId]);
   }
 
   /** The latest digest of each workspace among `ids` (one index probe each, newest local day). */
-  async latest(ids: string[], runner: SqlRunner = this.db): Promise<Map<string, LatestDigest>> {
+  async latest(ids: string[], runner: Sql = this.db): Promise<Map<string, LatestDigest>> {
     if (ids.length === 0) return new Map();
-    const rows = await sql<{ workspaceId: string; localDate: string; windowEnd: Date }>(
-      runner,
+    const rows = await runner.query<{ workspaceId: string; localDate: string; windowEnd: Date }>(
       `SELECT w.id AS "workspaceId", d.local_date::text AS "localDate", d.window_end AS "windowEnd"
        FROM unnest($1::uuid[]) AS w(id)
        JOIN LATERAL (SELECT local_date, window_end FROM digests WHERE workspace_id = w.id ORDER BY local_date DESC LIMIT 1) d ON true`,
@@ -74,9 +71,8 @@ export class DigestRepository {
    * Records the digest of a day. ON CONFLICT DO NOTHING: if the day has a row already, nothing
    * is written and false comes back; the caller then rolls back its transaction, mail included.
    */
-  async insert(runner: SqlRunner, d: DigestRecord): Promise<boolean> {
-    const rows = await sql(
-      runner,
+  async insert(runner: Sql, d: DigestRecord): Promise<boolean> {
+    const rows = await runner.query(
       `INSERT INTO digests (workspace_id, local_date, timezone, digest_hour, window_start, window_end, outcome, mail_id,
                             dead_jobs, failed_attempts, accounts_attention)
        VALUES ($1, $2::date, $3, $4, $5, $6, $7, $8, $9, $10, $11)
@@ -89,8 +85,7 @@ export class DigestRepository {
 
   /** The workspace's most recent digest, for the settings answer. */
   async last(workspaceId: string): Promise<DigestSummaryRow | null> {
-    const rows = await sql<DigestSummaryRow>(
-      this.db,
+    const rows = await this.db.query<DigestSummaryRow>(
       `SELECT id, local_date::text AS "localDate", window_start AS "windowStart", window_end AS "windowEnd", outcome,
               mail_id AS "mailId", created_at AS "createdAt"
        FROM digests WHERE workspace_id = $1 ORDER BY local_date DESC LIMIT 1`,

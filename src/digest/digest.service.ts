@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AccountReportsRepository } from '../accounts/account-reports.repository';
 import { accountWarnings } from '../accounts/account-warnings';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
-import type { SqlRunner } from '../database/sql';
+import type { Sql } from '../database/db';
 import { JobReportsRepository } from '../jobs/job-reports.repository';
 import { MailOutboxRepository } from '../mail/mail-outbox.repository';
 import { NotificationSettings, NotificationSettingsRepository } from '../notifications/notification-settings.repository';
@@ -131,13 +131,13 @@ export class DigestService {
     };
   }
 
-  private async render(workspaceId: string, timeZone: string, window: DigestWindow, runner: SqlRunner | undefined): Promise<DigestMessage> {
+  private async render(workspaceId: string, timeZone: string, window: DigestWindow, runner: Sql | undefined): Promise<DigestMessage> {
     const [facts, workspace] = await Promise.all([this.facts(workspaceId, window, runner), this.workspaces.find(workspaceId)]);
     return renderDigest(facts, { publicUrl: this.config.publicUrl, timeZone, workspaceName: workspace?.name ?? 'your workspace' });
   }
 
   /** Everything the digest reports, for one workspace and window. */
-  async facts(workspaceId: string, window: DigestWindow, runner?: SqlRunner): Promise<DigestFacts> {
+  async facts(workspaceId: string, window: DigestWindow, runner?: Sql): Promise<DigestFacts> {
     // One runner at a time: inside a transaction the statements share its connection.
     const accounts = await this.accounts.live(workspaceId, runner);
     const activity = await this.jobs.activity(workspaceId, window.start, window.end, runner);

@@ -1,9 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { HealthCheck, HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
-import { DataSource } from 'typeorm';
+import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { Public } from '../workspaces/auth';
+import { ReadinessService } from './readiness.service';
 
 @ApiTags('operations')
 @Public()
@@ -11,9 +10,8 @@ import { Public } from '../workspaces/auth';
 export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
-    private readonly db: TypeOrmHealthIndicator,
     private readonly indicators: HealthIndicatorService,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly readiness: ReadinessService,
   ) {}
 
   /** The process is up and its event loop answers. */
@@ -22,16 +20,23 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Ready to serve: PostgreSQL answers within 2 s and every migration is applied. */
+  /**
+   * Ready to serve: PostgreSQL answers within 2 s and every migration is applied. 503 while the
+   * database is away (restart, network cut); 200 again as soon as it answers.
+   */
   @Get('ready')
   @HealthCheck()
   ready() {
     return this.health.check([
-      () => this.db.pingCheck('database', { timeout: 2000 }),
+      async () => {
+        const indicator = this.indicators.check('database');
+        const problem = await this.readiness.database();
+        return problem === null ? indicator.up() : indicator.down({ message: problem });
+      },
       async () => {
         const indicator = this.indicators.check('migrations');
-        const pending = await this.dataSource.showMigrations();
-        return pending ? indicator.down({ message: 'migrations are pending' }) : indicator.up();
+        const problem = await this.readiness.migrations();
+        return problem === null ? indicator.up() : indicator.down({ message: problem });
       },
     ]);
   }

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import type { Provider } from '../connectors/connector.interface';
-import { sql, SqlRunner } from '../database/sql';
+import { Db, Sql } from '../database/db';
 
 export interface AccountActivityRow {
   accountId: string;
@@ -34,15 +32,14 @@ export interface DeadJobRow {
  */
 @Injectable()
 export class JobReportsRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly db: Db) {}
 
   /**
    * Per account of the workspace with anything in the window: attempts that succeeded (one per
    * published job), attempts that failed, and jobs that died and are still dead.
    */
-  activity(workspaceId: string, from: Date, to: Date, runner: SqlRunner = this.db): Promise<AccountActivityRow[]> {
-    return sql(
-      runner,
+  activity(workspaceId: string, from: Date, to: Date, runner: Sql = this.db): Promise<AccountActivityRow[]> {
+    return runner.query(
       `WITH tried AS (
          SELECT j.account_id,
                 count(*) FILTER (WHERE t.error_class = 'success')::int AS published,
@@ -66,9 +63,8 @@ export class JobReportsRepository {
   }
 
   /** Jobs that died in the window and are still dead, newest first: at most `limit`, and how many in all. */
-  async dead(workspaceId: string, from: Date, to: Date, limit: number, runner: SqlRunner = this.db): Promise<{ items: DeadJobRow[]; total: number }> {
-    const items = await sql<DeadJobRow>(
-      runner,
+  async dead(workspaceId: string, from: Date, to: Date, limit: number, runner: Sql = this.db): Promise<{ items: DeadJobRow[]; total: number }> {
+    const items = await runner.query<DeadJobRow>(
       `SELECT j.id AS "jobId", j.account_id AS "accountId", a.name AS "accountName", j.provider,
               coalesce(j.payload->>'text', '') AS text, j.error_class AS "errorClass", j.dead_reason AS "deadReason",
               j.last_error AS "lastError", j.finished_at AS "deadAt"
@@ -78,8 +74,7 @@ export class JobReportsRepository {
       [workspaceId, from, to, limit],
     );
     if (items.length < limit) return { items, total: items.length };
-    const [{ n }] = await sql<{ n: number }>(
-      runner,
+    const [{ n }] = await runner.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM jobs WHERE workspace_id = $1 AND status = 'dead' AND finished_at >= $2 AND finished_at < $3`,
       [workspaceId, from, to],
     );
@@ -87,9 +82,8 @@ export class JobReportsRepository {
   }
 
   /** The most frequent error messages of the window's failed attempts. */
-  topErrors(workspaceId: string, from: Date, to: Date, limit: number, runner: SqlRunner = this.db): Promise<{ message: string; count: number }[]> {
-    return sql(
-      runner,
+  topErrors(workspaceId: string, from: Date, to: Date, limit: number, runner: Sql = this.db): Promise<{ message: string; count: number }[]> {
+    return runner.query(
       `SELECT coalesce(t.message, t.network_error, 'HTTP ' || t.http_status, t.error_class) AS message, count(*)::int AS count
        FROM attempts t JOIN jobs j ON j.id = t.job_id
        WHERE t.finished_at >= $2 AND t.finished_at < $3 AND j.workspace_id = $1 AND t.error_class <> 'success'
@@ -99,9 +93,8 @@ export class JobReportsRepository {
   }
 
   /** The account's jobs waiting for it (paused, or scheduled), for an alert's "N posts wait". */
-  async waiting(accountId: string, runner: SqlRunner = this.db): Promise<number> {
-    const [{ n }] = await sql<{ n: number }>(
-      runner,
+  async waiting(accountId: string, runner: Sql = this.db): Promise<number> {
+    const [{ n }] = await runner.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM jobs WHERE account_id = $1 AND status IN ('paused', 'scheduled')`,
       [accountId],
     );

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { Db, Sql, Tx } from '../database/db';
 import type { AttemptRow, JobRow } from './job.types';
-import { sql } from '../database/sql';
 
 export const JOB_COLUMNS = `
   j.id, j.post_id AS "postId", j.account_id AS "accountId", j.workspace_id AS "workspaceId", j.provider, j.status,
@@ -27,29 +25,29 @@ export const REQUEUE_KEY_SQL = `CASE WHEN j.payload_changed_since_key
 /** Reads of jobs and attempts for the API, and the guarded manual retry. Scoped by workspace. */
 @Injectable()
 export class JobsRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly db: Db) {}
 
-  transaction<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.db.transaction(work);
   }
 
-  async find(workspaceId: string, id: string, m?: EntityManager): Promise<JobRow | null> {
-    const rows: JobRow[] = await sql(m ?? this.db.manager, 
+  async find(workspaceId: string, id: string, m?: Sql): Promise<JobRow | null> {
+    const rows: JobRow[] = await (m ?? this.db).query(
       `SELECT ${JOB_COLUMNS} FROM jobs j WHERE j.workspace_id = $1 AND j.id = $2`,
       [workspaceId, id],
     );
     return rows[0] ?? null;
   }
 
-  forPosts(workspaceId: string, postIds: string[], m?: EntityManager): Promise<JobRow[]> {
-    return sql(m ?? this.db.manager, 
+  forPosts(workspaceId: string, postIds: string[], m?: Sql): Promise<JobRow[]> {
+    return (m ?? this.db).query(
       `SELECT ${JOB_COLUMNS} FROM jobs j WHERE j.workspace_id = $1 AND j.post_id = ANY($2::uuid[]) ORDER BY j.created_at, j.id`,
       [workspaceId, postIds],
     );
   }
 
   attempts(jobId: string): Promise<AttemptRow[]> {
-    return sql(this.db, 
+    return this.db.query(
       `SELECT number, started_at AS "startedAt", finished_at AS "finishedAt", http_status AS "httpStatus",
               network_error AS "networkError", error_class AS "errorClass", decision, retry_at AS "retryAt",
               latency_ms AS "latencyMs", response_excerpt AS "responseExcerpt", message, idempotency_key AS "idempotencyKey", warnings
@@ -64,8 +62,8 @@ export class JobsRepository {
    * in-flight job is not matched (the caller answers 409). A job whose account is not active
    * waits as `paused` instead of sitting unclaimable in the queue.
    */
-  async retryNow(workspaceId: string, id: string, m: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await sql(m, 
+  async retryNow(workspaceId: string, id: string, m: Sql): Promise<boolean> {
+    const rows: unknown[] = await m.query(
       `UPDATE jobs j SET
          status = CASE WHEN a.status = 'active' THEN 'scheduled' ELSE 'paused' END,
          run_at = now(),

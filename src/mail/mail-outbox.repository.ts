@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { sql, SqlRunner } from '../database/sql';
+import { Db, Sql } from '../database/db';
 import type { MailKind } from './mail-driver';
 
 export interface NewMail {
@@ -44,12 +42,11 @@ export interface ClaimedMail {
  */
 @Injectable()
 export class MailOutboxRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly db: Db) {}
 
   /** Adds a mail, due now, inside the caller's transaction. Returns its id. */
-  async enqueue(runner: SqlRunner, mail: NewMail): Promise<string> {
-    const rows = await sql<{ id: string }>(
-      runner,
+  async enqueue(runner: Sql, mail: NewMail): Promise<string> {
+    const rows = await runner.query<{ id: string }>(
       `INSERT INTO mail_outbox (workspace_id, kind, recipients, subject, html, text)
        VALUES ($1, $2, $3::text[], $4, $5, $6) RETURNING id`,
       [mail.workspaceId, mail.kind, mail.recipients, mail.subject, mail.html, mail.text],
@@ -64,8 +61,7 @@ export class MailOutboxRepository {
    * Mails that already used every try are not taken (see failAbandoned).
    */
   claimDue(limit: number, leaseMs: number, maxAttempts: number): Promise<ClaimedMail[]> {
-    return sql<ClaimedMail>(
-      this.db,
+    return this.db.query<ClaimedMail>(
       `UPDATE mail_outbox m SET status = 'sending', attempts = m.attempts + 1,
               lease_until = now() + $2 * interval '1 millisecond', updated_at = now()
        WHERE m.id IN (
@@ -83,8 +79,7 @@ export class MailOutboxRepository {
 
   /** Mails whose last try was lost with its sender and that have no try left: failed, with that reason. */
   async failAbandoned(maxAttempts: number): Promise<{ id: string; kind: MailKind }[]> {
-    return sql(
-      this.db,
+    return this.db.query(
       `UPDATE mail_outbox SET status = 'failed', lease_until = NULL, updated_at = now(),
               last_error = 'the sender stopped before recording the outcome of the last try (' || attempts || ' tries used)'
        WHERE id IN (SELECT id FROM mail_outbox WHERE status = 'sending' AND lease_until < now() AND attempts >= $1
@@ -96,8 +91,7 @@ export class MailOutboxRepository {
 
   /** The server accepted it. False when the lease was lost meanwhile (another sender owns the outcome). */
   async markSent(id: string, attempt: number, response: string, rejected: string[]): Promise<boolean> {
-    const rows = await sql(
-      this.db,
+    const rows = await this.db.query(
       `UPDATE mail_outbox SET status = 'sent', sent_at = now(), lease_until = NULL, response = $3,
               rejected = CASE WHEN cardinality($4::text[]) = 0 THEN NULL ELSE $4::text[] END, updated_at = now()
        WHERE id = $1 AND status = 'sending' AND attempts = $2 RETURNING id`,
@@ -108,8 +102,7 @@ export class MailOutboxRepository {
 
   /** A try failed: again after `delayMs` (database clock), or failed for good when `delayMs` is null. */
   async markFailedTry(id: string, attempt: number, error: string, delayMs: number | null): Promise<boolean> {
-    const rows = await sql(
-      this.db,
+    const rows = await this.db.query(
       `UPDATE mail_outbox SET
               status = CASE WHEN $4::bigint IS NULL THEN 'failed' ELSE 'pending' END,
               next_attempt_at = CASE WHEN $4::bigint IS NULL THEN next_attempt_at ELSE now() + $4::bigint * interval '1 millisecond' END,
@@ -122,8 +115,7 @@ export class MailOutboxRepository {
 
   /** Where one mail stands: for the settings answer ("the last digest was sent at …"). */
   async state(id: string): Promise<MailState | null> {
-    const rows = await sql<MailState>(
-      this.db,
+    const rows = await this.db.query<MailState>(
       `SELECT status, attempts, sent_at AS "sentAt", last_error AS "lastError" FROM mail_outbox WHERE id = $1`,
       [id],
     );
@@ -132,8 +124,7 @@ export class MailOutboxRepository {
 
   /** Mails not yet accepted, per kind and state, for /metrics (two small partial indexes). */
   waiting(): Promise<{ kind: MailKind; status: 'pending' | 'sending'; n: number }[]> {
-    return sql(
-      this.db,
+    return this.db.query(
       `SELECT kind, status, count(*)::int AS n FROM mail_outbox WHERE status IN ('pending', 'sending') GROUP BY kind, status`,
     );
   }

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { sql } from '../database/sql';
+import { Db } from '../database/db';
 import type { MediaInfo, MediaMimeType } from './media.types';
 
 /** Never `SELECT *`: the bytes are read only by the methods that need them. */
@@ -12,7 +10,7 @@ const INFO_COLUMNS = `
 /** SQL of the media table. Every method but `readForServing` is scoped by workspace. */
 @Injectable()
 export class MediaRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly db: Db) {}
 
   async insert(input: {
     workspaceId: string;
@@ -23,8 +21,7 @@ export class MediaRepository {
     sha256: Buffer;
     bytes: Buffer;
   }): Promise<MediaInfo> {
-    const rows = await sql<MediaInfo>(
-      this.db,
+    const rows = await this.db.query<MediaInfo>(
       `INSERT INTO media (workspace_id, mime_type, byte_size, width, height, alt, sha256, bytes)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${INFO_COLUMNS}`,
       [input.workspaceId, input.mimeType, input.bytes.length, input.width, input.height, input.alt, input.sha256, input.bytes],
@@ -33,19 +30,19 @@ export class MediaRepository {
   }
 
   async find(workspaceId: string, id: string): Promise<MediaInfo | null> {
-    const rows = await sql<MediaInfo>(this.db, `SELECT ${INFO_COLUMNS} FROM media WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
+    const rows = await this.db.query<MediaInfo>(`SELECT ${INFO_COLUMNS} FROM media WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
     return rows[0] ?? null;
   }
 
   /** The workspace's media among `ids`, without bytes (unknown and other workspaces' ids are absent). */
   findMany(workspaceId: string, ids: string[]): Promise<MediaInfo[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return sql<MediaInfo>(this.db, `SELECT ${INFO_COLUMNS} FROM media WHERE workspace_id = $1 AND id = ANY($2::uuid[])`, [workspaceId, ids]);
+    return this.db.query<MediaInfo>(`SELECT ${INFO_COLUMNS} FROM media WHERE workspace_id = $1 AND id = ANY($2::uuid[])`, [workspaceId, ids]);
   }
 
   /** The bytes of one media item of the workspace, or null when it is gone. */
   async readBytes(workspaceId: string, id: string): Promise<Buffer | null> {
-    const rows = await sql<{ bytes: Buffer }>(this.db, `SELECT bytes FROM media WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
+    const rows = await this.db.query<{ bytes: Buffer }>(`SELECT bytes FROM media WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
     return rows[0]?.bytes ?? null;
   }
 
@@ -54,8 +51,7 @@ export class MediaRepository {
    * URL (checked before this call) is the authorization.
    */
   async readForServing(id: string): Promise<{ bytes: Buffer; mimeType: MediaMimeType; sha256: string } | null> {
-    const rows = await sql<{ bytes: Buffer; mimeType: MediaMimeType; sha256: string }>(
-      this.db,
+    const rows = await this.db.query<{ bytes: Buffer; mimeType: MediaMimeType; sha256: string }>(
       `SELECT bytes, mime_type AS "mimeType", encode(sha256, 'hex') AS sha256 FROM media WHERE id = $1`,
       [id],
     );
@@ -63,8 +59,7 @@ export class MediaRepository {
   }
 
   async updateAlt(workspaceId: string, id: string, alt: string): Promise<MediaInfo | null> {
-    const rows = await sql<MediaInfo>(
-      this.db,
+    const rows = await this.db.query<MediaInfo>(
       `UPDATE media SET alt = $3 WHERE workspace_id = $1 AND id = $2 RETURNING ${INFO_COLUMNS}`,
       [workspaceId, id, alt],
     );

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import { sql, SqlRunner } from '../database/sql';
+import { Db, Sql, Tx } from '../database/db';
 import type { AlertKind } from './alert-builder';
 
 export interface AccountEventRow {
@@ -27,16 +25,15 @@ export type EventOutcome = 'queued' | 'no_recipients' | 'alerts_off' | 'resolved
  */
 @Injectable()
 export class AccountEventsRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly db: Db) {}
 
-  transaction<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.db.transaction(work);
   }
 
   /** Oldest pending events first, locked for this transaction; other processes skip them. */
-  claimPending(runner: SqlRunner, limit: number): Promise<AccountEventRow[]> {
-    return sql(
-      runner,
+  claimPending(runner: Sql, limit: number): Promise<AccountEventRow[]> {
+    return runner.query(
       `SELECT id::text, account_id AS "accountId", workspace_id AS "workspaceId", kind, detail,
               consecutive_failures AS "consecutiveFailures", disable_threshold AS "disableThreshold",
               token_expires_at AS "tokenExpiresAt", created_at AS "createdAt"
@@ -45,14 +42,13 @@ export class AccountEventsRepository {
     );
   }
 
-  async markProcessed(runner: SqlRunner, id: string, outcome: EventOutcome, mailId: string | null): Promise<void> {
-    await sql(runner, `UPDATE account_events SET processed_at = now(), outcome = $2, mail_id = $3 WHERE id = $1::bigint`, [id, outcome, mailId]);
+  async markProcessed(runner: Sql, id: string, outcome: EventOutcome, mailId: string | null): Promise<void> {
+    await runner.query(`UPDATE account_events SET processed_at = now(), outcome = $2, mail_id = $3 WHERE id = $1::bigint`, [id, outcome, mailId]);
   }
 
   /** A token's expiry warning, once per account and expiry (the partial unique index). True when new. */
   async addTokenExpiring(accountId: string, workspaceId: string, expiresAt: Date): Promise<boolean> {
-    const rows = await sql(
-      this.db,
+    const rows = await this.db.query(
       `INSERT INTO account_events (account_id, workspace_id, kind, consecutive_failures, token_expires_at)
        VALUES ($1, $2, 'token_expiring', 0, $3)
        ON CONFLICT (account_id, token_expires_at) WHERE kind = 'token_expiring' DO NOTHING
@@ -64,8 +60,7 @@ export class AccountEventsRepository {
 
   /** The alert threshold the trigger reads (see the migration): this process's setting. */
   async setDisableThreshold(threshold: number): Promise<void> {
-    await sql(
-      this.db,
+    await this.db.query(
       `INSERT INTO alert_thresholds (singleton, disable_threshold) VALUES (true, $1)
        ON CONFLICT (singleton) DO UPDATE SET disable_threshold = EXCLUDED.disable_threshold, updated_at = now()
        WHERE alert_thresholds.disable_threshold IS DISTINCT FROM EXCLUDED.disable_threshold`,

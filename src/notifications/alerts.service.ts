@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { AccountHealthRow, AccountReportsRepository } from '../accounts/account-reports.repository';
 import { TOKEN_EXPIRY_WARNING_MS } from '../accounts/account-warnings';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
-import type { SqlRunner } from '../database/sql';
+import type { Sql } from '../database/db';
 import { JobReportsRepository } from '../jobs/job-reports.repository';
 import { MailOutboxRepository } from '../mail/mail-outbox.repository';
 import { WorkspacesRepository } from '../workspaces/workspaces.repository';
@@ -81,7 +81,7 @@ export class AlertsService implements OnModuleInit {
     }
   }
 
-  private async handle(tx: SqlRunner, event: AccountEventRow): Promise<{ outcome: EventOutcome; mailId: string | null }> {
+  private async handle(tx: Sql, event: AccountEventRow): Promise<{ outcome: EventOutcome; mailId: string | null }> {
     const settings = await this.settings.get(event.workspaceId, tx);
     if (!settings.alertsEnabled) return { outcome: 'alerts_off', mailId: null };
     if (settings.recipients.length === 0) return { outcome: 'no_recipients', mailId: null };

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { sql, SqlRunner } from '../database/sql';
+import { Db, Sql } from '../database/db';
 
 /** A workspace's notification settings as stored (defaults when it never saved any). */
 export interface NotificationSettings {
@@ -32,10 +30,10 @@ const COLUMNS = `workspace_id AS "workspaceId", digest_enabled AS "digestEnabled
 /** SQL of notification_settings: one row per workspace that saved its settings. */
 @Injectable()
 export class NotificationSettingsRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly db: Db) {}
 
-  async get(workspaceId: string, runner: SqlRunner = this.db): Promise<NotificationSettings> {
-    const rows = await sql<NotificationSettings>(runner, `SELECT ${COLUMNS} FROM notification_settings WHERE workspace_id = $1`, [workspaceId]);
+  async get(workspaceId: string, runner: Sql = this.db): Promise<NotificationSettings> {
+    const rows = await runner.query<NotificationSettings>(`SELECT ${COLUMNS} FROM notification_settings WHERE workspace_id = $1`, [workspaceId]);
     return rows[0] ?? { workspaceId, ...DEFAULT_SETTINGS };
   }
 
@@ -44,8 +42,7 @@ export class NotificationSettingsRepository {
    * (decided here, against the stored row, so two concurrent saves cannot both "switch it on").
    */
   async save(s: Omit<NotificationSettings, 'digestEnabledAt'>): Promise<NotificationSettings> {
-    const rows = await sql<NotificationSettings>(
-      this.db,
+    const rows = await this.db.query<NotificationSettings>(
       `INSERT INTO notification_settings AS n (workspace_id, digest_enabled, recipients, digest_hour, timezone, send_when_empty,
                                                alerts_enabled, digest_enabled_at)
        VALUES ($1, $2, $3::text[], $4, $5, $6, $7, CASE WHEN $2 THEN now() END)
@@ -62,6 +59,6 @@ export class NotificationSettingsRepository {
 
   /** Every workspace whose digest is on: the sweep's candidates (a handful of rows per workspace-minute). */
   digestEnabled(): Promise<NotificationSettings[]> {
-    return sql(this.db, `SELECT ${COLUMNS} FROM notification_settings WHERE digest_enabled`);
+    return this.db.query(`SELECT ${COLUMNS} FROM notification_settings WHERE digest_enabled`);
   }
 }

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { sql } from '../database/sql';
+import { Db } from '../database/db';
 
 export type IdempotencyBegin =
   | { kind: 'new' }
@@ -22,10 +20,10 @@ const ABANDONED_AFTER = '2 minutes';
  */
 @Injectable()
 export class IdempotencyRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly db: Db) {}
 
   async begin(workspaceId: string, key: string, requestHash: Buffer): Promise<IdempotencyBegin> {
-    const claimed: unknown[] = await sql(this.db, 
+    const claimed = await this.db.query(
       `INSERT INTO idempotency_keys (workspace_id, key, request_hash, state) VALUES ($1, $2, $3, 'in_flight')
        ON CONFLICT (workspace_id, key) DO UPDATE
          SET request_hash = EXCLUDED.request_hash, state = 'in_flight', response_status = NULL, response_body = NULL, created_at = now()
@@ -36,7 +34,7 @@ export class IdempotencyRepository {
       [workspaceId, key, requestHash],
     );
     if (claimed.length > 0) return { kind: 'new' };
-    const rows: { requestHash: Buffer; state: string; status: number | null; body: unknown }[] = await sql(this.db, 
+    const rows = await this.db.query<{ requestHash: Buffer; state: string; status: number | null; body: unknown }>(
       `SELECT request_hash AS "requestHash", state, response_status AS status, response_body AS body
        FROM idempotency_keys WHERE workspace_id = $1 AND key = $2`,
       [workspaceId, key],
@@ -50,11 +48,11 @@ export class IdempotencyRepository {
 
   /** The request failed before anything was written: free the key for a corrected retry. */
   async abandon(workspaceId: string, key: string): Promise<void> {
-    await sql(this.db, `DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND state = 'in_flight'`, [workspaceId, key]);
+    await this.db.query(`DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND state = 'in_flight'`, [workspaceId, key]);
   }
 
   async purgeExpired(): Promise<number> {
-    const rows: unknown[] = await sql(this.db, 
+    const rows = await this.db.query(
       `DELETE FROM idempotency_keys WHERE created_at < now() - interval '${IDEMPOTENCY_TTL_HOURS * 2} hours' RETURNING 1`,
     );
     return rows.length;

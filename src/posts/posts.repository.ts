@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { Db, Sql, Tx } from '../database/db';
 import type { Keyset } from '../common/pagination';
 import type { JobPayload } from '../connectors/connector.interface';
 import type { NewJob, PostRow } from './post.types';
 import { JOBS_CHANNEL } from '../queue/queue-notifier';
 import type { PostStatus } from './post-status';
-import { prepared, sql } from '../database/sql';
 
 const POST_COLUMNS = `
   p.id, p.workspace_id AS "workspaceId", p.text, p.title, p.link, p.media, p.metadata,
@@ -36,9 +34,9 @@ export interface PostFilter {
 /** SQL of posts and the jobs written with them. Every method is scoped by workspace. */
 @Injectable()
 export class PostsRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly db: Db) {}
 
-  transaction<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.db.transaction(work);
   }
 
@@ -58,8 +56,7 @@ export class PostsRepository {
     payloadFor: (job: NewJob) => JobPayload,
     idempotency: { key: string; status: number; body: unknown } | null,
   ): Promise<void> {
-    await prepared(
-      this.db,
+    await this.db.prepared(
       'herald_create_post',
       `WITH p AS (
          INSERT INTO posts (id, workspace_id, text, title, link, media, metadata, scheduled_at, publish_by, created_at, updated_at)
@@ -106,8 +103,8 @@ export class PostsRepository {
     );
   }
 
-  async find(workspaceId: string, id: string, m?: EntityManager, lock = false): Promise<PostRow | null> {
-    const rows: PostRow[] = await sql(m ?? this.db.manager, 
+  async find(workspaceId: string, id: string, m?: Sql, lock = false): Promise<PostRow | null> {
+    const rows: PostRow[] = await (m ?? this.db).query(
       `SELECT ${POST_COLUMNS} FROM posts p WHERE p.workspace_id = $1 AND p.id = $2 ${lock ? 'FOR UPDATE' : ''}`,
       [workspaceId, id],
     );
@@ -115,7 +112,7 @@ export class PostsRepository {
   }
 
   list(workspaceId: string, filter: PostFilter, after: Keyset | null, limit: number): Promise<PostRow[]> {
-    return sql(this.db, 
+    return this.db.query(
       `SELECT ${POST_COLUMNS} FROM posts p
        WHERE p.workspace_id = $1
          AND ($2::timestamptz IS NULL OR (p.created_at, p.id) < ($2::timestamptz, $3::uuid))
@@ -128,15 +125,15 @@ export class PostsRepository {
   }
 
   /** Locks the post's jobs (jobs before anything else) and reports whether any has started. */
-  async lockJobs(m: EntityManager, workspaceId: string, postId: string): Promise<{ id: string; status: string; attemptCount: number }[]> {
-    return sql(m, 
+  async lockJobs(m: Sql, workspaceId: string, postId: string): Promise<{ id: string; status: string; attemptCount: number }[]> {
+    return m.query(
       `SELECT id, status, attempt_count AS "attemptCount" FROM jobs WHERE workspace_id = $1 AND post_id = $2 ORDER BY id FOR UPDATE`,
       [workspaceId, postId],
     );
   }
 
-  async update(m: EntityManager, post: PostRow): Promise<void> {
-    await sql(m, 
+  async update(m: Sql, post: PostRow): Promise<void> {
+    await m.query(
       `UPDATE posts SET text = $3, title = $4, link = $5, media = $6, metadata = $7, scheduled_at = $8, publish_by = $9, updated_at = now()
        WHERE workspace_id = $1 AND id = $2`,
       [post.workspaceId, post.id, post.text, post.title, post.link, JSON.stringify(post.media), post.metadata, post.scheduledAt, post.publishBy],
@@ -144,12 +141,12 @@ export class PostsRepository {
   }
 
   /** Rewrites the payload and schedule of jobs that have not started (the caller holds their locks). */
-  async rescheduleJobs(m: EntityManager, post: PostRow, payloadFor: (textOverride: string | null) => JobPayload): Promise<void> {
-    const jobs: { id: string; textOverride: string | null }[] = await sql(m, 
+  async rescheduleJobs(m: Sql, post: PostRow, payloadFor: (textOverride: string | null) => JobPayload): Promise<void> {
+    const jobs: { id: string; textOverride: string | null }[] = await m.query(
       `SELECT id, text_override AS "textOverride" FROM jobs WHERE post_id = $1 AND status IN ('scheduled', 'paused')`,
       [post.id],
     );
-    await sql(m, 
+    await m.query(
       `UPDATE jobs j SET payload = r.payload, run_at = $2, publish_by = $3, updated_at = now()
        FROM unnest($1::uuid[], $4::jsonb[]) AS r(id, payload) WHERE j.id = r.id`,
       [jobs.map((j) => j.id), post.scheduledAt, post.publishBy, jobs.map((j) => JSON.stringify(payloadFor(j.textOverride)))],
@@ -160,8 +157,8 @@ export class PostsRepository {
    * Cancels the post's jobs that are waiting (scheduled, including those waiting for a retry,
    * or paused); an attempt in flight finishes, finished jobs stay as they are.
    */
-  async cancelUnstarted(m: EntityManager, workspaceId: string, postId: string): Promise<number> {
-    const rows: unknown[] = await sql(m, 
+  async cancelUnstarted(m: Sql, workspaceId: string, postId: string): Promise<number> {
+    const rows: unknown[] = await m.query(
       `UPDATE jobs SET status = 'cancelled', finished_at = now(), updated_at = now()
        WHERE workspace_id = $1 AND post_id = $2 AND status IN ('scheduled', 'paused')
        RETURNING id`,

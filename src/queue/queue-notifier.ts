@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import { sql } from '../database/sql';
+import { Db, Sql } from '../database/db';
 
 export const JOBS_CHANNEL = 'herald_jobs';
 /** An account stopped taking attempts (disabled, deleted): workers give back its leased jobs. */
@@ -14,14 +12,14 @@ export const ACCOUNT_STOPPED_CHANNEL = 'herald_account_stopped';
  */
 @Injectable()
 export class QueueNotifier {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly db: Db) {}
 
   /** Sent in the transaction that disables or deletes an account; delivered at commit. */
-  async accountStopped(accountId: string, m?: EntityManager): Promise<void> {
-    await sql(m ?? this.db.manager, `SELECT pg_notify($1, $2)`, [ACCOUNT_STOPPED_CHANNEL, accountId]);
+  async accountStopped(accountId: string, q: Sql = this.db): Promise<void> {
+    await q.query(`SELECT pg_notify($1, $2)`, [ACCOUNT_STOPPED_CHANNEL, accountId]);
   }
 
-  async notify(m?: EntityManager, runAt: Date = new Date(0)): Promise<void> {
-    await sql(m ?? this.db.manager, `SELECT pg_notify($1, $2)`, [JOBS_CHANNEL, String(runAt.getTime())]);
+  async notify(q: Sql = this.db, runAt: Date = new Date(0)): Promise<void> {
+    await q.query(`SELECT pg_notify($1, $2)`, [JOBS_CHANNEL, String(runAt.getTime())]);
   }
 }

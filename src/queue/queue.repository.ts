@@ -1,15 +1,11 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { Pool, PoolClient, PoolConfig } from 'pg';
-import { HERALD_CONFIG, HeraldConfig } from '../config/config';
-import { DataSource } from 'typeorm';
+import { Injectable } from '@nestjs/common';
+import { Db, Tx } from '../database/db';
 import type { RetryPolicyOverride } from '../accounts/account.types';
 import type { JobPayload, Provider } from '../connectors/connector.interface';
 import type { Circuit, CircuitStateName } from '../retry/circuit-breaker';
 import type { DeadReason, Decision } from '../retry/decide';
 import type { ErrorClass } from '../retry/error-class';
 import { AccountSlot, Candidate, ClaimPlan } from './claim-plan';
-import { sql } from '../database/sql';
 
 /** A job as a claim hands it to the worker: leased to it until leaseExpiresAt. */
 export interface ClaimedJob {
@@ -129,38 +125,8 @@ export const CLAIM_CANDIDATES_SQL = `SELECT c.id, a.id AS "accountId", now() AS 
  * and a completion is a new, short transaction.
  */
 @Injectable()
-export class QueueRepository implements OnApplicationShutdown {
-  /** Opened on the first round, so API-only processes never open it. */
-  private roundsPool: Pool | null = null;
-
-  constructor(
-    @InjectDataSource() private readonly db: DataSource,
-    @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
-  ) {}
-
-  /** After the worker's final round (beforeApplicationShutdown), close the rounds' pool. */
-  async onApplicationShutdown(): Promise<void> {
-    const pool = this.roundsPool;
-    this.roundsPool = null;
-    if (pool) await pool.end();
-  }
-
-  /** The pg pool under TypeORM: the queue's statements run as named prepared statements. */
-  /**
-   * The worker's rounds run on connections of their own in node-postgres's pipeline mode: the
-   * statements of a round whose results are not needed before the next one are written to the
-   * socket together, so a round costs 4 network round trips instead of 9, and a worker whose
-   * event loop is busy with deliveries does not pay a turn of it per statement.
-   */
-  private pool(): Pool {
-    this.roundsPool ??= new Pool({
-      connectionString: this.config.databaseUrl,
-      max: 2,
-      application_name: 'herald-worker',
-      pipeline: true,
-    } as PoolConfig);
-    return this.roundsPool;
-  }
+export class QueueRepository {
+  constructor(private readonly db: Db) {}
 
   /**
    * One round of the worker, in ONE transaction: record the attempts that finished, then
@@ -201,12 +167,11 @@ export class QueueRepository implements OnApplicationShutdown {
     plan: (candidates: Candidate[], accounts: Map<string, AccountSlot>, now: Date) => ClaimPlan;
   }): Promise<RoundResult> {
     const { owner, finished, claimLimit, leaseMs, prefetch } = input;
-    const client = await this.pool().connect();
-    try {
-      // Statements whose results are not needed before the next one go out together (pipeline
-      // mode, see pool()): 4 round trips per round instead of 9.
-      const [, , recorded, candidates] = await Promise.all([
-        client.query('BEGIN'),
+    return this.db.transaction(async (client) => {
+      // Statements whose results are not needed before the next one go out together (the pool
+      // runs in pipeline mode, see Db): 4 round trips per round instead of 9. BEGIN travels
+      // with the first of them.
+      const [, recorded, candidates] = await Promise.all([
         input.release.length > 0 ? this.releaseIn(client, owner, input.release) : Promise.resolve(),
         this.record(client, owner, finished),
         claimLimit > 0 ? this.candidates(client, claimLimit, owner, prefetch) : Promise.resolve([]),
@@ -244,11 +209,9 @@ export class QueueRepository implements OnApplicationShutdown {
         const [, jobs] = await Promise.all([
           probes.length > 0 ? this.startProbes(client, probes, leaseMs) : Promise.resolve(),
           take.length > 0 ? this.claimJobs(client, owner, take, leaseMs) : Promise.resolve([]),
-          client.query('COMMIT'),
+          client.commit(),
         ]);
         claimed = jobs;
-      } else {
-        await client.query('COMMIT');
       }
       const inactive = locked.filter((a) => involved.has(a.id) && a.status !== 'active').map((a) => a.id);
       return {
@@ -256,15 +219,10 @@ export class QueueRepository implements OnApplicationShutdown {
         claimed,
         notActive: [...new Set([...statusChanged, ...inactive])],
       };
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   }
 
-  private async candidates(client: PoolClient, limit: number, owner: string, prefetch: number): Promise<(Candidate & { now: Date })[]> {
+  private async candidates(client: Tx, limit: number, owner: string, prefetch: number): Promise<(Candidate & { now: Date })[]> {
     // Per account (active, circuit closed or cooled down), its due jobs in run_at order, at
     // most as many as it has free slots right now; then the earliest `limit` of all. The exact
     // check happens under the account locks (round): this only keeps the rows we lock close to
@@ -275,33 +233,33 @@ export class QueueRepository implements OnApplicationShutdown {
     // once and starts the next leased job the moment one finishes, without waiting for a
     // database round. Leases, not running attempts, are what the database counts, so the cap
     // holds across processes because only the process holding the leases runs them.
-    const { rows } = await client.query<Candidate & { now: Date }>({
-      name: 'herald_claim_candidates',
-      text: CLAIM_CANDIDATES_SQL,
-      values: [limit, owner, prefetch],
-    });
+    const rows = await client.prepared<Candidate & { now: Date }>(
+      'herald_claim_candidates',
+      CLAIM_CANDIDATES_SQL,
+      [limit, owner, prefetch],
+    );
     return rows;
   }
 
-  private async lockAccounts(client: PoolClient, ids: string[]): Promise<(LockedAccount & { maxInFlight: number; deleted: boolean })[]> {
-    const { rows } = await client.query<CircuitRow & { maxInFlight: number; deleted: boolean }>({
-      name: 'herald_lock_accounts',
-      text: `SELECT id, status, circuit_state AS "circuitState", circuit_open_until AS "circuitOpenUntil",
+  private async lockAccounts(client: Tx, ids: string[]): Promise<(LockedAccount & { maxInFlight: number; deleted: boolean })[]> {
+    const rows = await client.prepared<CircuitRow & { maxInFlight: number; deleted: boolean }>(
+      'herald_lock_accounts',
+      `SELECT id, status, circuit_state AS "circuitState", circuit_open_until AS "circuitOpenUntil",
                     consecutive_failures AS "consecutiveFailures", max_in_flight AS "maxInFlight",
                     deleted_at IS NOT NULL AS deleted
              FROM accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
-      values: [ids],
-    });
+      [ids],
+    );
     return rows.map((r) => ({ id: r.id, status: r.status, circuit: toCircuit(r), maxInFlight: r.maxInFlight, deleted: r.deleted }));
   }
 
   /** Step 1 of a round: returns the jobs whose outcome was recorded. */
-  private async record(client: PoolClient, owner: string, attempts: FinishedAttempt[]): Promise<Set<string>> {
+  private async record(client: Tx, owner: string, attempts: FinishedAttempt[]): Promise<Set<string>> {
     if (attempts.length === 0) return new Set();
     const col = <K extends keyof FinishedAttempt>(k: K) => attempts.map((a) => a[k]);
-    const { rows: written } = await client.query<{ jobId: string }>({
-      name: 'herald_record_attempts',
-      text: `WITH r AS (
+    const written = await client.prepared<{ jobId: string }>(
+      'herald_record_attempts',
+      `WITH r AS (
                SELECT * FROM unnest($2::uuid[], $3::int[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::int[],
                                     $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[],
                                     $15::text[], $16::text[], $17::text[])
@@ -334,7 +292,7 @@ export class QueueRepository implements OnApplicationShutdown {
                     r.response_excerpt, r.message, r.idempotency_key, $1, r.warnings
              FROM r JOIN done ON done.id = r.job_id
              RETURNING job_id AS "jobId"`,
-      values: [
+      [
         owner,
         col('jobId'),
         col('attemptNumber'),
@@ -353,17 +311,17 @@ export class QueueRepository implements OnApplicationShutdown {
         col('remoteUrl'),
         attempts.map((a) => (a.warnings.length > 0 ? a.warnings.join('\n') : null)),
       ],
-    });
+    );
     return new Set(written.map((w) => w.jobId));
   }
 
   /** Step 4 of a round: the circuits and statuses `feedback` decided, in one statement. */
-  private async writeFeedback(client: PoolClient, decided: Map<string, AccountFeedback>): Promise<void> {
+  private async writeFeedback(client: Tx, decided: Map<string, AccountFeedback>): Promise<void> {
     const ids = [...decided.keys()];
     const f = [...decided.values()];
-    await client.query({
-      name: 'herald_account_feedback',
-      text: `UPDATE accounts a SET
+    await client.prepared(
+      'herald_account_feedback',
+      `UPDATE accounts a SET
                circuit_state = u.state, circuit_open_until = u.open_until, consecutive_failures = u.failures,
                circuit_opened_at = CASE WHEN u.opened THEN now() ELSE a.circuit_opened_at END,
                last_error = coalesce(u.last_error, a.last_error),
@@ -373,7 +331,7 @@ export class QueueRepository implements OnApplicationShutdown {
              FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::int[], $5::bool[], $6::text[], $7::bool[], $8::text[], $9::text[])
                AS u(id, state, open_until, failures, opened, last_error, succeeded, status, status_reason)
              WHERE a.id = u.id`,
-      values: [
+      [
         ids,
         f.map((x) => x.circuit.state),
         f.map((x) => x.circuit.openUntil),
@@ -384,27 +342,27 @@ export class QueueRepository implements OnApplicationShutdown {
         f.map((x) => x.status?.value ?? null),
         f.map((x) => x.status?.reason ?? null),
       ],
-    });
+    );
   }
 
   /** Leases per account (all, and other processes'), read under the account locks (after step 1). */
-  private async inFlightCounts(client: PoolClient, owner: string, accountIds: string[]): Promise<Map<string, { total: number; others: number }>> {
-    const { rows } = await client.query<{ accountId: string; total: number; others: number }>({
-      name: 'herald_in_flight',
-      text: `SELECT account_id AS "accountId", count(*)::int AS total, (count(*) FILTER (WHERE lease_owner <> $2))::int AS others
+  private async inFlightCounts(client: Tx, owner: string, accountIds: string[]): Promise<Map<string, { total: number; others: number }>> {
+    const rows = await client.prepared<{ accountId: string; total: number; others: number }>(
+      'herald_in_flight',
+      `SELECT account_id AS "accountId", count(*)::int AS total, (count(*) FILTER (WHERE lease_owner <> $2))::int AS others
              FROM jobs WHERE status = 'in_progress' AND account_id = ANY($1::uuid[]) GROUP BY account_id`,
-      values: [accountIds, owner],
-    });
+      [accountIds, owner],
+    );
     return new Map(rows.map((r) => [r.accountId, { total: r.total, others: r.others }]));
   }
 
   /** Leased jobs this worker gives back unattempted: scheduled again, the claim's attempt number returned. */
-  private async releaseIn(client: PoolClient, owner: string, jobs: { id: string; attemptNumber: number }[]): Promise<void> {
-    await client.query({
-      name: 'herald_release',
+  private async releaseIn(client: Tx, owner: string, jobs: { id: string; attemptNumber: number }[]): Promise<void> {
+    await client.prepared(
+      'herald_release',
       // Back to the queue, or to where its account's state puts it: paused (needs_reauth or
       // disabled: resumed when fixed) or cancelled (the account was deleted meanwhile).
-      text: `UPDATE jobs j SET
+      `UPDATE jobs j SET
                     status = CASE WHEN a.deleted_at IS NOT NULL THEN 'cancelled'
                                   WHEN a.status <> 'active' THEN 'paused' ELSE 'scheduled' END,
                     finished_at = CASE WHEN a.deleted_at IS NOT NULL THEN now() END,
@@ -413,23 +371,23 @@ export class QueueRepository implements OnApplicationShutdown {
              FROM unnest($2::uuid[], $3::int[]) AS r(id, number), accounts a
              WHERE j.id = r.id AND a.id = j.account_id
                AND j.status = 'in_progress' AND j.lease_owner = $1 AND j.attempt_count = r.number`,
-      values: [owner, jobs.map((j) => j.id), jobs.map((j) => j.attemptNumber)],
-    });
+      [owner, jobs.map((j) => j.id), jobs.map((j) => j.attemptNumber)],
+    );
   }
 
-  private async startProbes(client: PoolClient, accountIds: string[], leaseMs: number): Promise<void> {
-    await client.query({
-      name: 'herald_start_probes',
-      text: `UPDATE accounts SET circuit_state = 'half_open', circuit_open_until = now() + $2 * interval '1 millisecond'
+  private async startProbes(client: Tx, accountIds: string[], leaseMs: number): Promise<void> {
+    await client.prepared(
+      'herald_start_probes',
+      `UPDATE accounts SET circuit_state = 'half_open', circuit_open_until = now() + $2 * interval '1 millisecond'
              WHERE id = ANY($1::uuid[])`,
-      values: [accountIds, leaseMs],
-    });
+      [accountIds, leaseMs],
+    );
   }
 
-  private async claimJobs(client: PoolClient, owner: string, ids: string[], leaseMs: number): Promise<ClaimedJob[]> {
-    const { rows } = await client.query<ClaimedJob>({
-      name: 'herald_claim_jobs',
-      text: `UPDATE jobs j SET status = 'in_progress', lease_owner = $2,
+  private async claimJobs(client: Tx, owner: string, ids: string[], leaseMs: number): Promise<ClaimedJob[]> {
+    const rows = await client.prepared<ClaimedJob>(
+      'herald_claim_jobs',
+      `UPDATE jobs j SET status = 'in_progress', lease_owner = $2,
                     lease_expires_at = now() + $3 * interval '1 millisecond',
                     attempt_count = j.attempt_count + 1, updated_at = now()
              FROM accounts a
@@ -440,8 +398,8 @@ export class QueueRepository implements OnApplicationShutdown {
                        j.error_class AS "previousErrorClass", j.last_http_status AS "previousHttpStatus",
                        j.last_network_error AS "previousNetworkError", a.credentials_version AS "credentialsVersion",
                        a.retry_policy AS "retryPolicy", a.max_in_flight AS "maxInFlight", now() AS "claimedAt"`,
-      values: [ids, owner, leaseMs],
-    });
+      [ids, owner, leaseMs],
+    );
     return rows;
   }
 
@@ -452,7 +410,7 @@ export class QueueRepository implements OnApplicationShutdown {
    */
   async pauseWaitingJobs(accountIds: string[]): Promise<void> {
     if (accountIds.length === 0) return;
-    await sql(this.db, 
+    await this.db.query(
       `UPDATE jobs SET status = 'paused', updated_at = now()
        WHERE account_id = ANY($1::uuid[]) AND status = 'scheduled'
          AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = jobs.account_id AND a.status <> 'active')`,
@@ -467,7 +425,7 @@ export class QueueRepository implements OnApplicationShutdown {
    * may sweep at once without waiting on each other.
    */
   async reclaimExpiredLeases(defaultMaxAttempts: number, limit = 500): Promise<number> {
-    const rows: unknown[] = await sql(this.db, 
+    const rows = await this.db.query(
       `WITH expired AS (
          SELECT j.id, j.lease_owner, j.lease_expires_at, j.attempt_count, j.idempotency_key,
                 j.attempt_count - j.attempt_base >= coalesce((a.retry_policy->>'maxAttempts')::int, $1) AS exhausted
@@ -506,8 +464,7 @@ export class QueueRepository implements OnApplicationShutdown {
    * circuit) are dead as `expired`, without an attempt: stale content is not published late.
    */
   async expireDeadlines(limit = 1000): Promise<number> {
-    const rows: unknown[] = await sql(this.db, 
-      `UPDATE jobs SET status = 'dead', dead_reason = 'expired', finished_at = now(), updated_at = now(),
+    const rows = await this.db.query(`UPDATE jobs SET status = 'dead', dead_reason = 'expired', finished_at = now(), updated_at = now(),
               last_error = 'publishBy (' || to_char(publish_by AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || ') passed before the job could be published'
        WHERE id IN (
          SELECT id FROM jobs
@@ -527,7 +484,7 @@ export class QueueRepository implements OnApplicationShutdown {
    * interval re-checks those, so an idle worker never spins on them.
    */
   async nextRunAt(): Promise<Date | null> {
-    const rows: { runAt: Date | null }[] = await sql(this.db, 
+    const rows = await this.db.query<{ runAt: Date | null }>(
       `SELECT min(run_at) AS "runAt" FROM jobs WHERE status = 'scheduled' AND run_at > now()`,
     );
     return rows[0]?.runAt ?? null;
@@ -535,8 +492,7 @@ export class QueueRepository implements OnApplicationShutdown {
 
   /** Unfinished jobs per state, each counted on its own partial index (cheap at any table size). */
   async waitingCounts(): Promise<Record<'due' | 'later' | 'in_progress' | 'paused', number>> {
-    const rows = await sql<{ state: 'due' | 'later' | 'in_progress' | 'paused'; n: number }>(
-      this.db,
+    const rows = await this.db.query<{ state: 'due' | 'later' | 'in_progress' | 'paused'; n: number }>(
       `SELECT 'due' AS state, count(*)::int AS n FROM jobs WHERE status = 'scheduled' AND run_at <= now()
        UNION ALL SELECT 'later', count(*)::int FROM jobs WHERE status = 'scheduled' AND run_at > now()
        UNION ALL SELECT 'in_progress', count(*)::int FROM jobs WHERE status = 'in_progress'
@@ -549,8 +505,7 @@ export class QueueRepository implements OnApplicationShutdown {
 
   /** Seconds since the oldest due job became due (0 when none is). */
   async oldestDueSeconds(): Promise<number> {
-    const rows = await sql<{ s: number | null }>(
-      this.db,
+    const rows = await this.db.query<{ s: number | null }>(
       `SELECT extract(epoch FROM now() - min(run_at))::float8 AS s FROM jobs WHERE status = 'scheduled' AND run_at <= now()`,
     );
     return Math.max(0, rows[0]?.s ?? 0);
@@ -560,7 +515,7 @@ export class QueueRepository implements OnApplicationShutdown {
   async loadAccounts(ids: string[]): Promise<
     { id: string; workspaceId: string; name: string; config: Record<string, unknown>; credentials: string; credentialsVersion: number }[]
   > {
-    return sql(this.db, 
+    return this.db.query(
       `SELECT id, workspace_id AS "workspaceId", name, config, credentials, credentials_version AS "credentialsVersion"
        FROM accounts WHERE id = ANY($1::uuid[])`,
       [ids],
@@ -569,7 +524,7 @@ export class QueueRepository implements OnApplicationShutdown {
 
   /** Stores credentials a connector refreshed (a new session or token). */
   async updateCredentials(accountId: string, sealed: string): Promise<void> {
-    await sql(this.db, 
+    await this.db.query(
       `UPDATE accounts SET credentials = $2, credentials_version = credentials_version + 1, updated_at = now() WHERE id = $1`,
       [accountId, sealed],
     );

@@ -1,58 +1,56 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, IsNull } from 'typeorm';
 import type { Keyset } from '../common/pagination';
-import { prepared, sql } from '../database/sql';
+import { Db, Sql } from '../database/db';
 import { ApiKeyEntity, ApiKeyRole } from './api-key.entity';
+
+const COLUMNS = `id, workspace_id AS "workspaceId", name, key_hash AS "keyHash", prefix, role,
+  created_at AS "createdAt", revoked_at AS "revokedAt"`;
 
 @Injectable()
 export class ApiKeysRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
-
-  private repo(manager?: EntityManager) {
-    return (manager ?? this.db.manager).getRepository(ApiKeyEntity);
-  }
+  constructor(private readonly db: Db) {}
 
   /**
    * Any key with this hash, revoked or not: the guard checks revocation itself. Runs on every
-   * API request, so it is one indexed SELECT without the ORM's query building.
+   * API request: a prepared statement.
    */
-  async findByHash(keyHash: Buffer, manager?: EntityManager): Promise<ApiKeyEntity | null> {
-    const text = `SELECT id, workspace_id AS "workspaceId", name, key_hash AS "keyHash", prefix, role,
-              created_at AS "createdAt", revoked_at AS "revokedAt"
-       FROM api_keys WHERE key_hash = $1`;
-    const rows = manager
-      ? await sql<ApiKeyEntity>(manager, text, [keyHash])
-      : await prepared<ApiKeyEntity>(this.db, 'herald_api_key_by_hash', text, [keyHash]);
+  async findByHash(keyHash: Buffer, q: Sql = this.db): Promise<ApiKeyEntity | null> {
+    const rows = await q.prepared<ApiKeyEntity>('herald_api_key_by_hash', `SELECT ${COLUMNS} FROM api_keys WHERE key_hash = $1`, [keyHash]);
     return rows[0] ?? null;
   }
 
-  create(
+  async create(
     input: { workspaceId: string; name: string; keyHash: Buffer; prefix: string; role: ApiKeyRole },
-    manager?: EntityManager,
+    q: Sql = this.db,
   ): Promise<ApiKeyEntity> {
-    const repo = this.repo(manager);
-    return repo.save(repo.create({ ...input, revokedAt: null }));
+    const rows = await q.query<ApiKeyEntity>(
+      `INSERT INTO api_keys (workspace_id, name, key_hash, prefix, role) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+      [input.workspaceId, input.name, input.keyHash, input.prefix, input.role],
+    );
+    return rows[0]!;
   }
 
-  countActive(manager?: EntityManager): Promise<number> {
-    return this.repo(manager).count({ where: { revokedAt: IsNull() } });
+  async countActive(q: Sql = this.db): Promise<number> {
+    const rows = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM api_keys WHERE revoked_at IS NULL`);
+    return rows[0]?.n ?? 0;
   }
 
   listActive(workspaceId: string, after: Keyset | null, limit: number): Promise<ApiKeyEntity[]> {
-    const qb = this.repo()
-      .createQueryBuilder('k')
-      .where('k.workspace_id = :workspaceId AND k.revoked_at IS NULL', { workspaceId })
-      .orderBy('k.created_at', 'DESC')
-      .addOrderBy('k.id', 'DESC')
-      .limit(limit + 1);
-    if (after) qb.andWhere('(k.created_at, k.id) < (:createdAt, :id)', after);
-    return qb.getMany();
+    return this.db.query<ApiKeyEntity>(
+      `SELECT ${COLUMNS} FROM api_keys
+       WHERE workspace_id = $1 AND revoked_at IS NULL
+         AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::uuid))
+       ORDER BY created_at DESC, id DESC LIMIT $4`,
+      [workspaceId, after?.createdAt ?? null, after?.id ?? null, limit + 1],
+    );
   }
 
   /** Revokes a key of this workspace; false when the id is unknown here (or another workspace's). */
   async revoke(workspaceId: string, id: string): Promise<boolean> {
-    const result = await this.repo().update({ id, workspaceId, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
-    return (result.affected ?? 0) > 0;
+    const rows = await this.db.query(
+      `UPDATE api_keys SET revoked_at = now() WHERE workspace_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING id`,
+      [workspaceId, id],
+    );
+    return rows.length > 0;
   }
 }

@@ -1,16 +1,7 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
-
-@Entity('workspaces')
-export class WorkspaceEntity {
-  @PrimaryGeneratedColumn('uuid')
-  id!: string;
-
-  @Column({ type: 'text' })
-  name!: string;
-
-  @Column({ name: 'is_bootstrap', type: 'boolean', default: false })
-  isBootstrap!: boolean;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
+/** A row of `workspaces` (plain data: the schema is the migrations', see database/db.ts). */
+export interface WorkspaceEntity {
+  id: string;
+  name: string;
+  isBootstrap: boolean;
+  createdAt: Date;
 }

@@ -1,39 +1,41 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { Db, Sql, Tx } from '../database/db';
 import { WorkspaceEntity } from './workspace.entity';
+
+const COLUMNS = `id, name, is_bootstrap AS "isBootstrap", created_at AS "createdAt"`;
 
 @Injectable()
 export class WorkspacesRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly db: Db) {}
 
-  private repo(manager?: EntityManager) {
-    return (manager ?? this.db.manager).getRepository(WorkspaceEntity);
-  }
-
-  create(input: { name: string; isBootstrap?: boolean }, manager?: EntityManager): Promise<WorkspaceEntity> {
-    const repo = this.repo(manager);
-    return repo.save(repo.create({ name: input.name, isBootstrap: input.isBootstrap ?? false }));
+  async create(input: { name: string; isBootstrap?: boolean }, q: Sql = this.db): Promise<WorkspaceEntity> {
+    const rows = await q.query<WorkspaceEntity>(`INSERT INTO workspaces (name, is_bootstrap) VALUES ($1, $2) RETURNING ${COLUMNS}`, [
+      input.name,
+      input.isBootstrap ?? false,
+    ]);
+    return rows[0]!;
   }
 
   /** One workspace by id (null when unknown). */
-  find(id: string, manager?: EntityManager): Promise<WorkspaceEntity | null> {
-    return this.repo(manager).findOne({ where: { id } });
+  async find(id: string, q: Sql = this.db): Promise<WorkspaceEntity | null> {
+    const rows = await q.query<WorkspaceEntity>(`SELECT ${COLUMNS} FROM workspaces WHERE id = $1`, [id]);
+    return rows[0] ?? null;
   }
 
-  findBootstrap(manager?: EntityManager): Promise<WorkspaceEntity | null> {
-    return this.repo(manager).findOne({ where: { isBootstrap: true } });
+  async findBootstrap(q: Sql = this.db): Promise<WorkspaceEntity | null> {
+    const rows = await q.query<WorkspaceEntity>(`SELECT ${COLUMNS} FROM workspaces WHERE is_bootstrap LIMIT 1`);
+    return rows[0] ?? null;
   }
 
   /** Runs `work` in one transaction holding an advisory lock, so concurrent starts serialise. */
-  withBootstrapLock<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.db.transaction(async (manager) => {
-      await manager.query(`SELECT pg_advisory_xact_lock(hashtext('herald.bootstrap'))`);
-      return work(manager);
+  withBootstrapLock<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('herald.bootstrap'))`);
+      return work(tx);
     });
   }
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.db.transaction(work);
   }
 }
