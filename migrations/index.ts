@@ -2,7 +2,15 @@ import { Foundation1764460000000 } from './1764460000000-foundation';
 import { PublishEngine1764470000000 } from './1764470000000-publish-engine';
 import { DeadLetter1764480000000 } from './1764480000000-dead-letter';
 import { Media1764490000000 } from './1764490000000-media';
+import { SettingsPage1764520000000 } from './1764520000000-settings-page';
 import { Notifications1764530000000 } from './1764530000000-notifications';
 
 /** Every migration, in order. Listed explicitly so the build and the tests load the same set. */
-export const MIGRATIONS = [Foundation1764460000000, PublishEngine1764470000000, DeadLetter1764480000000, Media1764490000000, Notifications1764530000000];
+export const MIGRATIONS = [
+  Foundation1764460000000,
+  PublishEngine1764470000000,
+  DeadLetter1764480000000,
+  Media1764490000000,
+  SettingsPage1764520000000,
+  Notifications1764530000000,
+];

@@ -16,6 +16,7 @@ import { JobsModule } from './jobs/jobs.module';
 import { PostsModule } from './posts/posts.module';
 import { WorkerModule } from './queue/worker.module';
 import { NotificationsModule } from './notifications/notifications.module';
+import { SettingsModule } from './settings/settings.module';
 
 @Module({})
 export class AppModule {
@@ -36,6 +37,7 @@ export class AppModule {
         DeadLetterModule,
         WorkerModule,
         NotificationsModule,
+        SettingsModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
     };

@@ -10,6 +10,6 @@ import { AccountsService } from './accounts.service';
   imports: [ConnectorsModule, QueueCoreModule],
   controllers: [AccountsController],
   providers: [AccountsRepository, AccountsService, AccountReportsRepository],
-  exports: [AccountsRepository, AccountReportsRepository],
+  exports: [AccountsRepository, AccountReportsRepository, AccountsService],
 })
 export class AccountsModule {}

@@ -12,5 +12,6 @@ import { DeadLetterService } from './dead-letter.service';
   imports: [JobsModule, MediaModule, QueueCoreModule],
   controllers: [DeadLetterController],
   providers: [DeadLetterRepository, DeadLetterService, DeadLetterMetrics],
+  exports: [DeadLetterService],
 })
 export class DeadLetterModule {}

@@ -9,6 +9,6 @@ import { JobsService } from './jobs.service';
   imports: [QueueCoreModule],
   controllers: [JobsController],
   providers: [JobsRepository, JobsService, JobReportsRepository],
-  exports: [JobsRepository, JobReportsRepository],
+  exports: [JobsRepository, JobReportsRepository, JobsService],
 })
 export class JobsModule {}

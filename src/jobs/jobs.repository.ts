@@ -57,6 +57,46 @@ export class JobsRepository {
   }
 
   /**
+   * Per account, its latest failed attempt and its latest attempt refused for credentials (the
+   * settings page's "last error at …" and "needs re-authentication since …"; the accounts row
+   * keeps the last error's text but not its time). Attempts have no account column: they are
+   * reached through the account's jobs.
+   */
+  async latestFailures(
+    workspaceId: string,
+    accountIds: string[],
+  ): Promise<{ accountId: string; at: Date; errorClass: string; message: string | null; lastAuthAt: Date | null }[]> {
+    if (accountIds.length === 0) return [];
+    return this.db.query(
+      `SELECT DISTINCT ON (j.account_id) j.account_id AS "accountId", a.finished_at AS "at", a.error_class AS "errorClass", a.message,
+              max(a.finished_at) FILTER (WHERE a.error_class = 'auth') OVER (PARTITION BY j.account_id) AS "lastAuthAt"
+       FROM attempts a JOIN jobs j ON j.id = a.job_id
+       WHERE j.workspace_id = $1 AND j.account_id = ANY($2::uuid[]) AND a.error_class <> 'success'
+       ORDER BY j.account_id, a.finished_at DESC, a.id DESC`,
+      [workspaceId, accountIds],
+    );
+  }
+
+  /** Per account, how many of its jobs wait (scheduled, paused), run, or are dead. */
+  async countsByAccount(
+    workspaceId: string,
+    accountIds: string[],
+  ): Promise<{ accountId: string; scheduled: number; paused: number; inProgress: number; dead: number }[]> {
+    if (accountIds.length === 0) return [];
+    return this.db.query(
+      `SELECT account_id AS "accountId",
+              count(*) FILTER (WHERE status = 'scheduled')::int AS scheduled,
+              count(*) FILTER (WHERE status = 'paused')::int AS paused,
+              count(*) FILTER (WHERE status = 'in_progress')::int AS "inProgress",
+              count(*) FILTER (WHERE status = 'dead')::int AS dead
+       FROM jobs
+       WHERE workspace_id = $1 AND account_id = ANY($2::uuid[]) AND status IN ('scheduled', 'paused', 'in_progress', 'dead')
+       GROUP BY account_id`,
+      [workspaceId, accountIds],
+    );
+  }
+
+  /**
    * "Retry now" for a job that waits for a retry or is dead: due now; a dead job gets a fresh
    * attempt budget (history kept). Guarded by its status, so it cannot race a worker: an
    * in-flight job is not matched (the caller answers 409). A job whose account is not active

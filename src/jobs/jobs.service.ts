@@ -6,6 +6,16 @@ import { JobsRepository } from './jobs.repository';
 
 export type JobWithAttempts = JobView & { attempts: AttemptView[] };
 
+/** An account's delivery state as its jobs and attempts tell it (the settings page's account cards). */
+export interface AccountActivity {
+  lastFailure: { at: string; errorClass: string; message: string | null } | null;
+  lastAuthFailureAt: string | null;
+  scheduled: number;
+  paused: number;
+  inProgress: number;
+  dead: number;
+}
+
 const WHY_NOT: Record<Exclude<JobStatus, 'scheduled' | 'dead'>, string> = {
   in_progress: 'an attempt of this job is in flight; wait for its outcome',
   succeeded: 'this job was already published; retrying would publish it twice',
@@ -26,6 +36,28 @@ export class JobsService {
     if (!job) throw notFound('job', id);
     const attempts = await this.jobs.attempts(id);
     return { ...toJobView(job), attempts: attempts.map(toAttemptView) };
+  }
+
+  /** What the settings page shows on each account card, read from the accounts' jobs and attempts. */
+  async accountActivity(workspaceId: string, accountIds: string[]): Promise<Map<string, AccountActivity>> {
+    const [failures, counts] = await Promise.all([
+      this.jobs.latestFailures(workspaceId, accountIds),
+      this.jobs.countsByAccount(workspaceId, accountIds),
+    ]);
+    const out = new Map<string, AccountActivity>(
+      accountIds.map((id) => [id, { lastFailure: null, lastAuthFailureAt: null, scheduled: 0, paused: 0, inProgress: 0, dead: 0 }]),
+    );
+    for (const f of failures) {
+      const a = out.get(f.accountId);
+      if (!a) continue;
+      a.lastFailure = { at: f.at.toISOString(), errorClass: f.errorClass, message: f.message };
+      a.lastAuthFailureAt = f.lastAuthAt?.toISOString() ?? null;
+    }
+    for (const c of counts) {
+      const a = out.get(c.accountId);
+      if (a) Object.assign(a, { scheduled: c.scheduled, paused: c.paused, inProgress: c.inProgress, dead: c.dead });
+    }
+    return out;
   }
 
   async retry(workspaceId: string, id: string): Promise<JobWithAttempts> {

@@ -13,5 +13,6 @@ import { PostsService } from './posts.service';
   imports: [AccountsModule, JobsModule, MediaModule, QueueCoreModule],
   controllers: [PostsController],
   providers: [PostsRepository, IdempotencyRepository, PostsService, IdempotencyPurgeService],
+  exports: [PostsService],
 })
 export class PostsModule {}

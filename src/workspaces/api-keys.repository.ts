@@ -19,6 +19,12 @@ export class ApiKeysRepository {
     return rows[0] ?? null;
   }
 
+  /** A key by id, revoked or not (the settings page checks that its session's key is still active). */
+  async findById(id: string, q: Sql = this.db): Promise<ApiKeyEntity | null> {
+    const rows = await q.query<ApiKeyEntity>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1`, [id]);
+    return rows[0] ?? null;
+  }
+
   async create(
     input: { workspaceId: string; name: string; keyHash: Buffer; prefix: string; role: ApiKeyRole },
     q: Sql = this.db,

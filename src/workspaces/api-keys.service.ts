@@ -54,6 +54,16 @@ export class ApiKeysService {
     return { workspaceId: key.workspaceId, apiKeyId: key.id, role: key.role };
   }
 
+  /**
+   * The context of a key while it is not revoked, else null. The settings page calls it on each
+   * request, so revoking a key (DELETE /v1/api-keys/:id) also ends the page sessions opened with it.
+   */
+  async activeKey(id: string): Promise<AuthContext | null> {
+    const key = await this.keys.findById(id);
+    if (!key || key.revokedAt !== null) return null;
+    return { workspaceId: key.workspaceId, apiKeyId: key.id, role: key.role };
+  }
+
   async createKey(workspaceId: string, name: string | undefined): Promise<ApiKeyView & { key: string }> {
     const key = generateApiKey();
     const row = await this.keys.create({

@@ -57,8 +57,17 @@ export class LinkedInConnector implements Connector, OnModuleDestroy {
     this.client.close();
   }
 
-  async prepareAccount(input: unknown): Promise<PreparedAccount> {
+  async prepareAccount(input: unknown, previous: Record<string, unknown> | null = null): Promise<PreparedAccount> {
     const { config, credentials } = parseLinkedInInput(input);
+    // New credentials without a `refreshToken` field keep the stored refresh token (`null`
+    // clears it): LinkedIn gives refresh tokens to partner apps only, and a reconnect through
+    // the authorization flow need not return the one it issued before.
+    const kept = previous ? storedCredentials(previous)?.refreshToken ?? null : null;
+    const omitted = typeof input === 'object' && input !== null && !('refreshToken' in input);
+    if (omitted && credentials.refreshToken === null && kept !== null) {
+      credentials.refreshToken = kept;
+      config.hasRefreshToken = true;
+    }
     for (const field of ['apiBaseUrl', 'oauthBaseUrl'] as const) {
       const url = config[field];
       if (url === undefined) continue;

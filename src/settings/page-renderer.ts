@@ -1,0 +1,64 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Response } from 'express';
+import { HERALD_CONFIG, HeraldConfig } from '../config/config';
+import type { Flash } from './session/sessions.repository';
+import { PageSession, SessionsService } from './session/sessions.service';
+import { Asset, loadAssets, settingsDir } from './settings-views';
+
+export type Section = 'accounts' | 'failed' | 'posts' | 'notifications' | null;
+
+/** What every page's layout needs besides the page's own data. */
+interface LayoutModel {
+  title: string;
+  section: Section;
+  session: { csrf: string } | null;
+  flash: Flash | null;
+  css: string;
+  js: string;
+}
+
+/**
+ * Renders the page's templates with the layout's data: the section for the navigation, the
+ * CSRF token for every form, the flash message of the last action (shown once), the asset URLs.
+ */
+@Injectable()
+export class PageRenderer {
+  readonly dir = settingsDir();
+  readonly assets: Map<string, Asset> = loadAssets(this.dir);
+
+  constructor(
+    @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
+    private readonly sessions: SessionsService,
+  ) {}
+
+  async render(
+    res: Response,
+    view: string,
+    page: { title: string; section: Section; session: PageSession | null; status?: number },
+    data: Record<string, unknown> = {},
+  ): Promise<void> {
+    const flash = page.session?.flash ?? null;
+    if (page.session) await this.sessions.consumeFlash(page.session);
+    const layout: LayoutModel = {
+      title: page.title,
+      section: page.section,
+      session: page.session ? { csrf: page.session.csrfToken } : null,
+      flash,
+      css: this.assets.get('settings.css')!.url,
+      js: this.assets.get('settings.js')!.url,
+    };
+    // Pages show account names, post texts and error messages: never cache them.
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(page.status ?? 200).render(view, { ...data, ...layout, [`nav_${page.section ?? 'none'}`]: true });
+  }
+
+  /** Post/redirect/get: a message for the next page, then a 303 to it. */
+  async redirect(res: Response, session: PageSession, to: string, flash?: Flash): Promise<void> {
+    if (flash) await this.sessions.flash(session, flash);
+    res.redirect(303, to);
+  }
+
+  get linkedinOAuthEnabled(): boolean {
+    return this.config.linkedin.clientId !== null && this.config.linkedin.clientSecret !== null;
+  }
+}

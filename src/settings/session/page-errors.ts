@@ -1,0 +1,12 @@
+/** Thrown by the session guard; the page filter turns them into a redirect or an error page. */
+export class LoginRequired extends Error {
+  constructor(readonly next: string | null) {
+    super('login required');
+  }
+}
+
+export class CsrfRefused extends Error {
+  constructor() {
+    super('The form could not be accepted: it was not sent from this page, or it is older than your session. Nothing was changed. Go back, reload the page and try again.');
+  }
+}

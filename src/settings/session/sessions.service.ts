@@ -1,0 +1,137 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { DomainError, ErrorCode } from '../../common/errors';
+import { ApiKeysService } from '../../workspaces/api-keys.service';
+import type { AuthContext } from '../../workspaces/auth';
+import { checkThrottle, recordFailure } from './login-throttle';
+import { Flash, SessionRow, SessionsRepository } from './sessions.repository';
+
+/** A session ends after this long without a request… */
+export const IDLE_TIMEOUT_MS = 12 * 3_600_000;
+/** …and at the latest this long after the login, however busy. */
+export const ABSOLUTE_TIMEOUT_MS = 7 * 86_400_000;
+/** The expiry is pushed forward at most this often (one write per 5 minutes of use, not per request). */
+const EXTEND_EVERY_MS = 5 * 60_000;
+
+export interface PageSession {
+  id: string;
+  csrfToken: string;
+  flash: Flash | null;
+  auth: AuthContext;
+}
+
+export type LoginResult =
+  | { ok: true; token: string; session: PageSession }
+  | { ok: false; reason: 'refused' }
+  | { ok: false; reason: 'throttled'; retryAfterMs: number };
+
+export const hashToken = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
+
+/** Equal strings, compared in constant time (CSRF tokens). */
+export function sameSecret(a: string, b: string): boolean {
+  const x = createHash('sha256').update(a, 'utf8').digest();
+  const y = createHash('sha256').update(b, 'utf8').digest();
+  // Hashing first gives equal lengths, as timingSafeEqual needs, without leaking the length.
+  return timingSafeEqual(x, y);
+}
+
+/**
+ * Browser sessions of the settings page, kept in PostgreSQL: a random token in an httpOnly
+ * cookie, its SHA-256 in `settings_sessions`. A session is tied to the API key it was opened
+ * with and ends when that key is revoked, when the person logs out, after 12 idle hours, or
+ * 7 days after the login.
+ */
+@Injectable()
+export class SessionsService {
+  private readonly logger = new Logger('SettingsSessions');
+
+  constructor(
+    private readonly sessions: SessionsRepository,
+    private readonly apiKeys: ApiKeysService,
+  ) {}
+
+  /**
+   * Logs in with an API key. `client` is the caller's address: repeated wrong keys from it are
+   * slowed down (login-throttle.ts). The answer never says why a key was refused.
+   */
+  async login(apiKey: string, client: string, now = new Date()): Promise<LoginResult> {
+    const result = await this.sessions.withThrottle<LoginResult>(client, async (state) => {
+      const decision = checkThrottle(state, now);
+      if (!decision.allowed) return { result: { ok: false, reason: 'throttled', retryAfterMs: decision.retryAfterMs }, next: state };
+      const auth = await this.authenticate(apiKey);
+      if (!auth) return { result: { ok: false, reason: 'refused' }, next: recordFailure(state, now) };
+      const token = randomBytes(32).toString('base64url');
+      const row = await this.sessions.insert({
+        tokenHash: hashToken(token),
+        workspaceId: auth.workspaceId,
+        apiKeyId: auth.apiKeyId,
+        csrfToken: randomBytes(32).toString('base64url'),
+        expiresAt: new Date(now.getTime() + IDLE_TIMEOUT_MS),
+      });
+      return { result: { ok: true, token, session: this.toSession(row, auth) }, next: null };
+    });
+    if (result.ok) {
+      // Old rows go when someone logs in: no timer needed, and the table stays small.
+      this.sessions.purgeEnded().catch((err: unknown) => this.logger.warn(`purging ended sessions failed: ${String(err)}`));
+    }
+    return result;
+  }
+
+  private async authenticate(apiKey: string): Promise<AuthContext | null> {
+    const key = apiKey.trim();
+    if (key === '' || key.length > 512 || /\s/.test(key)) return null;
+    try {
+      return await this.apiKeys.authenticate(`Bearer ${key}`);
+    } catch (err) {
+      if (err instanceof DomainError && err.code === ErrorCode.Unauthorized) return null;
+      throw err;
+    }
+  }
+
+  /** The live session of a cookie token, with its key's context; null when there is none. */
+  async resolve(token: string | undefined, now = new Date()): Promise<PageSession | null> {
+    if (!token || token.length > 200) return null;
+    const row = await this.sessions.findLive(hashToken(token));
+    if (!row) return null;
+    return this.activate(row, now);
+  }
+
+  /** The live session with this id (the LinkedIn callback, which arrives without the cookie). */
+  async resolveById(id: string, now = new Date()): Promise<PageSession | null> {
+    const row = await this.sessions.findLiveById(id);
+    return row ? this.activate(row, now) : null;
+  }
+
+  private async activate(row: SessionRow, now: Date): Promise<PageSession | null> {
+    const auth = await this.apiKeys.activeKey(row.apiKeyId);
+    if (!auth || auth.workspaceId !== row.workspaceId) {
+      await this.sessions.revoke(row.id);
+      return null;
+    }
+    const wanted = Math.min(now.getTime() + IDLE_TIMEOUT_MS, row.createdAt.getTime() + ABSOLUTE_TIMEOUT_MS);
+    if (wanted - row.expiresAt.getTime() >= EXTEND_EVERY_MS) await this.sessions.extend(row.id, new Date(wanted));
+    return this.toSession(row, auth);
+  }
+
+  private toSession(row: SessionRow, auth: AuthContext): PageSession {
+    return { id: row.id, csrfToken: row.csrfToken, flash: row.flash, auth };
+  }
+
+  logout(session: PageSession): Promise<void> {
+    return this.sessions.revoke(session.id);
+  }
+
+  /** Ends every session opened with this session's API key, this one included. */
+  logoutEverywhere(session: PageSession): Promise<number> {
+    return this.sessions.revokeForKey(session.auth.apiKeyId);
+  }
+
+  flash(session: PageSession, flash: Flash): Promise<void> {
+    return this.sessions.setFlash(session.id, flash);
+  }
+
+  /** The flash was shown: forget it. */
+  async consumeFlash(session: PageSession): Promise<void> {
+    if (session.flash) await this.sessions.clearFlash(session.id);
+  }
+}

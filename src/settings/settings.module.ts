@@ -1,0 +1,105 @@
+import { Inject, MiddlewareConsumer, Module, NestModule, OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import cookieParser from 'cookie-parser';
+import type { Express } from 'express';
+import helmet from 'helmet';
+import { AccountsModule } from '../accounts/accounts.module';
+import { HERALD_CONFIG, HeraldConfig } from '../config/config';
+import { DeadLetterModule } from '../dead-letter/dead-letter.module';
+import { JobsModule } from '../jobs/jobs.module';
+import { PostsModule } from '../posts/posts.module';
+import { WorkspacesModule } from '../workspaces/workspaces.module';
+import { AccountsPageController } from './accounts-page.controller';
+import { AccountsPageService } from './accounts-page.service';
+import { FailedPostsController } from './failed-posts.controller';
+import { LinkedInOAuthClient } from './linkedin/linkedin-oauth.client';
+import { LinkedInOAuthController } from './linkedin/linkedin-oauth.controller';
+import { LinkedInOAuthService } from './linkedin/linkedin-oauth.service';
+import { OAuthStatesRepository } from './linkedin/oauth-states.repository';
+import { LoginController } from './login.controller';
+import { PageExceptionFilter } from './page-exception.filter';
+import { PageRenderer } from './page-renderer';
+import { PostsPageController } from './posts-page.controller';
+import { isHttps } from './session/page-request';
+import { PageSessionGuard } from './session/page-session.guard';
+import { SessionsRepository } from './session/sessions.repository';
+import { SessionsService } from './session/sessions.service';
+import { registerHelpers } from './settings-views';
+
+// hbs has no type declarations; what we use of it is described here.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const hbs = require('hbs') as { create(): Parameters<typeof registerHelpers>[0] & { __express: (...args: unknown[]) => void } };
+
+const PAGE_CONTROLLERS = [LoginController, AccountsPageController, FailedPostsController, PostsPageController, LinkedInOAuthController];
+
+/**
+ * The settings page at /settings: server-rendered HTML (Handlebars views, NestJS MVC) with one
+ * small script for progressive touches; every core action is a plain form. It owns its
+ * sessions and OAuth states and calls the other modules' services for everything else.
+ */
+@Module({
+  imports: [WorkspacesModule, AccountsModule, JobsModule, PostsModule, DeadLetterModule],
+  controllers: PAGE_CONTROLLERS,
+  providers: [
+    SessionsRepository,
+    SessionsService,
+    PageSessionGuard,
+    PageRenderer,
+    PageExceptionFilter,
+    AccountsPageService,
+    OAuthStatesRepository,
+    LinkedInOAuthClient,
+    LinkedInOAuthService,
+  ],
+})
+export class SettingsModule implements NestModule, OnModuleInit {
+  constructor(
+    @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly pages: PageRenderer,
+  ) {}
+
+  onModuleInit(): void {
+    const app = this.adapterHost.httpAdapter.getInstance<Express>();
+    const engine = hbs.create();
+    registerHelpers(engine, this.pages.dir);
+    app.engine('hbs', engine.__express);
+    app.set('view engine', 'hbs');
+    app.set('views', `${this.pages.dir}/views`);
+    // Templates are read once, not on every render (Express caches views only when NODE_ENV is production).
+    app.set('view cache', true);
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    const https = isHttps(this.config);
+    const linkedin = new URL(this.config.linkedin.oauthBaseUrl).origin;
+    consumer
+      .apply(
+        cookieParser(),
+        helmet({
+          contentSecurityPolicy: {
+            useDefaults: false,
+            directives: {
+              defaultSrc: ["'none'"],
+              // One script file of ours; no inline script, no eval, nothing from elsewhere.
+              scriptSrc: ["'self'"],
+              styleSrc: ["'self'"],
+              imgSrc: ["'self'", 'data:'],
+              connectSrc: ["'self'"],
+              // The LinkedIn connect form redirects to LinkedIn's authorization page, and a
+              // form's redirects are held to form-action too.
+              formAction: ["'self'", linkedin],
+              frameAncestors: ["'none'"],
+              baseUri: ["'none'"],
+              ...(https ? { upgradeInsecureRequests: [] } : {}),
+            },
+          },
+          strictTransportSecurity: https ? { maxAge: 31_536_000 } : false,
+          // The LinkedIn callback's URL carries a one-use code: no page sends its URL anywhere.
+          referrerPolicy: { policy: 'no-referrer' },
+          xFrameOptions: { action: 'deny' },
+        }),
+      )
+      .forRoutes(...PAGE_CONTROLLERS);
+  }
+}

@@ -1,0 +1,134 @@
+import AxeBuilder from '@axe-core/playwright';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import type { HeraldConfig } from '../../src/config/config';
+import { createApp } from '../../src/app';
+import { createTestDatabase } from './database';
+import { fastEngine } from './engine';
+import { freePort } from './net';
+import { testConfig, TestApp } from './app';
+import request from 'supertest';
+
+/**
+ * A real headless Chromium for the settings page's tests: Debian's `chromium` package (installed
+ * by .ci/run when missing) driven by playwright-core, which downloads no browser of its own.
+ * Flags from STACK.md: as root, offline, and without Chromium's own background connections
+ * (which the closed network would refuse, many at a time).
+ */
+export const CHROMIUM = '/usr/bin/chromium';
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!fs.existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does it)`);
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
+  });
+}
+
+export const DESKTOP = { width: 1280, height: 900 };
+export const PHONE = { width: 375, height: 740 };
+
+/**
+ * The app as a browser reaches it: on a port chosen before boot so PUBLIC_URL (and the LinkedIn
+ * callback built from it) is right, as `http://localhost:<port>`. Loopback receivers and fakes
+ * listen on 127.0.0.1: another site for the browser, so cross-site rules (SameSite cookies) apply
+ * between them as they would between Herald and LinkedIn.
+ */
+export interface PageApp extends TestApp {
+  baseUrl: string;
+}
+
+export async function bootPageApp(overrides: Partial<HeraldConfig> = {}, options: { engine?: boolean } = {}): Promise<PageApp> {
+  const port = await freePort();
+  const databaseUrl = (await createTestDatabase()).url;
+  const baseUrl = `http://localhost:${port}`;
+  const config = testConfig(databaseUrl, { ...(options.engine ? fastEngine() : { allowPrivateUrls: true }), publicUrl: baseUrl, ...overrides });
+  const app = await createApp(config, { print: () => undefined });
+  await app.listen(port, '127.0.0.1');
+  return {
+    app,
+    baseUrl,
+    http: () => request(app.getHttpServer()),
+    config,
+    databaseUrl,
+    adminKey: config.bootstrapApiKey ?? '',
+    close: () => app.close(),
+  };
+}
+
+export async function newPage(browser: Browser, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport, locale: 'en-GB', timezoneId: 'Europe/Paris' });
+  const page = await context.newPage();
+  // A script error on a page is a failed test, not a silent one.
+  page.on('pageerror', (err) => {
+    throw err;
+  });
+  return { context, page };
+}
+
+/** Logs in through the login form, as a person would (the key typed, then Enter). */
+export async function logIn(page: Page, baseUrl: string, apiKey: string, next = '/settings'): Promise<void> {
+  await page.goto(`${baseUrl}${next}`);
+  await page.getByLabel('API key').fill(apiKey);
+  await Promise.all([page.waitForURL((url) => !url.pathname.startsWith('/settings/login')), page.getByLabel('API key').press('Enter')]);
+}
+
+/** axe-core's violations of impact "critical" on the current page (none is the bar). */
+export async function criticalViolations(page: Page): Promise<{ id: string; help: string; nodes: string[] }[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((v) => v.impact === 'critical')
+    .map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((n) => n.html) }));
+}
+
+/** All violations (any impact), for the message when a test wants none of a kind. */
+export async function violations(page: Page): Promise<{ id: string; impact: string | null | undefined; nodes: string[] }[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.html).slice(0, 3) }));
+}
+
+/** True when the page is wider than the window (a layout that breaks on a phone). */
+export async function overflowsHorizontally(page: Page): Promise<boolean> {
+  // A string: the test project has no DOM types, and this runs in the page.
+  return page.evaluate('document.documentElement.scrollWidth > window.innerWidth + 1') as Promise<boolean>;
+}
+
+/**
+ * A screenshot of the page. Always taken (a broken page fails the test); copied into
+ * docs/images/ when HERALD_UPDATE_SCREENSHOTS=1, which is how the documentation's pictures are
+ * made: `HERALD_UPDATE_SCREENSHOTS=1 npx jest test/settings-accounts.test.ts`.
+ */
+export async function screenshot(page: Page, name: string): Promise<Buffer> {
+  const png = await page.screenshot({ fullPage: true });
+  if (process.env.HERALD_UPDATE_SCREENSHOTS === '1') {
+    const dir = path.resolve(__dirname, '../../docs/images');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, name), png);
+  }
+  return png;
+}
+
+/** Polls `read` (e.g. a page reload) until `done` holds. */
+export async function eventually<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  while (Date.now() < deadline) {
+    last = await read();
+    if (done(last)) return last;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out waiting for ${what}; last: ${typeof last === 'string' ? last.slice(0, 500) : JSON.stringify(last)?.slice(0, 500)}`);
+}
