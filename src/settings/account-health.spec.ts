@@ -47,7 +47,7 @@ describe('accountHealth', () => {
       now,
     );
     expect(h).toMatchObject({ tone: 'bad', label: 'Needs re-authentication', since: '2026-12-01T13:00:00Z' });
-    expect(h.detail).toBe('the platform refused the credentials: HTTP 401. Reconnect it; its posts wait until then.');
+    expect(h.detail).toBe('the platform refused the credentials: HTTP 401. Its posts wait until it is reconnected.');
   });
 
   it('shows why an account was disabled', () => {

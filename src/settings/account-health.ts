@@ -44,7 +44,7 @@ export function accountHealth(account: AccountView, failures: AccountFailures, n
       tone: 'bad',
       label: 'Needs re-authentication',
       since: failures.lastAuthAt,
-      detail: `${account.statusReason ?? 'the platform refused the credentials'}. Reconnect it; its posts wait until then.`,
+      detail: `${account.statusReason ?? 'the platform refused the credentials'}. Its posts wait until it is reconnected.`,
     };
   }
   const { state, openUntil, consecutiveFailures } = account.circuit;

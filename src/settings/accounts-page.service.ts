@@ -80,6 +80,7 @@ export class AccountsPageService {
 
   private toCard(a: AccountView, act: AccountActivity, now: Date): AccountCard {
     const lastErrorText = a.lastError ?? act.lastFailure?.message ?? null;
+    const expiry = tokenExpiry(a, now);
     return {
       id: a.id,
       name: a.name,
@@ -91,8 +92,9 @@ export class AccountsPageService {
       health: accountHealth(a, { last: act.lastFailure, lastAuthAt: act.lastAuthFailureAt }, now),
       lastSuccessAt: a.lastSuccessAt,
       lastError: lastErrorText ? { text: lastErrorText, at: act.lastFailure?.at ?? null } : null,
-      tokenExpiry: tokenExpiry(a, now),
-      warnings: a.warnings,
+      tokenExpiry: expiry,
+      // Today the only warning is a token about to expire, which the token line already shows.
+      warnings: expiry ? [] : a.warnings,
       waiting: act.scheduled + act.paused,
       paused: act.paused,
       dead: act.dead,

@@ -170,7 +170,8 @@ export class LinkedInOAuthService {
 /** The message after new credentials were saved: what resumed, and one click to requeue the failed posts. */
 export function reconnectedFlash(name: string, resumed: number, dead: number, accountId: string): Flash {
   const posts = (n: number) => `${n} post${n === 1 ? '' : 's'}`;
-  const text = `“${name}” reconnected.${resumed > 0 ? ` Its ${posts(resumed)} waiting for it are going out now.` : ''}`;
+  const going = resumed === 1 ? ' The post waiting for it is going out now.' : resumed > 1 ? ` The ${resumed} posts waiting for it are going out now.` : '';
+  const text = `“${name}” reconnected.${going}`;
   if (dead === 0) return { tone: 'success', text };
   return {
     tone: 'success',
