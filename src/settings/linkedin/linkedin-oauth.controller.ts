@@ -58,7 +58,6 @@ export class LinkedInOAuthController {
   @Get('callback')
   async callback(@Req() req: PageRequest, @Res() res: Response, @Query() query: Record<string, unknown>): Promise<void> {
     const q = (name: string) => (typeof query[name] === 'string' ? (query[name] as string) : '');
-    res.clearCookie(OAUTH_COOKIE, { path: COOKIE_PATH });
     let outcome: CallbackOutcome;
     try {
       outcome = await this.oauth.callback(
@@ -68,14 +67,17 @@ export class LinkedInOAuthController {
     } catch (err) {
       const known = personMessage(err);
       if (!known) throw err;
-      outcome = { ok: false, status: known.status, message: `${known.message}. Nothing was changed.`, session: null };
+      outcome = { ok: false, status: known.status, message: `${known.message}. Nothing was changed.`, session: null, stateUsed: true };
     }
+    // Only a matching state uses the browser's cookie up: a forged link must not spoil the
+    // person's own flow in progress.
+    if (outcome.stateUsed) res.clearCookie(OAUTH_COOKIE, { path: COOKIE_PATH });
     if (!outcome.ok) this.logger.warn(`LinkedIn connect refused: ${outcome.message}`);
     await this.pages.render(
       res,
       'linkedin-done',
       { title: outcome.ok ? 'LinkedIn connected' : 'LinkedIn not connected', section: null, session: null, status: outcome.status },
-      { ok: outcome.ok, message: outcome.message, loggedIn: outcome.session !== null },
+      { ok: outcome.ok, message: outcome.message, loggedIn: outcome.session !== null, refreshTo: outcome.ok ? '/settings/accounts' : null },
     );
   }
 }

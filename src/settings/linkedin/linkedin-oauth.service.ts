@@ -38,6 +38,8 @@ export interface CallbackOutcome {
   status: number;
   message: string;
   session: PageSession | null;
+  /** The state matched a pending flow (now used up): its browser cookie has served. */
+  stateUsed: boolean;
 }
 
 /**
@@ -101,10 +103,12 @@ export class LinkedInOAuthService {
 
   /** LinkedIn's redirect back. Every refusal changes nothing (and uses the state up). */
   async callback(query: CallbackQuery, browserToken: string | undefined): Promise<CallbackOutcome> {
-    const refuse = (message: string, session: PageSession | null = null, status = 400): CallbackOutcome => ({ ok: false, status, message, session });
+    let stateUsed = false;
+    const refuse = (message: string, session: PageSession | null = null, status = 400): CallbackOutcome => ({ ok: false, status, message, session, stateUsed });
     if (!this.enabled) return refuse('Connect with LinkedIn is not configured on this Herald.');
     if (query.state === '' || query.state.length > 200) return refuse('LinkedIn sent no state back, so this answer cannot be tied to your request. Nothing was changed.');
     const row = await this.states.consume(sha256(query.state));
+    stateUsed = row !== null;
     if (!row) {
       return refuse('This LinkedIn answer does not match a connection started here (unknown, expired or already used). Nothing was changed; start again from the accounts page.');
     }
@@ -149,7 +153,7 @@ export class LinkedInOAuthService {
       const name = row.accountName ?? (who.kind === 'response' ? memberNameFrom(who.bodyText) : null) ?? 'LinkedIn';
       const created = await this.accounts.create(workspaceId, await asDto(CreateAccountDto, { provider: 'linkedin', name, config: credentials }));
       await this.sessions.flash(session, { tone: 'success', text: `LinkedIn account “${created.name}” connected (posting as ${authorUrn}).` });
-      return { ok: true, status: 200, message: `LinkedIn account “${created.name}” connected.`, session };
+      return { ok: true, status: 200, message: `LinkedIn account “${created.name}” connected.`, session, stateUsed };
     }
     const account = await this.accounts.get(workspaceId, row.accountId);
     const current = typeof account.config.authorUrn === 'string' ? account.config.authorUrn : null;
@@ -163,7 +167,7 @@ export class LinkedInOAuthService {
     const config = { ...credentials, authorUrn: current ?? authorUrn, ...(typeof account.config.apiBaseUrl === 'string' ? { apiBaseUrl: account.config.apiBaseUrl } : {}) };
     const updated = await this.accounts.update(workspaceId, account.id, await asDto(UpdateAccountDto, { config }));
     await this.sessions.flash(session, reconnectedFlash(updated.name, account.status !== 'active' ? before?.paused ?? 0 : 0, before?.dead ?? 0, account.id));
-    return { ok: true, status: 200, message: `LinkedIn account “${updated.name}” reconnected.`, session };
+    return { ok: true, status: 200, message: `LinkedIn account “${updated.name}” reconnected.`, session, stateUsed };
   }
 }
 
