@@ -270,7 +270,7 @@ describe('settings page: accounts, in a browser', () => {
     expect(reachedCheck).toBe(true);
     await page.keyboard.press('Enter');
     await text(page, 'the endpoint answered 200');
-    for (const path of ['/settings/failed-posts', '/settings/posts', '/settings/accounts/connect/linkedin']) {
+    for (const path of ['/settings/failed-posts', '/settings/posts', '/settings/notifications', '/settings/accounts/connect/linkedin']) {
       await page.goto(`${t.baseUrl}${path}`);
       expect({ path, overflow: await overflowsHorizontally(page) }).toEqual({ path, overflow: false });
     }

@@ -7,6 +7,7 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { DeadLetterModule } from '../dead-letter/dead-letter.module';
 import { JobsModule } from '../jobs/jobs.module';
+import { NotificationsModule } from '../notifications/notifications.module';
 import { PostsModule } from '../posts/posts.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { AccountsPageController } from './accounts-page.controller';
@@ -19,6 +20,7 @@ import { OAuthStatesRepository } from './linkedin/oauth-states.repository';
 import { LoginController } from './login.controller';
 import { PageExceptionFilter } from './page-exception.filter';
 import { PageRenderer } from './page-renderer';
+import { NotificationsPageController } from './notifications-page.controller';
 import { PostsPageController } from './posts-page.controller';
 import { isHttps } from './session/page-request';
 import { PageSessionGuard } from './session/page-session.guard';
@@ -30,7 +32,14 @@ import { registerHelpers } from './settings-views';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const hbs = require('hbs') as { create(): Parameters<typeof registerHelpers>[0] & { __express: (...args: unknown[]) => void } };
 
-const PAGE_CONTROLLERS = [LoginController, AccountsPageController, FailedPostsController, PostsPageController, LinkedInOAuthController];
+const PAGE_CONTROLLERS = [
+  LoginController,
+  AccountsPageController,
+  FailedPostsController,
+  PostsPageController,
+  NotificationsPageController,
+  LinkedInOAuthController,
+];
 
 /**
  * The settings page at /settings: server-rendered HTML (Handlebars views, NestJS MVC) with one
@@ -38,7 +47,7 @@ const PAGE_CONTROLLERS = [LoginController, AccountsPageController, FailedPostsCo
  * sessions and OAuth states and calls the other modules' services for everything else.
  */
 @Module({
-  imports: [WorkspacesModule, AccountsModule, JobsModule, PostsModule, DeadLetterModule],
+  imports: [WorkspacesModule, AccountsModule, JobsModule, PostsModule, DeadLetterModule, NotificationsModule],
   controllers: PAGE_CONTROLLERS,
   providers: [
     SessionsRepository,
