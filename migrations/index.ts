@@ -2,6 +2,7 @@ import { Foundation1764460000000 } from './1764460000000-foundation';
 import { PublishEngine1764470000000 } from './1764470000000-publish-engine';
 import { DeadLetter1764480000000 } from './1764480000000-dead-letter';
 import { Media1764490000000 } from './1764490000000-media';
+import { LinkedInOperatorEndpoints1764510000000 } from './1764510000000-linkedin-operator-endpoints';
 import { SettingsPage1764520000000 } from './1764520000000-settings-page';
 import { Notifications1764530000000 } from './1764530000000-notifications';
 
@@ -11,6 +12,7 @@ export const MIGRATIONS = [
   PublishEngine1764470000000,
   DeadLetter1764480000000,
   Media1764490000000,
+  LinkedInOperatorEndpoints1764510000000,
   SettingsPage1764520000000,
   Notifications1764530000000,
 ];

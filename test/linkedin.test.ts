@@ -1,8 +1,15 @@
+import { randomUUID } from 'node:crypto';
+import type { QueryRunner } from 'typeorm';
+import { LinkedInOperatorEndpoints1764510000000 } from '../migrations/1764510000000-linkedin-operator-endpoints';
+import type { DeliveryAccount, DeliveryJob } from '../src/connectors/connector.interface';
+import { LinkedInConnector } from '../src/connectors/linkedin/linkedin.connector';
 import { fromLittleText } from '../src/connectors/linkedin/linkedin-text';
 import { bearer, TestApp } from './support/app';
+import { withClient } from './support/database';
 import { bootEngine, createPost, waitForJob } from './support/engine';
 import { FakeLinkedIn, startFakeLinkedIn } from './support/fake-linkedin';
 import { makeImage, uploadImage } from './support/media';
+import { Receiver, startReceiver } from './support/receiver';
 
 /**
  * The LinkedIn connector through the real app (API, queue, worker) against a loopback fake that
@@ -37,8 +44,10 @@ describe('LinkedIn connector', () => {
   beforeAll(async () => {
     fake = await startFakeLinkedIn();
     const base = (await import('./support/app')).testConfig('postgres://unused');
+    // The operator points LINKEDIN_API_BASE_URL / LINKEDIN_OAUTH_BASE_URL at the fake, as a
+    // self-hosted test setup does: accounts cannot choose endpoints of their own.
     t = await bootEngine({
-      linkedin: { ...base.linkedin, clientId: fake.clientId, clientSecret: fake.clientSecret, apiVersion: '202510' },
+      linkedin: { ...base.linkedin, clientId: fake.clientId, clientSecret: fake.clientSecret, apiVersion: '202510', apiBaseUrl: fake.url, oauthBaseUrl: fake.url },
     });
     key = t.adminKey;
   });
@@ -55,7 +64,7 @@ describe('LinkedIn connector', () => {
       .send({
         provider: 'linkedin',
         name: `LinkedIn ${++n}`,
-        config: { accessToken: fake.issueToken(), authorUrn: fake.authorUrn, apiBaseUrl: fake.url, oauthBaseUrl: fake.url, ...config },
+        config: { accessToken: fake.issueToken(), authorUrn: fake.authorUrn, ...config },
       });
     if (res.status !== 201) throw new Error(`account creation failed: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.id as string;
@@ -74,7 +83,7 @@ describe('LinkedIn connector', () => {
     const token = fake.issueToken();
     const id = await account({ accessToken: token });
     const got = await t.http().get(`/v1/accounts/${id}`).set(bearer(key)).expect(200);
-    expect(got.body.config).toMatchObject({ authorUrn: fake.authorUrn, apiBaseUrl: fake.url, hasRefreshToken: false, tokenExpiresAt: null });
+    expect(got.body.config).toEqual({ authorUrn: fake.authorUrn, hasRefreshToken: false, tokenExpiresAt: null });
     expect(JSON.stringify(got.body)).not.toContain(token);
     const verified = await t.http().post(`/v1/accounts/${id}/verify`).set(bearer(key)).expect(200);
     expect(verified.body).toMatchObject({ ok: true });
@@ -254,4 +263,127 @@ describe('LinkedIn connector', () => {
     const later = await account({ expiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString() });
     expect((await t.http().get(`/v1/accounts/${later}`).set(bearer(key))).body.warnings).toEqual([]);
   });
+
+  describe('where tokens and the client secret go', () => {
+    let elsewhere: Receiver;
+    beforeAll(async () => {
+      elsewhere = await startReceiver(() => ({ status: 200, body: { access_token: 'stolen', expires_in: 60 } }));
+    });
+    afterAll(async () => {
+      await elsewhere.close();
+    });
+
+    it.each(['oauthBaseUrl', 'apiBaseUrl'])('refuses %s in an account\'s config with a 400 naming the field, and creates nothing', async (field) => {
+      const before = (await t.http().get('/v1/accounts?limit=200').set(bearer(key)).expect(200)).body.data.length as number;
+      const res = await t
+        .http()
+        .post('/v1/accounts')
+        .set(bearer(key))
+        .send({ provider: 'linkedin', name: 'Mine', config: { accessToken: fake.issueToken(), refreshToken: fake.issueRefreshToken(), authorUrn: fake.authorUrn, [field]: elsewhere.url } });
+      expect(res.status).toBe(400);
+      expect(res.body.message).toContain(`config.${field} is not accepted`);
+      expect(res.body.message).toMatch(/LINKEDIN_(API|OAUTH)_BASE_URL/);
+      const after = (await t.http().get('/v1/accounts?limit=200').set(bearer(key)).expect(200)).body.data.length as number;
+      expect(after).toBe(before);
+    });
+
+    it('refreshes at the operator\'s endpoint even for an account whose stored config names another; that server never hears from Herald', async () => {
+      const token = fake.issueToken();
+      fake.expire(token);
+      const account: DeliveryAccount = {
+        id: randomUUID(),
+        workspaceId: randomUUID(),
+        name: 'stored before the fix',
+        // What an account saved by an older Herald could hold (the migration removes it from the database).
+        config: { authorUrn: fake.authorUrn, apiBaseUrl: elsewhere.url, oauthBaseUrl: elsewhere.url, tokenExpiresAt: null, hasRefreshToken: true },
+        credentials: { accessToken: token, refreshToken: fake.issueRefreshToken(), expiresAt: null },
+      };
+      const before = fake.calls('token').length;
+      const outcome = await t.app.get(LinkedInConnector).deliver(deliveryJob(text('refresh stays home')), account, new AbortController().signal);
+      expect(outcome.errorClass).toBe('success');
+      expect(fake.calls('token').length).toBe(before + 1);
+      expect(fake.calls('token').at(-1)!.body.toString()).toContain(`client_secret=${fake.clientSecret}`);
+      expect(elsewhere.requests).toHaveLength(0);
+    });
+
+    it('the migration removes stored endpoint overrides and the database refuses new ones', async () => {
+      await withClient(t.databaseUrl, async (db) => {
+        const runner = { query: (sql: string) => db.query(sql).then((r) => r.rows) } as unknown as QueryRunner;
+        const migration = new LinkedInOperatorEndpoints1764510000000();
+        const ws = (await db.query<{ workspace_id: string }>('SELECT workspace_id FROM api_keys LIMIT 1')).rows[0]!.workspace_id;
+        await migration.down(runner);
+        const insert = (provider: string, config: object) =>
+          db.query<{ id: string }>(`INSERT INTO accounts (workspace_id, provider, name, config, credentials) VALUES ($1, $2, 'old', $3, 'sealed') RETURNING id`, [ws, provider, JSON.stringify(config)]);
+        const old = (await insert('linkedin', { authorUrn: fake.authorUrn, apiBaseUrl: elsewhere.url, oauthBaseUrl: elsewhere.url })).rows[0]!.id;
+        const hook = (await insert('webhook', { url: 'https://blog.example/hook', oauthBaseUrl: 'unrelated' })).rows[0]!.id;
+        await migration.up(runner);
+        const rows = (await db.query<{ id: string; config: Record<string, unknown> }>('SELECT id, config FROM accounts WHERE id = ANY($1)', [[old, hook]])).rows;
+        expect(rows.find((r) => r.id === old)!.config).toEqual({ authorUrn: fake.authorUrn });
+        // Only LinkedIn accounts are touched.
+        expect(rows.find((r) => r.id === hook)!.config).toMatchObject({ oauthBaseUrl: 'unrelated' });
+        await expect(insert('linkedin', { authorUrn: fake.authorUrn, oauthBaseUrl: elsewhere.url })).rejects.toThrow(/accounts_linkedin_operator_endpoints/);
+        await db.query('DELETE FROM accounts WHERE id = ANY($1)', [[old, hook]]);
+      });
+    });
+  });
+
+  describe('deadlines', () => {
+    it('a LinkedIn that sends its headers and then trickles the body one byte a second is cut off at the total timeout as transient, then retried', async () => {
+      const id = await account();
+      const media = await uploadImage(t, key, await makeImage('png'), 'slow');
+      // One byte every second never lets an idle timeout fire; the total timeout (3 s here) does.
+      fake.fail('initializeUpload', { trickleMs: 1_000 });
+      const started = Date.now();
+      const job = await publish(id, { text: text('slow upload answer'), media: [media] }, finished);
+      expect(job.status).toBe('succeeded');
+      expect(job.attempts[0]).toMatchObject({ errorClass: 'transient', httpStatus: null, networkError: 'total_timeout' });
+      expect(job.attempts[1]).toMatchObject({ errorClass: 'success', httpStatus: 201 });
+      expect(Date.now() - started).toBeLessThan(12_000);
+    });
+
+    it('a LinkedIn that trickles its whole answer after creating the post: cut at the total timeout, and the retry finds the post', async () => {
+      const id = await account();
+      fake.fail('posts', { trickleMs: 1_000 });
+      const job = await publish(id, { text: text('slow answer') }, finished);
+      expect(job.status).toBe('succeeded');
+      expect(job.attempts[0]).toMatchObject({ errorClass: 'transient', httpStatus: null, networkError: 'total_timeout' });
+      // The first attempt created the post before its answer stalled: the retry's 422 DUPLICATE_POST is that post.
+      expect(job.attempts[1]).toMatchObject({ errorClass: 'success', httpStatus: 422 });
+      expect(fake.posts.filter((p) => p.urn === job.remoteId)).toHaveLength(1);
+    });
+
+    it('ends every call of an attempt at the attempt\'s deadline (its signal) as transient attempt_deadline', async () => {
+      // A total timeout far longer than the attempt's deadline: the signal is what stops the call.
+      const patient = new LinkedInConnector({ ...t.config, http: { ...t.config.http, totalTimeoutMs: 60_000 } });
+      const account: DeliveryAccount = {
+        id: randomUUID(),
+        workspaceId: randomUUID(),
+        name: 'deadline',
+        config: { authorUrn: fake.authorUrn, tokenExpiresAt: null, hasRefreshToken: false },
+        credentials: { accessToken: fake.issueToken(), refreshToken: null, expiresAt: null },
+      };
+      fake.fail('posts', { trickleMs: 1_000 });
+      const started = Date.now();
+      const outcome = await patient.deliver(deliveryJob(text('deadline')), account, AbortSignal.timeout(1_500));
+      const elapsed = Date.now() - started;
+      expect(outcome).toMatchObject({ errorClass: 'transient', networkError: 'attempt_deadline', httpStatus: null });
+      expect(outcome.message).toMatch(/reached its deadline/);
+      expect(elapsed).toBeGreaterThanOrEqual(1_400);
+      expect(elapsed).toBeLessThan(6_000);
+    });
+  });
+
+  function deliveryJob(body: string): DeliveryJob {
+    return {
+      id: randomUUID(),
+      postId: randomUUID(),
+      accountId: randomUUID(),
+      workspaceId: randomUUID(),
+      idempotencyKey: randomUUID(),
+      attemptNumber: 1,
+      payload: { text: body, title: null, link: null, media: [], metadata: null, scheduledAt: new Date().toISOString() },
+      media: [],
+      previousAttempt: null,
+    };
+  }
 });

@@ -202,7 +202,7 @@ describe('WebhookConnector against a real receiver', () => {
     const outcome = await impatient.deliver(makeJob(), account, signal);
     const elapsed = Date.now() - started;
     expect(outcome).toMatchObject({ errorClass: 'transient', networkError: 'total_timeout' });
-    expect(outcome.message).toBe(`no answer within 0.3 s (${new URL(receiver.url).host})`);
+    expect(outcome.message).toBe(`no complete answer from ${new URL(receiver.url).host} within 0.3 s`);
     expect(elapsed).toBeGreaterThanOrEqual(290);
     expect(elapsed).toBeLessThan(1_500);
   });
@@ -215,6 +215,16 @@ describe('WebhookConnector against a real receiver', () => {
     await receiver.waitFor(1);
     controller.abort();
     expect(await pending).toMatchObject({ errorClass: 'transient', networkError: 'aborted' });
+  });
+
+  it('ends at the attempt\'s deadline (its signal fires before the total timeout) as transient attempt_deadline', async () => {
+    receiver.respondWith({ hang: true });
+    const { account } = await makeAccount(receiver.url);
+    const started = Date.now();
+    const outcome = await connector.deliver(makeJob(), account, AbortSignal.timeout(300));
+    expect(outcome).toMatchObject({ errorClass: 'transient', networkError: 'attempt_deadline', httpStatus: null });
+    expect(outcome.message).toMatch(/reached its deadline before 127\.0\.0\.1:\d+ answered/);
+    expect(Date.now() - started).toBeLessThan(2_500);
   });
 
   it('refuses loopback at save time and again at connect time when private URLs are not allowed', async () => {

@@ -1,5 +1,13 @@
 import type { ErrorClass } from '../retry/error-class';
 
+/**
+ * How the worker tells a connector that an attempt must stop (the `signal` of `deliver`): abort
+ * it with `attemptDeadlineReason()` (or let an `AbortSignal.timeout(ms)` fire) at the attempt's
+ * deadline, and the attempt ends as `transient` with networkError `attempt_deadline`; a plain
+ * `abort()` (shutdown) ends it as `transient` with networkError `aborted`.
+ */
+export { ATTEMPT_DEADLINE, attemptDeadlineReason } from '../common/net/deadline';
+
 /** Every platform Herald publishes to. A fourth one is added in connectors/ only. */
 export type Provider = 'bluesky' | 'linkedin' | 'webhook';
 export const PROVIDERS: readonly Provider[] = ['bluesky', 'linkedin', 'webhook'];
@@ -58,7 +66,7 @@ export interface DeliveryAccount<Config = Record<string, unknown>, Credentials =
 export interface DeliveryOutcome {
   errorClass: ErrorClass;
   httpStatus: number | null;
-  /** e.g. ECONNREFUSED, ETIMEDOUT, connect_timeout, total_timeout, blocked_address */
+  /** e.g. ECONNREFUSED, ETIMEDOUT, connect_timeout, total_timeout, attempt_deadline, aborted, blocked_address */
   networkError: string | null;
   /** For a person: why it failed (never a secret). null on success. */
   message: string | null;
@@ -116,7 +124,10 @@ export interface Connector {
   verify(account: DeliveryAccount): Promise<VerifyResult>;
   /** New signing secret (webhooks); absent for platforms without one. */
   rotateSecret?(previous: Record<string, unknown>): PreparedAccount;
-  /** One attempt. Never throws for platform or network failures: they are outcomes. */
+  /**
+   * One attempt. Never throws for platform or network failures: they are outcomes. Every HTTP
+   * call of the attempt stops at min(its own total timeout, `signal`): see ATTEMPT_DEADLINE above.
+   */
   deliver(job: DeliveryJob, account: DeliveryAccount, signal: AbortSignal): Promise<DeliveryOutcome>;
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { trickle } from './hostile';
 
 /**
  * A loopback LinkedIn that follows the documented behaviour of the calls Herald makes. Sources:
@@ -18,7 +19,7 @@ import type { AddressInfo } from 'node:net';
  * - Errors: learn.microsoft.com/linkedin/shared/api-guide/concepts/error-handling
  *   ({ message, serviceErrorCode, status }; 401 for an invalid, expired or revoked token; 429
  *   over the daily quota — no Retry-After is documented, so none is sent).
- * - Duplicates: the 422 body quoted in shared/PLATFORMS.md ("Content is a duplicate of
+ * - Duplicates: LinkedIn's 422 answer for repeated content ("Content is a duplicate of
  *   urn:li:share:…", inputErrors code DUPLICATE_POST).
  * - OpenID userinfo: learn.microsoft.com/linkedin/consumer/integrations/self-serve/sign-in-with-linkedin-v2
  *   (GET /v2/userinfo → { sub, name, … }).
@@ -45,7 +46,13 @@ export interface FakePost {
 export type Fault =
   | { status: number; body?: unknown; headers?: Record<string, string> }
   /** Create the post, then cut the connection before answering (the answer is lost). */
-  | 'create-then-reset';
+  | 'create-then-reset'
+  /**
+   * A server that is slow, not down: for posts, create the post, then send the whole answer
+   * (status line included) one byte every `trickleMs`; for initializeUpload, send the status and
+   * headers at once and the JSON body one byte every `trickleMs`.
+   */
+  | { trickleMs: number };
 
 export type Route = 'posts' | 'initializeUpload' | 'upload' | 'userinfo' | 'token';
 
@@ -141,7 +148,9 @@ export class FakeLinkedIn {
     }
 
     const fault = this.faults.get(route)?.shift();
-    if (fault !== undefined && fault !== 'create-then-reset') return reply(fault.status, fault.body ?? { message: 'injected', status: fault.status }, fault.headers);
+    if (fault !== undefined && fault !== 'create-then-reset' && 'status' in fault) {
+      return reply(fault.status, fault.body ?? { message: 'injected', status: fault.status }, fault.headers);
+    }
 
     switch (route) {
       case 'userinfo':
@@ -153,7 +162,9 @@ export class FakeLinkedIn {
         const uploadToken = randomBytes(8).toString('hex');
         this.images.set(image, { owner: String(owner), bytes: null });
         uploadPaths.set(uploadToken, image);
-        return reply(200, { value: { uploadUrlExpiresAt: Date.now() + 86_400_000, uploadUrl: `${this.url}/dms-uploads/${uploadToken}`, image } });
+        const answer = { value: { uploadUrlExpiresAt: Date.now() + 86_400_000, uploadUrl: `${this.url}/dms-uploads/${uploadToken}`, image } };
+        if (fault !== undefined && fault !== 'create-then-reset' && 'trickleMs' in fault) return trickleBody(res, 200, JSON.stringify(answer), fault.trickleMs);
+        return reply(200, answer);
       }
       case 'upload': {
         const image = uploadPaths.get(req.path.split('/').pop() ?? '');
@@ -162,14 +173,14 @@ export class FakeLinkedIn {
         return reply(201);
       }
       case 'posts':
-        return this.createPost(req, token, fault === 'create-then-reset', res, reply, error);
+        return this.createPost(req, token, fault ?? null, res, reply, error);
     }
   }
 
   private createPost(
     req: FakeRequest,
     token: string,
-    reset: boolean,
+    fault: Fault | null,
     res: http.ServerResponse,
     reply: (status: number, body?: unknown, headers?: Record<string, string>) => void,
     error: (status: number, message: string, extra?: Record<string, unknown>) => void,
@@ -195,8 +206,13 @@ export class FakeLinkedIn {
     }
     const urn = this.nextUrn('share');
     this.posts.push({ urn, body, token });
-    if (reset) {
+    if (fault === 'create-then-reset') {
       res.socket?.destroy();
+      return;
+    }
+    if (fault !== null && 'trickleMs' in fault && res.socket) {
+      // Written straight to the socket: Node's ServerResponse would send the head in one piece.
+      trickle(`HTTP/1.1 201 Created\r\nx-restli-id: ${urn}\r\ncontent-length: 0\r\n\r\n`, fault.trickleMs)(res.socket, '');
       return;
     }
     reply(201, undefined, { 'x-restli-id': urn, 'x-linkedin-id': urn });
@@ -204,7 +220,7 @@ export class FakeLinkedIn {
 
   private token(req: FakeRequest, reply: (status: number, body?: unknown) => void): void {
     const fault = this.faults.get('token')?.shift();
-    if (fault !== undefined && fault !== 'create-then-reset') return reply(fault.status, fault.body);
+    if (fault !== undefined && fault !== 'create-then-reset' && 'status' in fault) return reply(fault.status, fault.body);
     const form = new URLSearchParams(req.body.toString('utf8'));
     if (form.get('grant_type') !== 'refresh_token' || form.get('client_id') !== this.clientId || form.get('client_secret') !== this.clientSecret) {
       return reply(401, { error: 'invalid_client', error_description: 'Client authentication failed' });
@@ -218,6 +234,25 @@ export class FakeLinkedIn {
 }
 
 const uploadPaths = new Map<string, string>();
+
+/** The status and headers at once, then the body one byte at a time until done or the client leaves. */
+function trickleBody(res: http.ServerResponse, status: number, body: string, intervalMs: number): void {
+  const bytes = Buffer.from(body, 'utf8');
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': bytes.length });
+  res.flushHeaders();
+  let i = 0;
+  const timer = setInterval(() => {
+    if (res.destroyed || i >= bytes.length) {
+      clearInterval(timer);
+      if (!res.destroyed) res.end();
+      return;
+    }
+    res.write(bytes.subarray(i, i + 1));
+    i += 1;
+  }, intervalMs);
+  timer.unref();
+  res.on('close', () => clearInterval(timer));
+}
 
 function routeOf(req: FakeRequest): Route | null {
   const path = req.path.split('?')[0];

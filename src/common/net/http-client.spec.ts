@@ -4,7 +4,9 @@ import * as net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Receiver, startReceiver } from '../../../test/support/receiver';
 import { freePort } from '../../../test/support/net';
-import { closeIdleSockets, HttpNetworkError, HttpResponseResult, HttpResult, MAX_PARSE_BYTES, postJson, PostJsonOptions, utf8Prefix } from './http-client';
+import { endlessBody, enormousHeaders, garbage, startRawServer, trickle } from '../../../test/support/hostile';
+import { attemptDeadlineReason } from './deadline';
+import { closeIdleSockets, HttpNetworkError, HttpResponseResult, HttpResult, MAX_PARSE_BYTES, postJson, PostJsonOptions, send, SendOptions, utf8Prefix } from './http-client';
 
 /**
  * postJson against real loopback sockets: what the connector and the LinkedIn ambiguity rule rely
@@ -58,8 +60,8 @@ describe('postJson', () => {
     const result = asResponse(await postJson(receiver.urlFor('/hook?a=1'), '{"hello":"wörld"}', JSON_HEADERS, OPTS));
     expect(result.status).toBe(201);
     expect(result.headers['x-answer']).toBe('42');
-    expect(JSON.parse(result.bodyText)).toEqual({ url: 'https://blog.example/p/1' });
-    expect(result.truncated).toBe(false);
+    expect(JSON.parse(result.body.toString('utf8'))).toEqual({ url: 'https://blog.example/p/1' });
+    expect(result.cut).toBeNull();
     const [request] = await receiver.waitFor(1);
     expect(request!.method).toBe('POST');
     expect(request!.path).toBe('/hook?a=1');
@@ -85,9 +87,8 @@ describe('postJson', () => {
     receiver.respondWith({ status: 500, body: Buffer.alloc(5 * 1024 * 1024, 'x') });
     const result = asResponse(await postJson(receiver.url, '{}', JSON_HEADERS, OPTS));
     expect(result.status).toBe(500);
-    expect(result.excerpt).toHaveLength(256);
-    expect(result.bodyText).toHaveLength(MAX_PARSE_BYTES);
-    expect(result.truncated).toBe(true);
+    expect(result.body).toHaveLength(MAX_PARSE_BYTES);
+    expect(result.cut).toBe('limit');
   });
 
   it('reports a refused connection as ECONNREFUSED, not sent', async () => {
@@ -172,3 +173,129 @@ describe('postJson', () => {
     expect(result.message).not.toContain('a\r\nb');
   });
 });
+
+describe('send: the deadline, the signal and the limits on every request', () => {
+  const LIMITS: SendOptions = { connectTimeoutMs: 1_000, totalTimeoutMs: 1_500, allowPrivate: true, maxBodyBytes: 64 * 1024 };
+  const get = (url: string) => ({ method: 'GET', url });
+
+  afterEach(() => closeIdleSockets());
+
+  it('cuts off a server that trickles its status line one byte at a time at the total deadline (no idle timeout ever fires)', async () => {
+    const server = await startRawServer(trickle('HTTP/1.1 201 Created\r\ncontent-length: 0\r\n\r\n', 200));
+    try {
+      const started = Date.now();
+      const result = asNetworkError(await send(get(server.url), LIMITS));
+      expect(result).toMatchObject({ code: 'total_timeout', sent: true });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('keeps a status that arrived and cuts a trickled body at the deadline', async () => {
+    const server = await startRawServer((socket) => {
+      socket.write('HTTP/1.1 503 Service Unavailable\r\ncontent-length: 1000\r\n\r\n');
+      trickle('x'.repeat(1000), 200)(socket, '');
+    });
+    try {
+      const result = asResponse(await send(get(server.url), LIMITS));
+      expect(result.status).toBe(503);
+      expect(result.cut).toBe('total_timeout');
+      expect(result.body.length).toBeLessThan(20);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('stops at the attempt\'s deadline when its signal fires first, as attempt_deadline', async () => {
+    const server = await startRawServer(trickle('HTTP/1.1 200 OK\r\n\r\n', 500));
+    try {
+      const started = Date.now();
+      const byTimeout = asNetworkError(await send(get(server.url), { ...LIMITS, totalTimeoutMs: 20_000, signal: AbortSignal.timeout(300) }));
+      expect(byTimeout).toMatchObject({ code: 'attempt_deadline', sent: true });
+      expect(Date.now() - started).toBeLessThan(3_000);
+
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(attemptDeadlineReason()), 200);
+      expect(asNetworkError(await send(get(server.url), { ...LIMITS, totalTimeoutMs: 20_000, signal: controller.signal }))).toMatchObject({ code: 'attempt_deadline' });
+
+      const shutdown = new AbortController();
+      setTimeout(() => shutdown.abort(), 200);
+      expect(asNetworkError(await send(get(server.url), { ...LIMITS, totalTimeoutMs: 20_000, signal: shutdown.signal }))).toMatchObject({ code: 'aborted' });
+
+      const already = new AbortController();
+      already.abort(attemptDeadlineReason());
+      expect(asNetworkError(await send(get(server.url), { ...LIMITS, signal: already.signal }))).toMatchObject({ code: 'attempt_deadline', sent: false });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('reads an endless body only up to maxBodyBytes, keeps keepBytes of it, and hangs up', async () => {
+    const server = await startRawServer(endlessBody());
+    try {
+      const result = asResponse(await send(get(server.url), { ...LIMITS, maxBodyBytes: 256 * 1024, keepBytes: 1024 }));
+      expect(result).toMatchObject({ status: 200, cut: 'limit' });
+      expect(result.body).toHaveLength(1024);
+      await waitFor(() => server.clientHangUps() === 1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('lets the caller stop reading early, seeing the status and headers', async () => {
+    const server = await startRawServer(endlessBody(200, 'text/html', '<html><head><title>x</title></head>'));
+    try {
+      const seen: string[] = [];
+      const result = asResponse(
+        await send(get(server.url), {
+          ...LIMITS,
+          stopReading: (chunk, response) => {
+            seen.push(String(response.headers['content-type']));
+            return chunk.toString('latin1').includes('</head>');
+          },
+        }),
+      );
+      expect(result.cut).toBe('stopped');
+      expect(result.body.toString('latin1')).toContain('</head>');
+      expect(seen[0]).toBe('text/html');
+      await waitFor(() => server.clientHangUps() === 1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses headers larger than 16 KiB, and answers that are not HTTP, as network errors', async () => {
+    const big = await startRawServer(enormousHeaders(1024 * 1024));
+    const junk = await startRawServer(garbage);
+    try {
+      expect(asNetworkError(await send(get(big.url), LIMITS))).toMatchObject({ code: 'HPE_HEADER_OVERFLOW', sent: true });
+      expect(asNetworkError(await send(get(junk.url), LIMITS)).code).toMatch(/^HPE_/);
+    } finally {
+      await big.close();
+      await junk.close();
+    }
+  });
+
+  it('sends a GET without a body or content-length, and a PUT with a binary one', async () => {
+    const receiver = await startReceiver();
+    try {
+      asResponse(await send({ method: 'GET', url: receiver.urlFor('/page') }, LIMITS));
+      asResponse(await send({ method: 'PUT', url: receiver.urlFor('/blob'), body: Buffer.from([0, 1, 2, 255]) }, LIMITS));
+      const [getRequest, putRequest] = await receiver.waitFor(2);
+      expect(getRequest!.headers['content-length']).toBeUndefined();
+      expect(putRequest!.headers['content-length']).toBe('4');
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+async function waitFor(check: () => boolean, timeoutMs = 3_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

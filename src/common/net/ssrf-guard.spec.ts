@@ -103,9 +103,19 @@ describe('assertPublicUrl', () => {
   it('refuses a host when ANY of its addresses is private, naming the setting that allows it', async () => {
     const err = await refusal(assertPublicUrl('https://blog.example.com/', false, fixedLookup(['93.184.216.34', '10.0.0.5'])));
     expect(err.reason).toBe('blocked_address');
-    expect(err.message).toContain('blog.example.com resolves to 10.0.0.5');
-    expect(err.message).toContain('private');
-    expect(err.message).toContain('HERALD_ALLOW_PRIVATE_URLS=true');
+    expect(err.message).toBe('blog.example.com resolves to a private address; set HERALD_ALLOW_PRIVATE_URLS=true to allow private destinations');
+  });
+
+  it.each([
+    ['10.0.3.7', 'a private address'],
+    ['127.0.0.1', 'a loopback address'],
+    ['169.254.169.254', 'a cloud metadata address'],
+    ['fd12:3456::1', 'a unique-local address'],
+    ['100.64.0.9', 'a carrier-grade NAT address'],
+  ])('says what kind of address a name resolves to (%s), never which: that is a map of the private network', async (address, kind) => {
+    const err = await refusal(assertPublicUrl('https://intranet.example.com/', false, fixedLookup([address])));
+    expect(err.message).toContain(`intranet.example.com resolves to ${kind}`);
+    expect(err.message).not.toContain(address);
   });
 
   it.each([
@@ -218,8 +228,8 @@ describe('guardedLookup', () => {
     const resolver = fakeResolver([{ address: '93.184.216.34', family: 4 }, { address: '127.0.0.1', family: 4 }]);
     const result = await callLookup(guardedLookup(false, resolver), 'rebound.example.com', options);
     expect(result.err?.code).toBe(BLOCKED_ADDRESS_CODE);
-    expect(result.err?.message).toContain('rebound.example.com resolves to 127.0.0.1');
-    expect(result.err?.message).toContain('HERALD_ALLOW_PRIVATE_URLS=true');
+    expect(result.err?.message).toBe('rebound.example.com resolves to a loopback address; set HERALD_ALLOW_PRIVATE_URLS=true to allow private destinations');
+    expect(result.err?.message).not.toContain('127.0.0.1');
   });
 
   it('refuses a metadata hostname without resolving it', async () => {

@@ -128,9 +128,16 @@ export class BlockedUrlError extends Error {
   }
 }
 
-function blockedAddressMessage(host: string, address: string, range: string): string {
-  const target = net.isIP(host) ? `${address} is` : `${host} resolves to ${address},`;
-  return `${target} a ${describeRange(range)} address; ${ALLOW_HINT}`;
+/**
+ * Says which kind of address was refused, never which address a name resolved to: the message
+ * reaches the workspace (API answers, attempt history), and a private name's address is a map of
+ * the operator's network. An IP literal is named, as the user typed it.
+ */
+function blockedAddressMessage(host: string, range: string): string {
+  const what = describeRange(range);
+  const article = /^(?:[aeio]|un[^i]|IPv)/i.test(what) ? 'an' : 'a';
+  const target = net.isIP(host) ? `${host} is` : `${host} resolves to`;
+  return `${target} ${article} ${what} address; ${ALLOW_HINT}`;
 }
 
 function blockedHostnameMessage(host: string): string {
@@ -173,7 +180,7 @@ export async function assertPublicUrl(url: string, allowPrivate: boolean, lookup
   // checked as is and never sent to the resolver.
   if (net.isIP(host) !== 0) {
     const range = blockedRange(host);
-    if (range !== null) throw new BlockedUrlError('blocked_address', blockedAddressMessage(host, host, range));
+    if (range !== null) throw new BlockedUrlError('blocked_address', blockedAddressMessage(host, range));
     return parsed;
   }
   let addresses: ReadonlyArray<{ address: string }>;
@@ -187,15 +194,17 @@ export async function assertPublicUrl(url: string, allowPrivate: boolean, lookup
   // ANY blocked address refuses the URL: the connection may use any of them.
   for (const { address } of addresses) {
     const range = blockedRange(address);
-    if (range !== null) throw new BlockedUrlError('blocked_address', blockedAddressMessage(host, address, range));
+    if (range !== null) throw new BlockedUrlError('blocked_address', blockedAddressMessage(host, range));
   }
   return parsed;
 }
 
-/** The error a guarded connection fails with; `code` is EBLOCKEDADDRESS. */
+/**
+ * The error a guarded connection fails with; `code` is EBLOCKEDADDRESS. `address` null means the
+ * host name itself is refused (a metadata name); the address never appears in the message.
+ */
 export function blockedAddressError(host: string, address: string | null, range: string): NodeJS.ErrnoException {
-  const message =
-    address === null ? blockedHostnameMessage(host) : blockedAddressMessage(host, address, range);
+  const message = address === null ? blockedHostnameMessage(host) : blockedAddressMessage(host, range);
   const err: NodeJS.ErrnoException = new Error(message);
   err.code = BLOCKED_ADDRESS_CODE;
   return err;

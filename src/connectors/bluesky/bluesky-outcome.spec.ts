@@ -1,9 +1,9 @@
 import { XRPCError } from '@atproto/api';
-import { FetchError } from '../../common/net/guarded-fetch';
+import { OutboundError } from '../../common/net/deadline';
 import { blueskyErrorOutcome, BlueskyOutcomeContext, blueskySuccess, postUrl } from './bluesky-outcome';
 
 const now = new Date('2026-11-29T12:00:00Z');
-const ctx: BlueskyOutcomeContext = { host: 'bsky.social', now, excerptBytes: 512, secrets: ['abcd-efgh-ijkl-mnop'] };
+const ctx: BlueskyOutcomeContext = { host: 'bsky.social', now, excerptBytes: 512, secrets: ['abcd-efgh-ijkl-mnop'], connectTimeoutMs: 5_000, totalTimeoutMs: 20_000 };
 
 function xrpc(status: number, error: string, message: string, headers: Record<string, string> = {}): XRPCError {
   return new XRPCError(status, error, message, headers);
@@ -46,14 +46,21 @@ describe('blueskyErrorOutcome', () => {
   });
 
   it('treats network failures as transient, with their code', () => {
-    const wrapped = XRPCError.from(new FetchError('ECONNRESET', 'socket hang up', true));
+    const wrapped = XRPCError.from(new OutboundError('ECONNRESET', 'socket hang up', true));
     const out = blueskyErrorOutcome(wrapped, 'creating the post', ctx);
     expect(out).toMatchObject({ errorClass: 'transient', networkError: 'ECONNRESET', httpStatus: null });
-    expect(out.message).toBe('connection to bsky.social was reset before it answered while creating the post');
+    expect(out.message).toBe('connection reset by bsky.social before it answered (while creating the post)');
+  });
+
+  it('ends at the attempt\'s deadline as transient attempt_deadline, whether a request or a wait for a login was cut', () => {
+    const out = blueskyErrorOutcome(XRPCError.from(new OutboundError('attempt_deadline', 'the attempt reached its deadline', true)), 'uploading image 1', ctx);
+    expect(out).toMatchObject({ errorClass: 'transient', networkError: 'attempt_deadline', httpStatus: null });
+    const waiting = blueskyErrorOutcome(new OutboundError('attempt_deadline', 'the attempt reached its deadline', false), 'logging in', ctx);
+    expect(waiting).toMatchObject({ errorClass: 'transient', networkError: 'attempt_deadline' });
   });
 
   it('refuses a blocked address permanently', () => {
-    const out = blueskyErrorOutcome(XRPCError.from(new FetchError('EBLOCKEDADDRESS', 'blocked', false)), 'logging in', ctx);
+    const out = blueskyErrorOutcome(XRPCError.from(new OutboundError('EBLOCKEDADDRESS', 'blocked', false)), 'logging in', ctx);
     expect(out).toMatchObject({ errorClass: 'permanent', networkError: 'blocked_address' });
   });
 

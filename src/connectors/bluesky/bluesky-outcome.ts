@@ -1,11 +1,10 @@
 import { XRPCError } from '@atproto/api';
-import { utf8Prefix } from '../../common/net/http-client';
-import { BLOCKED_ADDRESS_CODE } from '../../common/net/ssrf-guard';
-import { classifyHttpStatus, classifyNetworkError } from '../../retry/classify';
+import { classifyHttpStatus } from '../../retry/classify';
 import type { ErrorClass } from '../../retry/error-class';
 import { HeaderBag, serverRequestedDelayMs } from '../../retry/retry-after';
 import type { DeliveryOutcome } from '../connector.interface';
 import { NO_OUTCOME_DETAILS } from '../connector.interface';
+import { networkFailureOf, networkOutcome, poisonOutcome, redactSecrets, responseExcerpt } from '../outcome-kit';
 
 /**
  * Maps what a Bluesky call threw onto Herald's outcome classes (SPEC §4). Pure: the clock, the
@@ -20,7 +19,8 @@ import { NO_OUTCOME_DETAILS } from '../connector.interface';
  *   person has to act, retrying cannot help.
  * - other 4xx (`InvalidRequest`: text too long, bad facet, blob too big...) → permanent.
  * - 5xx, an invalid answer, and every network failure → transient (the job keeps its record
- *   key, so retrying an ambiguous failure cannot duplicate the post).
+ *   key, so retrying an ambiguous failure cannot duplicate the post), the attempt's deadline
+ *   included; a refused (private) address is permanent (outcome-kit.ts).
  */
 
 export interface BlueskyOutcomeContext {
@@ -30,49 +30,13 @@ export interface BlueskyOutcomeContext {
   excerptBytes: number;
   /** Never shown: the app password and session tokens. */
   secrets: readonly string[];
+  connectTimeoutMs: number;
+  totalTimeoutMs: number;
 }
 
 const AUTH_ERRORS = new Set(['ExpiredToken', 'InvalidToken', 'AuthenticationRequired', 'AccountTakedown', 'AccountDeactivated']);
 
 const EMPTY = NO_OUTCOME_DETAILS;
-
-function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('[redacted]');
-  return out;
-}
-
-/** The network code behind an error: ours (FetchError.code), Node's, or one wrapped in `cause`. */
-export function networkCodeOf(err: unknown): string | null {
-  let current: unknown = err;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && code !== '') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return null;
-}
-
-function describeNetwork(code: string, host: string): string {
-  switch (code) {
-    case BLOCKED_ADDRESS_CODE:
-      return `refused to connect to ${host}: it resolves to a private address (set HERALD_ALLOW_PRIVATE_URLS=true for a PDS on the LAN)`;
-    case 'ECONNREFUSED':
-      return `connection refused by ${host}`;
-    case 'ECONNRESET':
-      return `connection to ${host} was reset before it answered`;
-    case 'ENOTFOUND':
-      return `host ${host} not found (DNS)`;
-    case 'connect_timeout':
-      return `could not connect to ${host} in time`;
-    case 'total_timeout':
-      return `no answer from ${host} in time`;
-    case 'aborted':
-      return `the attempt was stopped by Herald before ${host} answered`;
-    default:
-      return `network error talking to ${host} (${code})`;
-  }
-}
 
 /** `XRPCError.status` is an enum that equals the HTTP status for real answers, 1 or 2 otherwise. */
 function httpStatusOf(err: XRPCError): number | null {
@@ -113,31 +77,22 @@ export function blueskyErrorOutcome(err: unknown, step: string, ctx: BlueskyOutc
         ...EMPTY,
         errorClass,
         httpStatus: status,
-        message: redact(messageFor(errorClass, status, err, step, ctx.host), ctx.secrets),
-        responseExcerpt: redact(utf8Prefix(Buffer.from(body, 'utf8'), ctx.excerptBytes), ctx.secrets),
+        message: redactSecrets(messageFor(errorClass, status, err, step, ctx.host), ctx.secrets),
+        responseExcerpt: responseExcerpt(body, ctx.secrets, ctx.excerptBytes),
         serverDelayMs: serverRequestedDelayMs(headers, ctx.now),
       };
     }
   }
-  const code = networkCodeOf(err);
-  if (code !== null) {
-    const blocked = code === BLOCKED_ADDRESS_CODE;
-    return {
-      ...EMPTY,
-      // The guard's verdict does not change by retrying: only the setting or the service URL can.
-      errorClass: blocked ? 'permanent' : classifyNetworkError(code),
-      networkError: blocked ? 'blocked_address' : code,
-      message: `${describeNetwork(code, ctx.host)} while ${step}`,
-    };
-  }
+  const failure = networkFailureOf(err);
+  if (failure !== null) return networkOutcome(failure, ctx, step);
   // An answer the client could not read (XRPCInvalidResponseError) or something unexpected:
   // nothing proves the request wrong, so it is retried within the attempt budget.
   const detail = err instanceof Error ? err.message : String(err);
-  return { ...EMPTY, errorClass: 'transient', message: redact(`unexpected failure while ${step}: ${detail}`, ctx.secrets) };
+  return { ...EMPTY, errorClass: 'transient', message: redactSecrets(`unexpected failure while ${step}: ${detail}`, ctx.secrets) };
 }
 
 export function blueskyPoison(message: string): DeliveryOutcome {
-  return { ...EMPTY, errorClass: 'poison', message };
+  return poisonOutcome(message);
 }
 
 /** `https://bsky.app/profile/<handle>/post/<rkey>`; the DID stands in for a handle that does not verify. */

@@ -1,9 +1,8 @@
 import { $Typed, AppBskyEmbedExternal, AppBskyEmbedImages, AppBskyFeedPost, AppBskyRichtextFacet, BlobRef, RichText, XRPCError } from '@atproto/api';
-import type { FetchLike } from '../../common/net/guarded-fetch';
 import { fitUnder, ImageFitError } from '../../media/image-processing';
 import type { DeliveryJob } from '../connector.interface';
 import type { BlueskySession } from './bluesky-session';
-import { parseOpenGraph } from './open-graph';
+import { PreviewFetchOptions, readPreview, readThumbnail } from './link-preview';
 
 /**
  * Builds the `app.bsky.feed.post` record of a job (SPEC §5, PLATFORMS "Bluesky"):
@@ -19,19 +18,15 @@ export const POST_COLLECTION = 'app.bsky.feed.post';
 /** app.bsky.embed.images / app.bsky.embed.external: each blob ≤ 1,000,000 bytes. */
 export const MAX_BLOB_BYTES = 1_000_000;
 export const MAX_IMAGES = 4;
-/** Past this the page is not read (the tags we need are in its head). */
-const MAX_PAGE_BYTES = 2 * 1024 * 1024;
-/** A thumbnail source larger than this is not downloaded, however well it would shrink. */
-const MAX_THUMB_SOURCE_BYTES = 10 * 1024 * 1024;
-const USER_AGENT = 'Herald/1.0 (link preview; +https://github.com/herald)';
 
 /** The payload cannot be built (missing or undecodable media): a poison outcome, nothing posted. */
 export class PoisonError extends Error {}
 
 export interface PostBuildContext {
   session: BlueskySession;
-  /** For the page and its image: the SSRF-guarded fetch with timeouts and a size cap. */
-  fetchPage: FetchLike;
+  /** For the page and its image (the attempt's signal included). */
+  preview: PreviewFetchOptions;
+  /** The attempt's signal: every call stops at its deadline. */
   signal: AbortSignal;
   /** Tells the caller what is being done, for the message of a failure. */
   onStep(step: string): void;
@@ -66,7 +61,7 @@ async function resolveFacets(rt: RichText, ctx: PostBuildContext): Promise<AppBs
       if (!cache.has(handle)) {
         ctx.onStep(`resolving the mention @${handle}`);
         try {
-          const res = await ctx.session.call((agent) => agent.com.atproto.identity.resolveHandle({ handle }, { signal: ctx.signal }));
+          const res = await ctx.session.call((agent) => agent.com.atproto.identity.resolveHandle({ handle }, { signal: ctx.signal }), ctx.signal);
           cache.set(handle, res.data.did);
         } catch (err) {
           // 400 "Unable to resolve handle": no such account. Anything else (network, 5xx) fails
@@ -84,8 +79,9 @@ async function resolveFacets(rt: RichText, ctx: PostBuildContext): Promise<AppBs
 }
 
 async function uploadBlob(ctx: PostBuildContext, bytes: Buffer, mimeType: string): Promise<BlobRef> {
-  const res = await ctx.session.call((agent) =>
-    agent.com.atproto.repo.uploadBlob(new Uint8Array(bytes), { encoding: mimeType, signal: ctx.signal }),
+  const res = await ctx.session.call(
+    (agent) => agent.com.atproto.repo.uploadBlob(new Uint8Array(bytes), { encoding: mimeType, signal: ctx.signal }),
+    ctx.signal,
   );
   return res.data.blob;
 }
@@ -125,18 +121,10 @@ async function imagesEmbed(job: DeliveryJob, ctx: PostBuildContext): Promise<$Ty
 /** The page's card data, or a warning saying why there is no card. */
 async function linkCard(link: string, title: string | null, ctx: PostBuildContext): Promise<{ card: $Typed<AppBskyEmbedExternal.Main> | null; warnings: string[] }> {
   ctx.onStep('reading the link preview');
-  let html: string;
-  try {
-    const res = await ctx.fetchPage(link, { headers: { 'user-agent': USER_AGENT, accept: 'text/html,application/xhtml+xml' }, signal: ctx.signal });
-    if (res.status !== 200) return { card: null, warnings: [`the link preview was not added: ${link} answered HTTP ${res.status}`] };
-    const type = res.headers.get('content-type') ?? '';
-    if (!/html/i.test(type)) return { card: null, warnings: [`the link preview was not added: ${link} is not an HTML page (${type || 'no content type'})`] };
-    html = await res.text();
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    return { card: null, warnings: [`the link preview was not added: ${link} could not be fetched (${typeof code === 'string' ? code : (err as Error).message})`] };
-  }
-  const og = parseOpenGraph(html, link);
+  // Throws only when the attempt itself was stopped (its deadline): that ends the attempt.
+  const page = await readPreview(link, ctx.preview);
+  if ('problem' in page) return { card: null, warnings: [`the link preview was not added: ${page.problem}`] };
+  const { og } = page;
   const warnings: string[] = [];
   let thumb: BlobRef | undefined;
   if (og.image !== null) {
@@ -144,6 +132,7 @@ async function linkCard(link: string, title: string | null, ctx: PostBuildContex
       thumb = await thumbnail(og.image, ctx);
     } catch (err) {
       if (err instanceof XRPCError) throw err; // the upload failed: the PDS's problem, not the page's
+      if (ctx.signal.aborted) throw err; // the attempt's deadline, not the image's fault
       const code = (err as { code?: unknown }).code;
       warnings.push(`the link preview has no image: ${og.image} could not be used (${typeof code === 'string' ? code : (err as Error).message})`);
     }
@@ -165,13 +154,8 @@ async function linkCard(link: string, title: string | null, ctx: PostBuildContex
 
 async function thumbnail(url: string, ctx: PostBuildContext): Promise<BlobRef> {
   ctx.onStep('reading the link preview image');
-  const res = await ctx.fetchPage(url, { headers: { 'user-agent': USER_AGENT, accept: 'image/*' }, signal: ctx.signal });
-  if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
-  const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (!type.startsWith('image/')) throw new Error(`not an image (${type || 'no content type'})`);
-  const bytes = Buffer.from(await res.arrayBuffer());
-  if (bytes.length > MAX_THUMB_SOURCE_BYTES) throw new Error('the image is too large');
-  const fitted = await fitUnder(bytes, type, MAX_BLOB_BYTES);
+  const { bytes, mimeType } = await readThumbnail(url, ctx.preview);
+  const fitted = await fitUnder(bytes, mimeType, MAX_BLOB_BYTES);
   ctx.onStep('uploading the link preview image');
   return uploadBlob(ctx, fitted.bytes, fitted.mimeType);
 }

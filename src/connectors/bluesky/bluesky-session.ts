@@ -1,5 +1,7 @@
 import { Agent, XRPCError } from '@atproto/api';
+import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
+import { untilAborted } from '../../common/net/deadline';
 import type { FetchLike } from '../../common/net/guarded-fetch';
 import type { BlueskyConfig, BlueskyCredentials, StoredSession } from './bluesky-config';
 
@@ -26,6 +28,11 @@ import type { BlueskyConfig, BlueskyCredentials, StoredSession } from './bluesky
  * then be refused (the PDS keeps a replaced refresh token usable only for a short grace period),
  * and that process logs in again: one extra login per process per expiry at worst, never one per
  * post. Whichever session is stored last is the one every process converges on.
+ *
+ * Deadlines: a login or refresh is shared by the attempts of an account, so it is not tied to any
+ * one attempt's signal (one attempt reaching its deadline must not fail the others' login); it is
+ * bounded by the outbound layer's total timeout like every request. Each attempt waits for it
+ * only until its own signal fires (`untilAborted`), and its own calls carry its signal.
  */
 
 /** The XRPC errors that mean "this access token is no longer accepted": refresh, then retry. */
@@ -43,6 +50,13 @@ function isRefreshRefused(err: unknown): boolean {
 
 /** After a refused login, the same password is not tried again for this long (rate limits). */
 const FAILED_LOGIN_MEMORY_MS = 60_000;
+
+/**
+ * Refresh tokens remembered as "ours". The lineage only has to recognise sessions this process
+ * stored recently (a job claimed before the store hands the previous one back); a refresh every
+ * ~2 h would otherwise grow the set for as long as the process runs.
+ */
+const SEEN_TOKENS = 16;
 
 export interface SessionCounters {
   logins: number;
@@ -67,7 +81,7 @@ export class BlueskySession {
     private readonly now: () => number = Date.now,
   ) {
     this.session = session;
-    if (session) this.seen.add(session.refreshJwt);
+    if (session) this.remember(session.refreshJwt);
     const self = this;
     const base = new URL(config.service.endsWith('/') ? config.service : `${config.service}/`);
     // A SessionManager of our own rather than @atproto/api's CredentialSession: that one refreshes
@@ -98,30 +112,41 @@ export class BlueskySession {
    */
   adopt(stored: StoredSession | null): void {
     if (stored === null || this.seen.has(stored.refreshJwt)) return;
-    this.seen.add(stored.refreshJwt);
+    this.remember(stored.refreshJwt);
     this.session = stored;
+  }
+
+  private remember(refreshJwt: string): void {
+    this.seen.add(refreshJwt);
+    // A Set iterates in insertion order: the first one is the oldest.
+    if (this.seen.size > SEEN_TOKENS) this.seen.delete(this.seen.values().next().value!);
   }
 
   /**
    * Runs one XRPC call with a valid session: logs in first if there is none; when the PDS says
    * the access token expired (or was refused), renews the session once and runs the call again.
+   * `signal` (the attempt's) ends the waits for a shared login or refresh; `fn` passes it to its
+   * own call.
    */
-  async call<T>(fn: (agent: Agent) => Promise<T>): Promise<T> {
-    const used = await this.ensure();
+  async call<T>(fn: (agent: Agent) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const used = await this.ensure(signal);
     try {
       return await fn(this.agent);
     } catch (err) {
       if (!isSessionRejected(err)) throw err;
-      await this.renew(used.accessJwt);
+      await untilAborted(this.renew(used.accessJwt), signal);
       return await fn(this.agent);
     }
   }
 
-  /** A session, logging in only when there is none. */
-  ensure(): Promise<StoredSession> {
-    if (this.renewing) return this.renewing;
+  /** A session, logging in only when there is none; waits at most until `signal` fires. */
+  ensure(signal?: AbortSignal): Promise<StoredSession> {
+    if (this.renewing) return untilAborted(this.renewing, signal);
     if (this.session) return Promise.resolve(this.session);
-    return this.singleFlight(() => this.login());
+    return untilAborted(
+      this.singleFlight(() => this.login()),
+      signal,
+    );
   }
 
   /**
@@ -183,7 +208,7 @@ export class BlueskySession {
 
   private set(session: StoredSession): StoredSession {
     this.session = session;
-    this.seen.add(session.refreshJwt);
+    this.remember(session.refreshJwt);
     return session;
   }
 }
@@ -194,26 +219,76 @@ export function sessionIdentity(config: BlueskyConfig, credentials: BlueskyCrede
   return `${config.service}\n${config.identifier}\n${passwordHash}`;
 }
 
-/** One in-memory session per account (see the file comment). */
-export class BlueskySessions {
-  private readonly byAccount = new Map<string, BlueskySession>();
+export interface SessionCacheLimits {
+  /** Accounts whose sessions are kept; past it the least recently used is dropped. */
+  maxAccounts: number;
+  /** A session unused for this long is dropped (a deleted account's, say). */
+  idleMs: number;
+}
 
-  constructor(private readonly fetch: FetchLike) {}
+/**
+ * Sized for a process serving a few thousand Bluesky accounts at a steady pace; a dropped session
+ * costs nothing but an object: the next attempt starts from the session stored in the account's
+ * credentials (no login).
+ */
+export const DEFAULT_SESSION_CACHE: SessionCacheLimits = { maxAccounts: 2_000, idleMs: 30 * 60_000 };
+
+/**
+ * One in-memory session per account (see the file comment), in a bounded cache. An account is
+ * never told to the connector when it is deleted or edited, and the cache may be in a process
+ * that did not serve that request, so:
+ * - a changed account (new password, identifier or service) is recognised by its identity and
+ *   replaces the entry; a session another process stored is adopted by the entry;
+ * - a deleted or idle account's entry (its tokens and app password in memory) goes after
+ *   `idleMs` without use, and the cache never holds more than `maxAccounts` entries.
+ */
+export class BlueskySessions {
+  private readonly byAccount: LRUCache<string, BlueskySession>;
+  private lastPurge: number;
+
+  constructor(
+    private readonly fetch: FetchLike,
+    private readonly limits: SessionCacheLimits = DEFAULT_SESSION_CACHE,
+    private readonly now: () => number = Date.now,
+  ) {
+    // No autopurge timers: stale entries are swept on use (below), which a busy worker does often
+    // and an idle one does not need.
+    this.byAccount = new LRUCache({ max: limits.maxAccounts, ttl: limits.idleMs, updateAgeOnGet: true, perf: { now } });
+    this.lastPurge = now();
+  }
 
   for(accountId: string, config: BlueskyConfig, credentials: BlueskyCredentials): BlueskySession {
+    this.sweep();
     const identity = sessionIdentity(config, credentials);
     const existing = this.byAccount.get(accountId);
     if (existing && existing.identity === identity) {
       existing.adopt(credentials.session);
       return existing;
     }
-    const created = new BlueskySession(identity, config, credentials.appPassword, credentials.session, this.fetch);
+    const created = new BlueskySession(identity, config, credentials.appPassword, credentials.session, this.fetch, this.now);
     this.byAccount.set(accountId, created);
     return created;
   }
 
+  /** Accounts with a session in memory. */
+  get size(): number {
+    return this.byAccount.size;
+  }
+
+  /** Whether an account's session is in memory (without counting as a use). */
+  has(accountId: string): boolean {
+    return this.byAccount.has(accountId);
+  }
+
   /** Logins and refreshes done in this process for an account (tests, metrics). */
   counters(accountId: string): SessionCounters | null {
-    return this.byAccount.get(accountId)?.counters ?? null;
+    return this.byAccount.peek(accountId)?.counters ?? null;
+  }
+
+  private sweep(): void {
+    const now = this.now();
+    if (now - this.lastPurge < this.limits.idleMs / 4) return;
+    this.lastPurge = now;
+    this.byAccount.purgeStale();
   }
 }

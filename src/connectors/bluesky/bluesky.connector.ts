@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AppBskyFeedPost } from '@atproto/api';
 import { XRPCError } from '@atproto/api';
-import { FetchLike, guardedFetch } from '../../common/net/guarded-fetch';
+import { guardedFetch } from '../../common/net/guarded-fetch';
 import { assertPublicUrl, BlockedUrlError } from '../../common/net/ssrf-guard';
 import { HERALD_CONFIG, HeraldConfig } from '../../config/config';
 import {
@@ -24,9 +24,6 @@ export type BlueskyConnectorConfig = Pick<HeraldConfig, 'allowPrivateUrls' | 'ht
 
 /** PDS answers are small JSON; a cap keeps a misbehaving server from filling memory. */
 const MAX_PDS_ANSWER_BYTES = 5 * 1024 * 1024;
-/** The link preview is a nicety: it never holds a post back longer than this. */
-const PAGE_TIMEOUT_MS = 10_000;
-const MAX_PAGE_ANSWER_BYTES = 10 * 1024 * 1024;
 
 /** The record at a job's key, if there is one: a retry after a lost response finds it there. */
 interface ExistingPost {
@@ -39,12 +36,14 @@ interface ExistingPost {
  * `com.atproto.repo.createRecord` under a record key derived from the job (tid.ts), so every
  * attempt of a job targets the same record: a retry after a lost answer finds the post already
  * there and succeeds with its URI instead of posting twice.
+ *
+ * Every XRPC call, the link page and its image go through the outbound layer with the attempt's
+ * signal, so the attempt ends at its deadline, whichever call it is in.
  */
 @Injectable()
 export class BlueskyConnector implements Connector {
   readonly provider: Provider = 'bluesky';
   readonly sessions: BlueskySessions;
-  private readonly fetchPage: FetchLike;
 
   constructor(@Inject(HERALD_CONFIG) private readonly config: BlueskyConnectorConfig) {
     this.sessions = new BlueskySessions(
@@ -55,12 +54,6 @@ export class BlueskyConnector implements Connector {
         allowPrivate: config.allowPrivateUrls,
       }),
     );
-    this.fetchPage = guardedFetch({
-      connectTimeoutMs: config.http.connectTimeoutMs,
-      totalTimeoutMs: Math.min(config.http.totalTimeoutMs, PAGE_TIMEOUT_MS),
-      maxBodyBytes: MAX_PAGE_ANSWER_BYTES,
-      allowPrivate: config.allowPrivateUrls,
-    });
   }
 
   /**
@@ -127,7 +120,7 @@ export class BlueskyConnector implements Connector {
     signal: AbortSignal,
     onStep: (step: string) => void,
   ): Promise<DeliveryOutcome> {
-    const { did } = await session.ensure();
+    const { did } = await session.ensure(signal);
     const handle = (): string => session.current()?.handle ?? '';
     // A retry: the earlier attempt may have written the post and lost the answer.
     if (job.attemptNumber > 1) {
@@ -135,11 +128,18 @@ export class BlueskyConnector implements Connector {
       const existing = await this.existing(session, did, rkey, signal);
       if (existing) return this.foundExisting(existing, job, did, handle(), rkey, []);
     }
-    const { record, warnings } = await buildPost(job, new Date(), { session, fetchPage: this.fetchPage, signal, onStep });
+    const preview = {
+      connectTimeoutMs: this.config.http.connectTimeoutMs,
+      totalTimeoutMs: this.config.http.totalTimeoutMs,
+      allowPrivate: this.config.allowPrivateUrls,
+      signal,
+    };
+    const { record, warnings } = await buildPost(job, new Date(), { session, preview, signal, onStep });
     onStep('creating the post');
     try {
-      const res = await session.call((agent) =>
-        agent.com.atproto.repo.createRecord({ repo: did, collection: POST_COLLECTION, rkey, record: { ...record } }, { signal }),
+      const res = await session.call(
+        (agent) => agent.com.atproto.repo.createRecord({ repo: did, collection: POST_COLLECTION, rkey, record: { ...record } }, { signal }),
+        signal,
       );
       return blueskySuccess(res.data.uri, handle(), did, rkey, warnings);
     } catch (err) {
@@ -167,7 +167,7 @@ export class BlueskyConnector implements Connector {
 
   private async existing(session: BlueskySession, did: string, rkey: string, signal: AbortSignal): Promise<ExistingPost | null> {
     try {
-      const res = await session.call((agent) => agent.com.atproto.repo.getRecord({ repo: did, collection: POST_COLLECTION, rkey }, { signal }));
+      const res = await session.call((agent) => agent.com.atproto.repo.getRecord({ repo: did, collection: POST_COLLECTION, rkey }, { signal }), signal);
       const value = res.data.value as Partial<AppBskyFeedPost.Record>;
       return { uri: res.data.uri, text: typeof value.text === 'string' ? value.text : '' };
     } catch (err) {
@@ -193,6 +193,8 @@ export class BlueskyConnector implements Connector {
       now: new Date(),
       excerptBytes: this.config.http.responseExcerptBytes,
       secrets: [credentials.appPassword, ...tokens],
+      connectTimeoutMs: this.config.http.connectTimeoutMs,
+      totalTimeoutMs: this.config.http.totalTimeoutMs,
     };
   }
 }

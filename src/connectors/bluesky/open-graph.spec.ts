@@ -39,7 +39,9 @@ describe('parseOpenGraph', () => {
     expect(title.endsWith('…')).toBe(true);
   });
 
-  it('leaves unknown entities alone', () => {
-    expect(decodeEntities('&bogus; &#0; &lt;b&gt;')).toBe('&bogus; &#0; <b>');
+  it('decodes entities as a browser does (every named one), leaving unknown ones alone', () => {
+    expect(decodeEntities('&bogus; &lt;b&gt; Caf&eacute; &mdash; it&rsquo;s &#x1F680;')).toBe('&bogus; <b> Café — it’s 🚀');
+    // NUL is not a character a page may contain: the replacement character, as in browsers.
+    expect(decodeEntities('&#0;')).toBe('\uFFFD');
   });
 });

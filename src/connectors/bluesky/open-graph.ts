@@ -1,8 +1,19 @@
+import { decodeHTML, decodeHTMLAttribute } from 'entities';
+
 /**
- * Reads a link card's data from a page's HTML: Open Graph tags (`og:title`, `og:description`,
- * `og:image`), then Twitter card tags, then `<title>` and `<meta name="description">`. Pure and
- * tolerant: a regular expression over `<meta>` tags rather than an HTML parser, because only a
- * handful of attributes in the document's head matter and real pages are rarely well-formed.
+ * Reads a link card's data from the head of a page: Open Graph tags (`og:title`,
+ * `og:description`, `og:image`), then Twitter card tags, then `<title>` and
+ * `<meta name="description">`. Pure, tolerant of broken markup, and linear in the page's length
+ * whatever the page holds.
+ *
+ * The page is chosen by whoever writes a post, so it may be built to hurt: an unclosed tag
+ * repeated a million times, a megabyte-long attribute, a `<title>` that never ends. Regular
+ * expressions over the page text backtrack on such input (minutes of CPU on the one event loop
+ * that also serves the API and every delivery), and general HTML parsers are not safe either:
+ * htmlparser2 keeps its open-element stack in an array it `unshift`s and searches on every tag,
+ * 6 s for 1.2 MB of `<div>`s here. So this is a small scanner that moves forward only: every
+ * character is looked at a bounded number of times, and input that ends inside a tag, a
+ * comment, a quoted value or the title ends the scan (nothing after it could complete).
  */
 
 export interface OpenGraph {
@@ -15,31 +26,174 @@ export interface OpenGraph {
 /** Bluesky's own client cuts card texts about here; longer ones only bloat the record. */
 const MAX_TITLE = 300;
 const MAX_DESCRIPTION = 1000;
+/** Attribute values and the title are cut to this before decoding: nothing longer is used. */
+const MAX_RAW_VALUE = 8 * 1024;
+/** The meta keys read; anything else on the page is skipped without being stored. */
+const KEYS = new Set([
+  'og:title',
+  'og:description',
+  'og:image',
+  'og:image:url',
+  'og:image:secure_url',
+  'twitter:title',
+  'twitter:description',
+  'twitter:image',
+  'description',
+]);
 
-const NAMED_ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
-
+/** HTML entities decoded as a browser would (named, decimal, hex), via the `entities` package. */
 export function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (whole, name: string) => {
-    if (name[0] === '#') {
-      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
-      return Number.isInteger(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+  return decodeHTML(text);
+}
+
+const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d;
+const isNameStart = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
+
+/** An ASCII upper-case letter lowered; anything else as is. */
+const lower = (c: number): number => (c >= 0x41 && c <= 0x5a ? c + 0x20 : c);
+
+/** Where `needle` (ASCII, lower case) starts at or after `from`, compared case-insensitively, or -1. */
+export function indexOfInsensitive(text: string, needle: string, from: number): number {
+  const first = needle.charCodeAt(0);
+  outer: for (let i = from; i <= text.length - needle.length; i++) {
+    if (lower(text.charCodeAt(i)) !== first) continue;
+    for (let k = 1; k < needle.length; k++) {
+      if (lower(text.charCodeAt(i + k)) !== needle.charCodeAt(k)) continue outer;
     }
-    return NAMED_ENTITIES[name.toLowerCase()] ?? whole;
-  });
+    return i;
+  }
+  return -1;
 }
 
-function attributes(tag: string): Map<string, string> {
-  const attrs = new Map<string, string>();
-  const pattern = /([a-zA-Z_:][-a-zA-Z0-9_:.]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/g;
-  for (const m of tag.matchAll(pattern)) attrs.set(m[1]!.toLowerCase(), decodeEntities(m[2] ?? m[3] ?? m[4] ?? ''));
-  return attrs;
+const META_ATTRIBUTES: ReadonlySet<string> = new Set(['property', 'name', 'content']);
+const NO_ATTRIBUTES: ReadonlySet<string> = new Set();
+
+interface Tag {
+  /** Lower-cased tag name. */
+  name: string;
+  closing: boolean;
+  attributes: Map<string, string>;
+  /** Index just after the tag's `>`. */
+  end: number;
 }
 
-function clean(value: string | undefined, max: number): string | null {
-  if (value === undefined) return null;
+/**
+ * The tag starting at `lt` (a `<`), or 'text' when `<` does not start a tag, or null when the
+ * input ends before the tag does. Attributes are kept only for `<meta>` (property, name,
+ * content), each value cut to MAX_RAW_VALUE; the first occurrence of a name wins, as in browsers.
+ */
+function readTag(html: string, lt: number): Tag | 'text' | null {
+  const n = html.length;
+  let i = lt + 1;
+  const closing = html.charCodeAt(i) === 0x2f; // '/'
+  if (closing) i++;
+  if (i >= n) return null;
+  if (!isNameStart(html.charCodeAt(i))) return 'text';
+  const nameStart = i;
+  while (i < n && !isSpace(html.charCodeAt(i)) && html[i] !== '>' && html[i] !== '/') i++;
+  const name = html.slice(nameStart, Math.min(i, nameStart + 32)).toLowerCase();
+  const wanted = name === 'meta' && !closing ? META_ATTRIBUTES : NO_ATTRIBUTES;
+  const attributes = new Map<string, string>();
+  while (i < n) {
+    const c = html.charCodeAt(i);
+    if (isSpace(c) || c === 0x2f) {
+      i++;
+      continue;
+    }
+    if (c === 0x3e) return { name, closing, attributes, end: i + 1 }; // '>'
+    // An attribute name runs to whitespace, '=', '>' or '/'.
+    const attrStart = i;
+    while (i < n) {
+      const d = html.charCodeAt(i);
+      if (isSpace(d) || d === 0x3d || d === 0x3e || (d === 0x2f && i > attrStart)) break;
+      i++;
+    }
+    const attrName = html.slice(attrStart, Math.min(i, attrStart + 32)).toLowerCase();
+    while (i < n && isSpace(html.charCodeAt(i))) i++;
+    let value = '';
+    if (i < n && html.charCodeAt(i) === 0x3d) {
+      i++;
+      while (i < n && isSpace(html.charCodeAt(i))) i++;
+      if (i >= n) return null;
+      const q = html.charCodeAt(i);
+      if (q === 0x22 || q === 0x27) {
+        const close = html.indexOf(html[i]!, i + 1);
+        if (close < 0) return null;
+        value = html.slice(i + 1, Math.min(close, i + 1 + MAX_RAW_VALUE));
+        i = close + 1;
+      } else {
+        const start = i;
+        while (i < n && !isSpace(html.charCodeAt(i)) && html.charCodeAt(i) !== 0x3e) i++;
+        value = html.slice(start, Math.min(i, start + MAX_RAW_VALUE));
+      }
+    }
+    if (wanted.has(attrName) && !attributes.has(attrName)) attributes.set(attrName, value);
+  }
+  return null;
+}
+
+/** Elements whose content is not markup: tags inside them are not tags. */
+const RAW_TEXT = new Set(['script', 'style', 'template', 'noscript', 'textarea']);
+
+/** The raw (undecoded) values found in a page's head. */
+interface HeadValues {
+  meta: Map<string, string>;
+  title: string | null;
+}
+
+function scanHead(html: string): HeadValues {
+  const meta = new Map<string, string>();
+  let title: string | null = null;
+  let i = 0;
+  while (i < html.length) {
+    const lt = html.indexOf('<', i);
+    if (lt < 0) break;
+    if (html.startsWith('<!--', lt)) {
+      const end = html.indexOf('-->', lt + 4);
+      if (end < 0) break;
+      i = end + 3;
+      continue;
+    }
+    if (html.charCodeAt(lt + 1) === 0x21 || html.charCodeAt(lt + 1) === 0x3f) {
+      // <!doctype …>, <![CDATA[ …, <?xml …?>: skipped to their '>'.
+      const end = html.indexOf('>', lt + 2);
+      if (end < 0) break;
+      i = end + 1;
+      continue;
+    }
+    const tag = readTag(html, lt);
+    if (tag === null) break;
+    if (tag === 'text') {
+      i = lt + 1;
+      continue;
+    }
+    i = tag.end;
+    if (tag.closing) {
+      if (tag.name === 'head') break;
+      continue;
+    }
+    if (tag.name === 'body') break;
+    if (tag.name === 'meta') {
+      const key = (tag.attributes.get('property') ?? tag.attributes.get('name'))?.toLowerCase().trim();
+      const content = tag.attributes.get('content');
+      // The first occurrence wins (pages list og:image variants largest first).
+      if (key !== undefined && content !== undefined && KEYS.has(key) && !meta.has(key)) meta.set(key, content);
+    } else if (tag.name === 'title' || RAW_TEXT.has(tag.name)) {
+      const close = indexOfInsensitive(html, `</${tag.name}`, i);
+      if (tag.name === 'title' && title === null) title = html.slice(i, close < 0 ? Math.min(html.length, i + MAX_RAW_VALUE) : Math.min(close, i + MAX_RAW_VALUE));
+      if (close < 0) break;
+      i = close;
+    }
+  }
+  return { meta, title };
+}
+
+function clean(value: string | undefined | null, max: number): string | null {
+  if (value === undefined || value === null) return null;
   const text = value.replace(/\s+/g, ' ').trim();
   if (text === '') return null;
-  return [...text].length > max ? `${[...text].slice(0, max - 1).join('')}…` : text;
+  const chars = [...text];
+  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text;
 }
 
 function absoluteHttpUrl(value: string | undefined, base: string): string | null {
@@ -53,18 +207,40 @@ function absoluteHttpUrl(value: string | undefined, base: string): string | null
 }
 
 export function parseOpenGraph(html: string, pageUrl: string): OpenGraph {
-  const meta = new Map<string, string>();
-  for (const m of html.matchAll(/<meta\b[^>]*>/gi)) {
-    const attrs = attributes(m[0]);
-    const key = (attrs.get('property') ?? attrs.get('name'))?.toLowerCase();
-    const content = attrs.get('content');
-    // The first occurrence wins (pages list og:image variants largest first).
-    if (key !== undefined && content !== undefined && !meta.has(key)) meta.set(key, content);
-  }
-  const titleTag = /<title\b[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1];
-  return {
-    title: clean(meta.get('og:title') ?? meta.get('twitter:title') ?? (titleTag === undefined ? undefined : decodeEntities(titleTag)), MAX_TITLE),
-    description: clean(meta.get('og:description') ?? meta.get('twitter:description') ?? meta.get('description'), MAX_DESCRIPTION),
-    image: absoluteHttpUrl(meta.get('og:image') ?? meta.get('og:image:url') ?? meta.get('og:image:secure_url') ?? meta.get('twitter:image'), pageUrl),
+  const { meta, title } = scanHead(html);
+  const attr = (key: string): string | undefined => {
+    const raw = meta.get(key);
+    return raw === undefined ? undefined : decodeHTMLAttribute(raw);
   };
+  return {
+    title: clean(attr('og:title') ?? attr('twitter:title') ?? (title === null ? null : decodeHTML(title)), MAX_TITLE),
+    description: clean(attr('og:description') ?? attr('twitter:description') ?? attr('description'), MAX_DESCRIPTION),
+    image: absoluteHttpUrl(attr('og:image') ?? attr('og:image:url') ?? attr('og:image:secure_url') ?? attr('twitter:image'), pageUrl),
+  };
+}
+
+/**
+ * Watches a page as it streams in and says when its head is over (`</head>` or `<body`), so the
+ * reader stops downloading there. Keeps the text read so far for `parseOpenGraph`. The search
+ * only looks at each new piece (plus the few characters before it, for a marker split between
+ * pieces), so watching is linear too.
+ */
+export class HeadWatcher {
+  private readonly parts: string[] = [];
+  private carry = '';
+  done = false;
+
+  /** Adds a piece of the page; true once the head is over (the rest need not be read). */
+  write(text: string): boolean {
+    if (this.done) return true;
+    this.parts.push(text);
+    const window = this.carry + text;
+    if (indexOfInsensitive(window, '</head', 0) >= 0 || indexOfInsensitive(window, '<body', 0) >= 0) this.done = true;
+    this.carry = window.slice(-6);
+    return this.done;
+  }
+
+  text(): string {
+    return this.parts.join('');
+  }
 }

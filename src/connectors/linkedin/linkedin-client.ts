@@ -1,82 +1,57 @@
-import axios, { AxiosError } from 'axios';
-import * as http from 'node:http';
-import * as https from 'node:https';
-import * as net from 'node:net';
-import { BLOCKED_ADDRESS_CODE, guardedLookup, isBlockedAddress } from '../../common/net/ssrf-guard';
-import type { LinkedInResult } from './linkedin-outcome';
+import { HttpResult, send } from '../../common/net/http-client';
 
 export interface LinkedInRequest {
   method: 'GET' | 'POST' | 'PUT';
   url: string;
   headers: Record<string, string>;
   body?: string | Buffer;
+  /** The attempt's signal: every call of an attempt stops at its deadline. */
   signal?: AbortSignal;
+  /**
+   * The caller reads the body of a 2xx answer (a token, an upload URL): one that did not arrive
+   * whole is a network failure (total_timeout, attempt_deadline, too_large...), not an answer.
+   * A post's 201 needs only its headers, and an error status stands however much of its body came.
+   */
+  needBody?: boolean;
 }
 
-/** Answers are small JSON; an upload answer has no body. Anything longer is not read. */
-const MAX_RESPONSE_BYTES = 256 * 1024;
+export interface LinkedInClientOptions {
+  allowPrivate: boolean;
+  connectTimeoutMs: number;
+  totalTimeoutMs: number;
+}
+
+/** Answers are small JSON; an upload answer has no body. Anything longer is cut off. */
+export const MAX_LINKEDIN_ANSWER_BYTES = 256 * 1024;
 
 /**
- * axios with the SSRF guard in its agents' DNS lookup (checked at connect time, against DNS
- * rebinding) and for IP-literal hosts (Node skips `lookup` for those), no redirects, a total
- * timeout, and every status handed back as a result: LinkedIn's statuses are the connector's to
- * interpret. Never throws.
+ * LinkedIn calls through Herald's outbound layer (common/net/http-client.ts): the SSRF guard,
+ * a connect timeout and a total deadline per call, the attempt's signal, a cap on the answer,
+ * no redirects; every status is handed back as a result for the connector to interpret.
+ *
+ * This replaced axios: axios's `timeout` is an idle timeout, so a server that sends one byte
+ * every few seconds held a call (and one of the account's in-flight slots) for as long as it
+ * liked. The shared layer has the total deadline, the byte cap and the signal built in, the
+ * same for every platform, so LinkedIn needs no second HTTP client with its own rules.
  */
 export class LinkedInClient {
-  private readonly httpAgent: http.Agent;
-  private readonly httpsAgent: https.Agent;
+  constructor(private readonly options: LinkedInClientOptions) {}
 
-  constructor(
-    private readonly allowPrivate: boolean,
-    private readonly timeoutMs: number,
-  ) {
-    const lookup = guardedLookup(allowPrivate);
-    this.httpAgent = new http.Agent({ keepAlive: true, lookup });
-    this.httpsAgent = new https.Agent({ keepAlive: true, lookup });
-  }
-
-  async send(req: LinkedInRequest): Promise<LinkedInResult> {
-    let host: string;
-    try {
-      host = new URL(req.url).hostname.replace(/^\[|\]$/g, '');
-    } catch {
-      return { kind: 'network_error', code: 'invalid_url', message: 'the URL is not valid' };
-    }
-    if (!this.allowPrivate && net.isIP(host) !== 0 && isBlockedAddress(host)) {
-      return { kind: 'network_error', code: 'blocked_address', message: `${host} is a private or reserved address (set HERALD_ALLOW_PRIVATE_URLS=true to allow it)` };
-    }
-    try {
-      const res = await axios.request<string>({
-        method: req.method,
-        url: req.url,
-        headers: req.headers,
-        data: req.body,
+  async send(req: LinkedInRequest): Promise<HttpResult> {
+    const result = await send(
+      { method: req.method, url: req.url, headers: req.headers, body: req.body ?? null },
+      {
+        connectTimeoutMs: this.options.connectTimeoutMs,
+        totalTimeoutMs: this.options.totalTimeoutMs,
+        allowPrivate: this.options.allowPrivate,
+        maxBodyBytes: MAX_LINKEDIN_ANSWER_BYTES,
         signal: req.signal,
-        timeout: this.timeoutMs,
-        maxRedirects: 0,
-        maxContentLength: MAX_RESPONSE_BYTES,
-        maxBodyLength: Infinity,
-        responseType: 'text',
-        transformResponse: (data: string) => data,
-        validateStatus: () => true,
-        proxy: false,
-        httpAgent: this.httpAgent,
-        httpsAgent: this.httpsAgent,
-      });
-      const headers: Record<string, string | string[] | undefined> = {};
-      for (const [k, v] of Object.entries(res.headers as Record<string, unknown>)) {
-        if (typeof v === 'string' || Array.isArray(v)) headers[k.toLowerCase()] = v as string | string[];
-      }
-      return { kind: 'response', status: res.status, headers, bodyText: typeof res.data === 'string' ? res.data : '' };
-    } catch (err) {
-      const e = err as AxiosError & { cause?: { code?: string } };
-      const code = e.code === 'ECONNABORTED' || e.code === 'ETIMEDOUT' ? 'total_timeout' : (e.cause?.code ?? e.code ?? 'network_error');
-      return { kind: 'network_error', code: code === BLOCKED_ADDRESS_CODE ? 'blocked_address' : code, message: e.message };
+      },
+    );
+    if (req.needBody === true && result.kind === 'response' && result.status >= 200 && result.status <= 299 && result.cut !== null) {
+      const code = result.cut === 'limit' ? 'too_large' : result.cut;
+      return { kind: 'network_error', code, message: `the answer did not arrive whole (${code})`, latencyMs: result.latencyMs, sent: true };
     }
-  }
-
-  close(): void {
-    this.httpAgent.destroy();
-    this.httpsAgent.destroy();
+    return result;
   }
 }

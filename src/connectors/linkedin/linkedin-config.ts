@@ -3,10 +3,6 @@ import { ConnectorInputError } from '../connector.interface';
 /** Public settings of a LinkedIn account (returned by the API). */
 export interface LinkedInConfig {
   authorUrn: string;
-  /** Overrides LINKEDIN_API_BASE_URL (tests point it at a fake). */
-  apiBaseUrl?: string;
-  /** Where tokens are refreshed; overrides LINKEDIN_OAUTH_BASE_URL. */
-  oauthBaseUrl?: string;
   /** When the access token given at save time expires (ISO 8601), if known. */
   tokenExpiresAt: string | null;
   /** Without one, a person has to reconnect before tokenExpiresAt (self-serve apps get none). */
@@ -22,31 +18,34 @@ export interface LinkedInCredentials {
 }
 
 const AUTHOR_URN = /^urn:li:(person|organization):[A-Za-z0-9_-]{1,100}$/;
-const FIELDS = new Set(['accessToken', 'refreshToken', 'expiresAt', 'authorUrn', 'apiBaseUrl', 'oauthBaseUrl']);
+const FIELDS = new Set(['accessToken', 'refreshToken', 'expiresAt', 'authorUrn']);
 
-function baseUrl(value: unknown, field: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw new ConnectorInputError(`config.${field} must be a string`);
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ConnectorInputError(`config.${field} must be an absolute http(s) URL`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConnectorInputError(`config.${field} must use https (or http)`);
-  if (url.username || url.password || url.search || url.hash) {
-    throw new ConnectorInputError(`config.${field} must be a plain base URL (no credentials, query or fragment)`);
-  }
-  return url.href.replace(/\/+$/, '');
-}
+/**
+ * Endpoint overrides an account could once carry. They are refused now: the token refresh sends
+ * the operator's LINKEDIN_CLIENT_SECRET to the OAuth endpoint, and an account's own base URL let
+ * any workspace receive it on a server of its choosing. The endpoints are the operator's
+ * LINKEDIN_API_BASE_URL and LINKEDIN_OAUTH_BASE_URL, for every account.
+ */
+const OPERATOR_ONLY: Readonly<Record<string, string>> = {
+  apiBaseUrl: 'LINKEDIN_API_BASE_URL',
+  oauthBaseUrl: 'LINKEDIN_OAUTH_BASE_URL',
+};
 
 /** Validates POST/PATCH /v1/accounts `config` for LinkedIn; errors name the field, never echo a token. */
 export function parseLinkedInInput(input: unknown): { config: LinkedInConfig; credentials: LinkedInCredentials } {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new ConnectorInputError('config must be an object: { accessToken, refreshToken?, expiresAt?, authorUrn, apiBaseUrl? }');
+    throw new ConnectorInputError('config must be an object: { accessToken, refreshToken?, expiresAt?, authorUrn }');
   }
   const o = input as Record<string, unknown>;
-  for (const key of Object.keys(o)) if (!FIELDS.has(key)) throw new ConnectorInputError(`config.${key} is not allowed (unknown field)`);
+  for (const key of Object.keys(o)) {
+    const variable = OPERATOR_ONLY[key];
+    if (variable !== undefined) {
+      throw new ConnectorInputError(
+        `config.${key} is not accepted: LinkedIn endpoints are set by the operator (${variable}) for every account, so that tokens and the app's client secret only go to them`,
+      );
+    }
+    if (!FIELDS.has(key)) throw new ConnectorInputError(`config.${key} is not allowed (unknown field)`);
+  }
   const token = (field: 'accessToken' | 'refreshToken', required: boolean): string | null => {
     const v = o[field];
     if (v === undefined || v === null) {
@@ -70,10 +69,6 @@ export function parseLinkedInInput(input: unknown): { config: LinkedInConfig; cr
     throw new ConnectorInputError('config.authorUrn must be urn:li:person:{id} (the `sub` of /v2/userinfo) or urn:li:organization:{id}');
   }
   const config: LinkedInConfig = { authorUrn: o.authorUrn, tokenExpiresAt: expiresAt, hasRefreshToken: refreshToken !== null };
-  const api = baseUrl(o.apiBaseUrl, 'apiBaseUrl');
-  const oauth = baseUrl(o.oauthBaseUrl, 'oauthBaseUrl');
-  if (api !== undefined) config.apiBaseUrl = api;
-  if (oauth !== undefined) config.oauthBaseUrl = oauth;
   return { config, credentials: { accessToken, refreshToken, expiresAt } };
 }
 
@@ -87,12 +82,11 @@ export function storedCredentials(raw: Record<string, unknown>): LinkedInCredent
   };
 }
 
+/** The stored config; endpoint overrides an older account may carry are not read (see OPERATOR_ONLY). */
 export function storedConfig(raw: Record<string, unknown>): LinkedInConfig | null {
   if (typeof raw.authorUrn !== 'string' || !AUTHOR_URN.test(raw.authorUrn)) return null;
   return {
     authorUrn: raw.authorUrn,
-    ...(typeof raw.apiBaseUrl === 'string' ? { apiBaseUrl: raw.apiBaseUrl } : {}),
-    ...(typeof raw.oauthBaseUrl === 'string' ? { oauthBaseUrl: raw.oauthBaseUrl } : {}),
     tokenExpiresAt: typeof raw.tokenExpiresAt === 'string' ? raw.tokenExpiresAt : null,
     hasRefreshToken: raw.hasRefreshToken === true,
   };

@@ -1,4 +1,5 @@
-import { linkedinOutcome, LinkedInOutcomeContext, LinkedInResult, previousWasAmbiguous } from './linkedin-outcome';
+import type { HttpNetworkError, HttpResult } from '../../common/net/http-client';
+import { linkedinOutcome, LinkedInOutcomeContext, previousWasAmbiguous } from './linkedin-outcome';
 
 const ctx = (over: Partial<LinkedInOutcomeContext> = {}): LinkedInOutcomeContext => ({
   step: 'creating the post',
@@ -7,14 +8,20 @@ const ctx = (over: Partial<LinkedInOutcomeContext> = {}): LinkedInOutcomeContext
   previousAttempt: null,
   secrets: ['AQVsecrettoken'],
   excerptBytes: 2048,
+  host: 'api.linkedin.com',
+  connectTimeoutMs: 5_000,
+  totalTimeoutMs: 20_000,
   ...over,
 });
-const res = (status: number, body: unknown = '', headers: Record<string, string> = {}): LinkedInResult => ({
+const res = (status: number, body: unknown = '', headers: Record<string, string> = {}): HttpResult => ({
   kind: 'response',
   status,
   headers,
-  bodyText: typeof body === 'string' ? body : JSON.stringify(body),
+  body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body), 'utf8'),
+  cut: null,
+  latencyMs: 3,
 });
+const failed = (code: string, message = code): HttpNetworkError => ({ kind: 'network_error', code, message, latencyMs: 3, sent: true });
 const DUPLICATE = {
   errorDetailType: 'com.linkedin.common.error.BadRequest',
   message: 'Unprocessable Entity: Content is a duplicate of urn:li:share:7123456789012345678',
@@ -69,13 +76,36 @@ describe('linkedinOutcome', () => {
   });
 
   it('network failures are transient and keep their code', () => {
-    expect(linkedinOutcome({ kind: 'network_error', code: 'ECONNRESET', message: 'socket hang up' }, ctx())).toMatchObject({ errorClass: 'transient', networkError: 'ECONNRESET', httpStatus: null });
+    const o = linkedinOutcome(failed('ECONNRESET', 'socket hang up'), ctx());
+    expect(o).toMatchObject({ errorClass: 'transient', networkError: 'ECONNRESET', httpStatus: null });
+    expect(o.message).toBe('connection reset by api.linkedin.com before it answered (while creating the post)');
+  });
+
+  it('the attempt\'s deadline is transient, with its own networkError and a sentence saying so', () => {
+    const o = linkedinOutcome(failed('attempt_deadline'), ctx());
+    expect(o).toMatchObject({ errorClass: 'transient', networkError: 'attempt_deadline', httpStatus: null });
+    expect(o.message).toMatch(/reached its deadline before api\.linkedin\.com answered/);
+  });
+
+  it('a refused (private) address is permanent, as on every platform', () => {
+    const o = linkedinOutcome(failed('EBLOCKEDADDRESS', 'api.linkedin.example resolves to a private address; set HERALD_ALLOW_PRIVATE_URLS=true to allow private destinations'), ctx());
+    expect(o).toMatchObject({ errorClass: 'permanent', networkError: 'blocked_address' });
   });
 
   it('never puts a token into the excerpt', () => {
     const o = linkedinOutcome(res(400, { message: 'bad token AQVsecrettoken' }), ctx());
     expect(o.responseExcerpt).not.toContain('AQVsecrettoken');
     expect(o.message).not.toContain('AQVsecrettoken');
+  });
+
+  it('never shows a token LinkedIn echoed JSON-escaped, or one cut at the excerpt\'s edge', () => {
+    const token = 'AQV"quoted\\token/9';
+    const escaped = linkedinOutcome(res(400, { message: 'x', echo: token }), ctx({ secrets: [token] }));
+    expect(escaped.responseExcerpt).not.toContain(JSON.stringify(token).slice(1, -1));
+    expect(escaped.responseExcerpt).toContain('[redacted]');
+    // An answer cut short (reset, deadline) in the middle of an echoed token.
+    const cut = linkedinOutcome(res(500, 'echo: AQVsecrett'), ctx());
+    expect(cut.responseExcerpt).toBe('echo: [redacted]');
   });
 });
 

@@ -1,11 +1,10 @@
+import type { HttpResult } from '../../common/net/http-client';
+import { utf8Prefix } from '../../common/net/http-client';
 import { classifyHttpStatus, describeHttpOutcome } from '../../retry/classify';
-import { serverRequestedDelayMs, HeaderBag } from '../../retry/retry-after';
+import { serverRequestedDelayMs } from '../../retry/retry-after';
 import type { DeliveryJob, DeliveryOutcome } from '../connector.interface';
-
-/** One HTTP exchange with LinkedIn, as the client reports it. */
-export type LinkedInResult =
-  | { kind: 'response'; status: number; headers: HeaderBag; bodyText: string }
-  | { kind: 'network_error'; code: string; message: string };
+import { NO_OUTCOME_DETAILS } from '../connector.interface';
+import { networkOutcome, redactSecrets, responseExcerpt } from '../outcome-kit';
 
 export interface LinkedInOutcomeContext {
   /** What the call was for, in the message: "creating the post", "uploading image 2". */
@@ -13,12 +12,16 @@ export interface LinkedInOutcomeContext {
   now: Date;
   apiVersion: string;
   previousAttempt: DeliveryJob['previousAttempt'];
-  /** Tokens that must never appear in an excerpt. */
+  /** Tokens and the client secret: they never appear in an excerpt or a message. */
   secrets: readonly string[];
   excerptBytes: number;
+  /** host[:port] of the endpoint called, for network-failure messages. */
+  host: string;
+  connectTimeoutMs: number;
+  totalTimeoutMs: number;
 }
 
-const base = { httpStatus: null, networkError: null, message: null, responseExcerpt: null, serverDelayMs: null, remoteId: null, remoteUrl: null };
+const base = NO_OUTCOME_DETAILS;
 
 /** LinkedIn's error body: `{ message, serviceErrorCode, status, code?, errorDetails? }` (PLATFORMS.md). */
 interface LinkedInErrorBody {
@@ -34,17 +37,6 @@ function parseBody(text: string): LinkedInErrorBody {
   } catch {
     return {};
   }
-}
-
-function redact(text: string, ctx: LinkedInOutcomeContext): string {
-  let out = text;
-  for (const s of ctx.secrets) if (s.length >= 4) out = out.split(s).join('[redacted]');
-  return out;
-}
-
-function excerpt(text: string, ctx: LinkedInOutcomeContext): string | null {
-  if (text === '') return null;
-  return Buffer.from(redact(text, ctx), 'utf8').subarray(0, ctx.excerptBytes).toString('utf8').replace(/\uFFFD$/, '');
 }
 
 export const SHARE_URN = /urn:li:(?:share|ugcPost|activity):\d+/;
@@ -75,16 +67,16 @@ function isDuplicate(body: LinkedInErrorBody): boolean {
  * reporting a 401); 422 DUPLICATE_POST → success with the URN from the message after an
  * ambiguous attempt, else permanent; 426 NONEXISTENT_VERSION → permanent, telling the operator
  * which setting to change; 429 → transient (LinkedIn documents no Retry-After; one is honoured
- * if present); 5xx and network failures → transient. Pure.
+ * if present); 5xx and network failures → transient, a refused (private) address permanent
+ * (outcome-kit.ts). Pure.
  */
-export function linkedinOutcome(result: LinkedInResult, ctx: LinkedInOutcomeContext): DeliveryOutcome {
-  if (result.kind === 'network_error') {
-    return { ...base, errorClass: 'transient', networkError: result.code, message: `LinkedIn could not be reached while ${ctx.step}: ${result.message}` };
-  }
-  const { status, headers, bodyText } = result;
+export function linkedinOutcome(result: HttpResult, ctx: LinkedInOutcomeContext): DeliveryOutcome {
+  if (result.kind === 'network_error') return networkOutcome(result, ctx, ctx.step);
+  const { status, headers } = result;
+  const bodyText = utf8Prefix(result.body, result.body.length);
   const body = parseBody(bodyText);
-  const said = typeof body.message === 'string' ? `: ${redact(body.message, ctx).slice(0, 300)}` : '';
-  const common = { ...base, httpStatus: status, responseExcerpt: excerpt(bodyText, ctx) };
+  const said = typeof body.message === 'string' ? `: ${redactSecrets(body.message.slice(0, 300), ctx.secrets)}` : '';
+  const common = { ...base, httpStatus: status, responseExcerpt: responseExcerpt(bodyText, ctx.secrets, ctx.excerptBytes) };
   if (status >= 200 && status <= 299) {
     const id = headers['x-restli-id'];
     const urn = (Array.isArray(id) ? id[0] : id) ?? null;

@@ -1,9 +1,8 @@
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
-import { assertPublicUrl, BlockedUrlError } from '../../common/net/ssrf-guard';
+import { Inject, Injectable } from '@nestjs/common';
+import type { HttpResult } from '../../common/net/http-client';
 import { HERALD_CONFIG, HeraldConfig } from '../../config/config';
 import {
   Connector,
-  ConnectorInputError,
   DeliveryAccount,
   DeliveryJob,
   DeliveryOutcome,
@@ -14,8 +13,9 @@ import {
 import { LinkedInClient } from './linkedin-client';
 import { LinkedInConfig, LinkedInCredentials, needsRefresh, parseLinkedInInput, storedConfig, storedCredentials } from './linkedin-config';
 import { toLinkedInImage } from './linkedin-images';
-import { LinkedInOutcomeContext, LinkedInResult, linkedinOutcome } from './linkedin-outcome';
+import { LinkedInOutcomeContext, linkedinOutcome } from './linkedin-outcome';
 import { toLittleText } from './linkedin-text';
+import { poisonOutcome } from '../outcome-kit';
 
 export type LinkedInConnectorConfig = Pick<HeraldConfig, 'allowPrivateUrls' | 'http' | 'linkedin'>;
 
@@ -23,6 +23,7 @@ const USER_AGENT = 'Herald/1.0';
 
 interface Session {
   config: LinkedInConfig;
+  /** The operator's LINKEDIN_API_BASE_URL / LINKEDIN_OAUTH_BASE_URL: never an account's choice. */
   api: string;
   oauth: string;
   credentials: LinkedInCredentials;
@@ -33,8 +34,9 @@ interface Session {
 /** A step's failure, carried out of the publishing sequence. */
 class StepFailed {
   constructor(
-    readonly result: LinkedInResult,
+    readonly result: HttpResult,
     readonly step: string,
+    readonly url: string,
   ) {}
 }
 
@@ -43,18 +45,23 @@ class StepFailed {
  * `POST /rest/posts`; the URN from `x-restli-id`. The access token is refreshed ahead of its
  * expiry and once after a 401 when a refresh token (partner apps only) and the app's client
  * credentials are available; the new tokens go back to the worker as `credentialsUpdate`.
+ *
+ * Every call goes to the operator's endpoints (LINKEDIN_API_BASE_URL, LINKEDIN_OAUTH_BASE_URL),
+ * never to a URL from an account's config: the token refresh carries the operator's
+ * LINKEDIN_CLIENT_SECRET, which no workspace may direct to a server of its own. Every call of an
+ * attempt stops at the attempt's deadline (its signal).
  */
 @Injectable()
-export class LinkedInConnector implements Connector, OnModuleDestroy {
+export class LinkedInConnector implements Connector {
   readonly provider: Provider = 'linkedin';
   private readonly client: LinkedInClient;
 
   constructor(@Inject(HERALD_CONFIG) private readonly config: LinkedInConnectorConfig) {
-    this.client = new LinkedInClient(config.allowPrivateUrls, config.http.totalTimeoutMs);
-  }
-
-  onModuleDestroy(): void {
-    this.client.close();
+    this.client = new LinkedInClient({
+      allowPrivate: config.allowPrivateUrls,
+      connectTimeoutMs: config.http.connectTimeoutMs,
+      totalTimeoutMs: config.http.totalTimeoutMs,
+    });
   }
 
   async prepareAccount(input: unknown, previous: Record<string, unknown> | null = null): Promise<PreparedAccount> {
@@ -68,29 +75,23 @@ export class LinkedInConnector implements Connector, OnModuleDestroy {
       credentials.refreshToken = kept;
       config.hasRefreshToken = true;
     }
-    for (const field of ['apiBaseUrl', 'oauthBaseUrl'] as const) {
-      const url = config[field];
-      if (url === undefined) continue;
-      try {
-        await assertPublicUrl(url, this.config.allowPrivateUrls);
-      } catch (err) {
-        if (err instanceof BlockedUrlError) throw new ConnectorInputError(`config.${field} ${err.message}`);
-        throw err;
-      }
-    }
     return { config: { ...config }, credentials: { ...credentials } };
   }
 
   async verify(account: DeliveryAccount): Promise<VerifyResult> {
     const session = this.session(account);
     if ('problem' in session) return { ok: false, message: session.problem };
-    const res = await this.client.send({ method: 'GET', url: `${session.api}/v2/userinfo`, headers: this.authHeaders(session) });
-    if (res.kind === 'network_error') return { ok: false, message: `LinkedIn could not be reached: ${res.message}`, details: { networkError: res.code } };
+    const url = `${session.api}/v2/userinfo`;
+    const res = await this.client.send({ method: 'GET', url, headers: this.authHeaders(session), needBody: true });
+    if (res.kind === 'network_error') {
+      const outcome = linkedinOutcome(res, this.context(null, session, 'checking the token', url));
+      return { ok: false, message: `LinkedIn could not be reached: ${outcome.message ?? res.code}`, details: { networkError: outcome.networkError } };
+    }
     if (res.status === 401) return { ok: false, message: 'LinkedIn rejected the access token (expired or revoked); reconnect the account', details: { httpStatus: 401 } };
     if (res.status !== 200) return { ok: false, message: `LinkedIn answered ${res.status} to /v2/userinfo`, details: { httpStatus: res.status } };
     let sub: unknown;
     try {
-      sub = (JSON.parse(res.bodyText) as { sub?: unknown }).sub;
+      sub = (JSON.parse(res.body.toString('utf8')) as { sub?: unknown }).sub;
     } catch {
       sub = undefined;
     }
@@ -106,9 +107,9 @@ export class LinkedInConnector implements Connector, OnModuleDestroy {
 
   async deliver(job: DeliveryJob, account: DeliveryAccount, signal: AbortSignal): Promise<DeliveryOutcome> {
     const session = this.session(account);
-    if ('problem' in session) return this.outcomeWithCredentials({ ...poison(session.problem), errorClass: 'auth' }, null);
+    if ('problem' in session) return this.outcomeWithCredentials({ ...poisonOutcome(session.problem), errorClass: 'auth' }, null);
     const missing = job.payload.media.filter((id) => !job.media.some((m) => m.id === id));
-    if (missing.length > 0) return poison(`media ${missing.join(', ')} no longer exists; edit the post's media in the dead-letter queue`);
+    if (missing.length > 0) return poisonOutcome(`media ${missing.join(', ')} no longer exists; edit the post's media in the dead-letter queue`);
     const now = new Date();
 
     if (needsRefresh(session.credentials, now)) {
@@ -136,8 +137,10 @@ export class LinkedInConnector implements Connector, OnModuleDestroy {
     return {
       config,
       credentials,
-      api: config.apiBaseUrl ?? this.config.linkedin.apiBaseUrl,
-      oauth: config.oauthBaseUrl ?? this.config.linkedin.oauthBaseUrl,
+      // An account stored before endpoints became operator-only may still carry apiBaseUrl /
+      // oauthBaseUrl in its config: storedConfig() does not read them, so they are ignored here.
+      api: this.config.linkedin.apiBaseUrl,
+      oauth: this.config.linkedin.oauthBaseUrl,
       refreshed: false,
     };
   }
@@ -146,15 +149,24 @@ export class LinkedInConnector implements Connector, OnModuleDestroy {
     return session.credentials.refreshToken !== null && this.config.linkedin.clientId !== null && this.config.linkedin.clientSecret !== null;
   }
 
-  private context(job: DeliveryJob, session: Session, step: string): LinkedInOutcomeContext {
+  private context(job: DeliveryJob | null, session: Session, step: string, url: string): LinkedInOutcomeContext {
     const c = session.credentials;
+    let host: string;
+    try {
+      host = new URL(url).host;
+    } catch {
+      host = 'LinkedIn';
+    }
     return {
       step,
       now: new Date(),
       apiVersion: this.config.linkedin.apiVersion,
-      previousAttempt: job.previousAttempt,
+      previousAttempt: job?.previousAttempt ?? null,
       secrets: [c.accessToken, ...(c.refreshToken ? [c.refreshToken] : []), ...(this.config.linkedin.clientSecret ? [this.config.linkedin.clientSecret] : [])],
       excerptBytes: this.config.http.responseExcerptBytes,
+      host,
+      connectTimeoutMs: this.config.http.connectTimeoutMs,
+      totalTimeoutMs: this.config.http.totalTimeoutMs,
     };
   }
 
@@ -185,14 +197,16 @@ export class LinkedInConnector implements Connector, OnModuleDestroy {
       client_id: this.config.linkedin.clientId!,
       client_secret: this.config.linkedin.clientSecret!,
     });
+    const url = `${session.oauth}/oauth/v2/accessToken`;
     const res = await this.client.send({
       method: 'POST',
-      url: `${session.oauth}/oauth/v2/accessToken`,
+      url,
       headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': USER_AGENT },
       body: form.toString(),
       signal,
+      needBody: true,
     });
-    const ctx = this.context(job, session, 'refreshing the access token');
+    const ctx = this.context(job, session, 'refreshing the access token', url);
     if (res.kind === 'network_error') return linkedinOutcome(res, ctx);
     if (res.status === 400 || res.status === 401) {
       return { ...linkedinOutcome(res, ctx), errorClass: 'auth', message: 'LinkedIn refused the refresh token (expired or revoked); reconnect the account' };
@@ -200,7 +214,7 @@ export class LinkedInConnector implements Connector, OnModuleDestroy {
     if (res.status !== 200) return linkedinOutcome(res, ctx);
     let body: { access_token?: unknown; expires_in?: unknown; refresh_token?: unknown };
     try {
-      body = JSON.parse(res.bodyText) as typeof body;
+      body = JSON.parse(res.body.toString('utf8')) as typeof body;
     } catch {
       body = {};
     }
@@ -226,20 +240,21 @@ export class LinkedInConnector implements Connector, OnModuleDestroy {
         try {
           ({ bytes } = await toLinkedInImage(await m.read(), m.mimeType));
         } catch (err) {
-          return poison(`image ${i + 1} (${m.id}) could not be read: ${(err as Error).message}`);
+          return poisonOutcome(`image ${i + 1} (${m.id}) could not be read: ${(err as Error).message}`);
         }
         images.push({ id: await this.uploadImage(session, bytes, i, signal), altText: m.alt });
       }
       const body = this.postBody(job, session, images);
       const step = 'creating the post';
-      const res = await this.client.send({ method: 'POST', url: `${session.api}/rest/posts`, headers: this.restHeaders(session), body: JSON.stringify(body), signal });
-      const outcome = linkedinOutcome(res, this.context(job, session, step));
+      const url = `${session.api}/rest/posts`;
+      const res = await this.client.send({ method: 'POST', url, headers: this.restHeaders(session), body: JSON.stringify(body), signal });
+      const outcome = linkedinOutcome(res, this.context(job, session, step, url));
       if (outcome.errorClass === 'success' && outcome.remoteId === null && res.kind === 'response' && res.status === 201) {
         return { ...outcome, warnings: ['LinkedIn created the post but sent no x-restli-id header'] };
       }
       return outcome;
     } catch (err) {
-      if (err instanceof StepFailed) return linkedinOutcome(err.result, this.context(job, session, err.step));
+      if (err instanceof StepFailed) return linkedinOutcome(err.result, this.context(job, session, err.step, err.url));
       throw err;
     }
   }
@@ -247,22 +262,24 @@ export class LinkedInConnector implements Connector, OnModuleDestroy {
   /** Images API: initializeUpload, then PUT the bytes to the returned uploadUrl. Returns the image URN. */
   private async uploadImage(session: Session, bytes: Buffer, index: number, signal: AbortSignal): Promise<string> {
     const step = `uploading image ${index + 1}`;
+    const initUrl = `${session.api}/rest/images?action=initializeUpload`;
     const init = await this.client.send({
       method: 'POST',
-      url: `${session.api}/rest/images?action=initializeUpload`,
+      url: initUrl,
       headers: this.restHeaders(session),
       body: JSON.stringify({ initializeUploadRequest: { owner: session.config.authorUrn } }),
       signal,
+      needBody: true,
     });
-    if (init.kind !== 'response' || init.status !== 200) throw new StepFailed(init, step);
+    if (init.kind !== 'response' || init.status !== 200) throw new StepFailed(init, step, initUrl);
     let value: { uploadUrl?: unknown; image?: unknown } | undefined;
     try {
-      value = (JSON.parse(init.bodyText) as { value?: { uploadUrl?: unknown; image?: unknown } }).value;
+      value = (JSON.parse(init.body.toString('utf8')) as { value?: { uploadUrl?: unknown; image?: unknown } }).value;
     } catch {
       value = undefined;
     }
     if (typeof value?.uploadUrl !== 'string' || typeof value.image !== 'string') {
-      throw new StepFailed({ ...init, status: 502 }, `${step} (initializeUpload answered without uploadUrl/image)`);
+      throw new StepFailed({ ...init, status: 502 }, `${step} (initializeUpload answered without uploadUrl/image)`, initUrl);
     }
     const put = await this.client.send({
       method: 'PUT',
@@ -271,7 +288,7 @@ export class LinkedInConnector implements Connector, OnModuleDestroy {
       body: bytes,
       signal,
     });
-    if (put.kind !== 'response' || put.status < 200 || put.status > 299) throw new StepFailed(put, step);
+    if (put.kind !== 'response' || put.status < 200 || put.status > 299) throw new StepFailed(put, step, value.uploadUrl);
     return value.image;
   }
 
@@ -294,8 +311,4 @@ export class LinkedInConnector implements Connector, OnModuleDestroy {
       ...(content ? { content } : {}),
     };
   }
-}
-
-function poison(message: string): DeliveryOutcome {
-  return { errorClass: 'poison', httpStatus: null, networkError: null, message, responseExcerpt: null, serverDelayMs: null, remoteId: null, remoteUrl: null };
 }

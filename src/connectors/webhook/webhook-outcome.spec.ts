@@ -1,13 +1,6 @@
 import type { HttpNetworkError, HttpResponseResult } from '../../common/net/http-client';
-import {
-  BLOCKED_ADDRESS_NETWORK_ERROR,
-  formatSeconds,
-  OutcomeContext,
-  readRemoteRef,
-  redactSecrets,
-  shownLocation,
-  webhookOutcome,
-} from './webhook-outcome';
+import { BLOCKED_ADDRESS_NETWORK_ERROR } from '../outcome-kit';
+import { OutcomeContext, readRemoteRef, shownLocation, webhookOutcome } from './webhook-outcome';
 
 const NOW = new Date('2026-11-29T12:00:00Z');
 const SECRET = 'whsec_c2VjcmV0LXNpZ25pbmcta2V5LWZvci10ZXN0cw==';
@@ -26,7 +19,7 @@ function ctx(overrides: Partial<OutcomeContext> = {}): OutcomeContext {
 }
 
 function response(status: number, body = '', headers: HttpResponseResult['headers'] = {}): HttpResponseResult {
-  return { kind: 'response', status, headers, excerpt: body.slice(0, 2048), bodyText: body, truncated: false, latencyMs: 12 };
+  return { kind: 'response', status, headers, body: Buffer.from(body, 'utf8'), cut: null, latencyMs: 12 };
 }
 
 function networkError(code: string, sent = false, message = `some ${code}`): HttpNetworkError {
@@ -117,7 +110,9 @@ describe('webhookOutcome for network failures', () => {
     ['ENOTFOUND', false, 'host blog.example.com not found (DNS)'],
     ['EAI_AGAIN', false, 'DNS lookup of blog.example.com failed temporarily'],
     ['connect_timeout', false, 'could not connect to blog.example.com within 5 s'],
-    ['total_timeout', true, 'no answer within 20 s (blog.example.com)'],
+    ['total_timeout', true, 'no complete answer from blog.example.com within 20 s'],
+    ['attempt_deadline', true, 'the attempt reached its deadline before blog.example.com answered; it is retried like a timeout'],
+    ['aborted', true, 'the attempt was stopped by Herald (shutting down) before blog.example.com answered'],
     ['CERT_HAS_EXPIRED', false, 'TLS connection to blog.example.com failed (CERT_HAS_EXPIRED)'],
     ['HPE_INVALID_CONSTANT', true, 'blog.example.com answered with something that is not valid HTTP (HPE_INVALID_CONSTANT)'],
     ['EWHATEVER', false, 'network error talking to blog.example.com (EWHATEVER)'],
@@ -136,7 +131,7 @@ describe('webhookOutcome for network failures', () => {
 
   it('makes a blocked address permanent and says how to allow it', () => {
     const outcome = webhookOutcome(
-      networkError('EBLOCKEDADDRESS', false, 'localhost resolves to 127.0.0.1, a loopback address; set HERALD_ALLOW_PRIVATE_URLS=true to allow private destinations'),
+      networkError('EBLOCKEDADDRESS', false, 'localhost resolves to a loopback address; set HERALD_ALLOW_PRIVATE_URLS=true to allow private destinations'),
       ctx({ url: new URL('http://localhost:8080/hook') }),
     );
     expect(outcome.errorClass).toBe('permanent');
@@ -146,7 +141,7 @@ describe('webhookOutcome for network failures', () => {
 
   it('shows short timeouts in fractions of a second', () => {
     expect(webhookOutcome(networkError('total_timeout'), ctx({ totalTimeoutMs: 300 })).message).toBe(
-      'no answer within 0.3 s (blog.example.com)',
+      'no complete answer from blog.example.com within 0.3 s',
     );
   });
 });
@@ -169,16 +164,4 @@ describe('helpers', () => {
     expect(shownLocation(undefined, base)).toBeNull();
   });
 
-  it('redacts whole secrets, JSON-escaped ones and a secret cut at the end', () => {
-    expect(redactSecrets('a token-1234 b', ['token-1234'])).toBe('a [redacted] b');
-    expect(redactSecrets('{"v":"quote\\"d-secret"}', ['quote"d-secret'])).toBe('{"v":"[redacted]"}');
-    expect(redactSecrets('ends with token-12', ['token-1234'])).toBe('ends with [redacted]');
-    expect(redactSecrets('abc', ['x'])).toBe('abc');
-  });
-
-  it('formats seconds for people', () => {
-    expect(formatSeconds(20_000)).toBe('20 s');
-    expect(formatSeconds(300)).toBe('0.3 s');
-    expect(formatSeconds(1_250)).toBe('1.3 s');
-  });
 });
