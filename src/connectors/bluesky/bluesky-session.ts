@@ -253,7 +253,8 @@ export class BlueskySessions {
   ) {
     // No autopurge timers: stale entries are swept on use (below), which a busy worker does often
     // and an idle one does not need.
-    this.byAccount = new LRUCache({ max: limits.maxAccounts, ttl: limits.idleMs, updateAgeOnGet: true, perf: { now } });
+    // ttlResolution 0: ask the clock every time (the default caches it for 1 ms of real time).
+    this.byAccount = new LRUCache({ max: limits.maxAccounts, ttl: limits.idleMs, ttlResolution: 0, updateAgeOnGet: true, perf: { now } });
     this.lastPurge = now();
   }
 

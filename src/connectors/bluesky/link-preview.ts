@@ -1,7 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { ABORTED, ATTEMPT_DEADLINE, OutboundError } from '../../common/net/deadline';
 import { HttpResult, send } from '../../common/net/http-client';
-import { HeadWatcher, OpenGraph, parseOpenGraph } from './open-graph';
+import { HeadWatcher, OpenGraph, parseOpenGraphYielding } from './open-graph';
 
 /**
  * Fetches what a link card needs (SPEC §5): the page's Open Graph data and the preview image's
@@ -66,7 +66,7 @@ export async function readPreview(link: string, opts: PreviewFetchOptions): Prom
   if (!isHtml(type)) return { problem: `${link} is not an HTML page (${type || 'no content type'})` };
   // Cut by the byte limit or the total timeout: what arrived may still hold the head.
   watcher.write(decoder.end());
-  return { og: parseOpenGraph(watcher.text(), link) };
+  return { og: await parseOpenGraphYielding(watcher.text(), link) };
 }
 
 /** The preview image's bytes and type; throws an Error saying why it cannot be used. */

@@ -1,4 +1,5 @@
-import { decodeEntities, parseOpenGraph } from './open-graph';
+import fc from 'fast-check';
+import { decodeEntities, HeadWatcher, parseOpenGraph, parseOpenGraphYielding } from './open-graph';
 
 describe('parseOpenGraph', () => {
   it('reads og:title, og:description and og:image in any attribute order and quoting', () => {
@@ -43,5 +44,82 @@ describe('parseOpenGraph', () => {
     expect(decodeEntities('&bogus; &lt;b&gt; Caf&eacute; &mdash; it&rsquo;s &#x1F680;')).toBe('&bogus; <b> Café — it’s 🚀');
     // NUL is not a character a page may contain: the replacement character, as in browsers.
     expect(decodeEntities('&#0;')).toBe('\uFFFD');
+  });
+});
+
+describe('parseOpenGraph on pages built to hurt', () => {
+  /** 2 MB, the most of a page Herald reads. */
+  const SIZE = 2 * 1024 * 1024;
+  const fill = (unit: string, prefix = '', suffix = ''): string => prefix + unit.repeat(Math.floor((SIZE - prefix.length - suffix.length) / unit.length)) + suffix;
+
+  const pages: [string, string][] = [
+    ['a <meta that never closes, repeated', fill('<meta ')],
+    ['one megabyte-long attribute name in a closed tag', fill('a', '<meta ', '>')],
+    ['a quoted value that never ends', fill('x', '<meta content="')],
+    ['<title> that never closes, repeated', fill('<title>')],
+    ['unclosed comments', fill('<!--')],
+    ['a million open tags and mismatched closes', fill('<div></span>')],
+    ['attributes without values', fill(' a', '<meta', '>')],
+    ['= signs everywhere', fill('a=', '<meta x=', '>')],
+    ['entities without semicolons', fill('&amp', '<title>', '</title>')],
+    ['a <script> that never ends', fill('<meta content="x">', '<script>')],
+  ];
+
+  it.each(pages)('reads %s in linear time', (_name, html) => {
+    expect(html.length).toBeGreaterThan(SIZE - 16);
+    const started = process.hrtime.bigint();
+    parseOpenGraph(html, 'https://e.com/');
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    // Linear work over 2 MB is a few milliseconds; the regular expressions this replaced took
+    // minutes on several of these. The bound is loose on purpose (a loaded CI machine).
+    expect(ms).toBeLessThan(1_000);
+  });
+
+  it('gives the event loop turns while it reads a large page, and the same card as reading it at once', async () => {
+    const html = `<head><meta property="og:title" content="T &amp; U">${'<p>filler</p>'.repeat(100_000)}<meta property="og:description" content="late but in head"></head>`;
+    let turns = 0;
+    const ticker = setInterval(() => (turns += 1), 0);
+    const card = await parseOpenGraphYielding(html, 'https://e.com/');
+    clearInterval(ticker);
+    expect(card).toEqual(parseOpenGraph(html, 'https://e.com/'));
+    expect(card).toMatchObject({ title: 'T & U', description: 'late but in head' });
+    expect(turns).toBeGreaterThan(0);
+  });
+
+  it('still finds the tags before the hostile part', () => {
+    const html = `<head><meta property="og:title" content="Real title">${'<meta '.repeat(1000)}`;
+    expect(parseOpenGraph(html, 'https://e.com/').title).toBe('Real title');
+  });
+
+  it('never throws, whatever the markup', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('<', '>', '/', '"', "'", '=', ' ', 'meta', 'title', 'head', 'body', '!--', '-->', 'content', 'property', 'og:title', '&amp;', 'x') }), (html) => {
+        const og = parseOpenGraph(html, 'https://e.com/');
+        expect(og.title === null || og.title.length <= 300).toBe(true);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('reads only the head: tags after </head> or <body> are not the page\'s card', () => {
+    expect(parseOpenGraph('<head><title>Head</title></head><meta property="og:title" content="Body">', 'https://e.com/').title).toBe('Head');
+    expect(parseOpenGraph('<meta property="og:description" content="D"><body><meta property="og:title" content="Late">', 'https://e.com/')).toEqual({ title: null, description: 'D', image: null });
+  });
+
+  it('skips comments, scripts and styles, and reads upper-case tags', () => {
+    const html = `<!-- <meta property="og:title" content="commented"> --><script>"<meta property='og:title' content='scripted'>"</script><STYLE>x{}</STYLE><META PROPERTY="og:title" CONTENT="Real">`;
+    expect(parseOpenGraph(html, 'https://e.com/').title).toBe('Real');
+  });
+});
+
+describe('HeadWatcher', () => {
+  it('says the head is over at </head> or <body, even when the marker is split between pieces', () => {
+    const w = new HeadWatcher();
+    expect(w.write('<html><head><title>t</title></he')).toBe(false);
+    expect(w.write('ad><body>')).toBe(true);
+    expect(w.text()).toBe('<html><head><title>t</title></head><body>');
+    const b = new HeadWatcher();
+    expect(b.write('<meta x><BO')).toBe(false);
+    expect(b.write('DY class="x">')).toBe(true);
   });
 });

@@ -66,13 +66,16 @@ export function indexOfInsensitive(text: string, needle: string, from: number): 
 }
 
 const META_ATTRIBUTES: ReadonlySet<string> = new Set(['property', 'name', 'content']);
-const NO_ATTRIBUTES: ReadonlySet<string> = new Set();
+const NO_VALUES: ReadonlyMap<string, string> = new Map();
+/** The longest tag name that means anything here (noscript, template, textarea). */
+const MAX_TAG_NAME = 8;
 
 interface Tag {
   /** Lower-cased tag name. */
   name: string;
   closing: boolean;
-  attributes: Map<string, string>;
+  /** property, name and content of a <meta>; empty for any other tag. */
+  attributes: ReadonlyMap<string, string>;
   /** Index just after the tag's `>`. */
   end: number;
 }
@@ -91,16 +94,17 @@ function readTag(html: string, lt: number): Tag | 'text' | null {
   if (!isNameStart(html.charCodeAt(i))) return 'text';
   const nameStart = i;
   while (i < n && !isSpace(html.charCodeAt(i)) && html[i] !== '>' && html[i] !== '/') i++;
-  const name = html.slice(nameStart, Math.min(i, nameStart + 32)).toLowerCase();
-  const wanted = name === 'meta' && !closing ? META_ATTRIBUTES : NO_ATTRIBUTES;
-  const attributes = new Map<string, string>();
+  // Only short names matter (meta, title, head, body, script, noscript...): no string is made
+  // for the others, so a page of a million made-up tags costs a scan, not a million allocations.
+  const name = i - nameStart <= MAX_TAG_NAME ? html.slice(nameStart, i).toLowerCase() : '';
+  const attributes: Map<string, string> | null = name === 'meta' && !closing ? new Map() : null;
   while (i < n) {
     const c = html.charCodeAt(i);
     if (isSpace(c) || c === 0x2f) {
       i++;
       continue;
     }
-    if (c === 0x3e) return { name, closing, attributes, end: i + 1 }; // '>'
+    if (c === 0x3e) return { name, closing, attributes: attributes ?? NO_VALUES, end: i + 1 }; // '>'
     // An attribute name runs to whitespace, '=', '>' or '/'.
     const attrStart = i;
     while (i < n) {
@@ -108,9 +112,10 @@ function readTag(html: string, lt: number): Tag | 'text' | null {
       if (isSpace(d) || d === 0x3d || d === 0x3e || (d === 0x2f && i > attrStart)) break;
       i++;
     }
-    const attrName = html.slice(attrStart, Math.min(i, attrStart + 32)).toLowerCase();
+    const attrEnd = i;
     while (i < n && isSpace(html.charCodeAt(i))) i++;
-    let value = '';
+    let valueStart = i;
+    let valueEnd = i;
     if (i < n && html.charCodeAt(i) === 0x3d) {
       i++;
       while (i < n && isSpace(html.charCodeAt(i))) i++;
@@ -119,15 +124,23 @@ function readTag(html: string, lt: number): Tag | 'text' | null {
       if (q === 0x22 || q === 0x27) {
         const close = html.indexOf(html[i]!, i + 1);
         if (close < 0) return null;
-        value = html.slice(i + 1, Math.min(close, i + 1 + MAX_RAW_VALUE));
+        valueStart = i + 1;
+        valueEnd = close;
         i = close + 1;
       } else {
-        const start = i;
+        valueStart = i;
         while (i < n && !isSpace(html.charCodeAt(i)) && html.charCodeAt(i) !== 0x3e) i++;
-        value = html.slice(start, Math.min(i, start + MAX_RAW_VALUE));
+        valueEnd = i;
       }
     }
-    if (wanted.has(attrName) && !attributes.has(attrName)) attributes.set(attrName, value);
+    // property (8), name (4), content (7): other lengths are not even sliced.
+    const length = attrEnd - attrStart;
+    if (attributes !== null && (length === 4 || length === 7 || length === 8)) {
+      const attrName = html.slice(attrStart, attrEnd).toLowerCase();
+      if (META_ATTRIBUTES.has(attrName) && !attributes.has(attrName)) {
+        attributes.set(attrName, html.slice(valueStart, Math.min(valueEnd, valueStart + MAX_RAW_VALUE)));
+      }
+    }
   }
   return null;
 }
@@ -141,13 +154,32 @@ interface HeadValues {
   title: string | null;
 }
 
-function scanHead(html: string): HeadValues {
+/** How much of the page is scanned between two chances for the event loop to run (async parse). */
+const SLICE_CHARS = 128 * 1024;
+
+/**
+ * The scan, as a generator that pauses about every SLICE_CHARS characters: the synchronous
+ * parse runs it to the end at once, the asynchronous one lets the event loop (the API, health
+ * checks, other deliveries) run between slices. Returns the values found.
+ */
+function* scanHead(html: string): Generator<void, HeadValues, void> {
   const meta = new Map<string, string>();
   let title: string | null = null;
   let i = 0;
+  let pauseAt = SLICE_CHARS;
   while (i < html.length) {
+    if (i >= pauseAt) {
+      yield;
+      pauseAt = i + SLICE_CHARS;
+    }
     const lt = html.indexOf('<', i);
     if (lt < 0) break;
+    const next = html.charCodeAt(lt + 1);
+    // A '<' that starts nothing (text like "a < b"): the cheapest path, for pages made of them.
+    if (!isNameStart(next) && next !== 0x2f && next !== 0x21 && next !== 0x3f) {
+      i = lt + 1;
+      continue;
+    }
     if (html.startsWith('<!--', lt)) {
       const end = html.indexOf('-->', lt + 4);
       if (end < 0) break;
@@ -206,8 +238,34 @@ function absoluteHttpUrl(value: string | undefined, base: string): string | null
   }
 }
 
+/** Runs a scan to its end at once. */
+function scanAll(html: string): HeadValues {
+  const steps = scanHead(html);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
 export function parseOpenGraph(html: string, pageUrl: string): OpenGraph {
-  const { meta, title } = scanHead(html);
+  return toOpenGraph(scanAll(html), pageUrl);
+}
+
+/**
+ * The same as parseOpenGraph, giving the event loop a turn between slices of the page: on a
+ * loaded machine even linear work over 2 MB is tens of milliseconds, and the process also
+ * answers health checks and the API.
+ */
+export async function parseOpenGraphYielding(html: string, pageUrl: string): Promise<OpenGraph> {
+  const steps = scanHead(html);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return toOpenGraph(step.value, pageUrl);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+function toOpenGraph({ meta, title }: HeadValues, pageUrl: string): OpenGraph {
   const attr = (key: string): string | undefined => {
     const raw = meta.get(key);
     return raw === undefined ? undefined : decodeHTMLAttribute(raw);
