@@ -13,6 +13,8 @@ export interface RawServer {
   readonly requests: string[];
   /** Connections the client closed or reset while we were still writing. */
   readonly clientHangUps: () => number;
+  /** The request lines (`GET /path HTTP/1.1`) of those connections. */
+  readonly hungUp: string[];
   close(): Promise<void>;
 }
 
@@ -21,16 +23,28 @@ export type Behaviour = (socket: net.Socket, request: string) => void;
 export async function startRawServer(behaviour: Behaviour): Promise<RawServer> {
   const sockets = new Set<net.Socket>();
   const requests: string[] = [];
-  let hangUps = 0;
-  const server = net.createServer((socket) => {
+  const hungUp: string[] = [];
+  // allowHalfOpen: Node would otherwise end our side as soon as the client's FIN arrives, and a
+  // hang-up in the middle of a trickle would look like an answer we had finished.
+  const server = net.createServer({ allowHalfOpen: true }, (socket) => {
     sockets.add(socket);
-    socket.on('error', () => undefined);
     let buffered = Buffer.alloc(0);
     let answered = false;
-    socket.on('close', (hadError) => {
-      sockets.delete(socket);
-      if (answered && (hadError || !socket.writableEnded)) hangUps += 1;
+    let requestLine = '';
+    let recorded = false;
+    /** The client left (FIN, reset, broken pipe) before our answer was complete. */
+    const hangUp = (): void => {
+      if (answered && !recorded && !socket.writableEnded) {
+        recorded = true;
+        hungUp.push(requestLine);
+      }
+    };
+    socket.on('error', hangUp);
+    socket.on('end', () => {
+      hangUp();
+      socket.destroy();
     });
+    socket.on('close', () => sockets.delete(socket));
     socket.on('data', (chunk: Buffer) => {
       if (answered) return;
       buffered = Buffer.concat([buffered, chunk]);
@@ -40,6 +54,7 @@ export async function startRawServer(behaviour: Behaviour): Promise<RawServer> {
       const length = Number(/content-length:\s*(\d+)/i.exec(head)?.[1] ?? '0');
       if (buffered.length < end + 4 + length) return;
       answered = true;
+      requestLine = head.split('\r\n')[0] ?? '';
       requests.push(head);
       behaviour(socket, head);
     });
@@ -50,7 +65,8 @@ export async function startRawServer(behaviour: Behaviour): Promise<RawServer> {
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
-    clientHangUps: () => hangUps,
+    clientHangUps: () => hungUp.length,
+    hungUp,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

@@ -46,29 +46,46 @@ export function decodeEntities(text: string): string {
   return decodeHTML(text);
 }
 
-const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d;
 const isNameStart = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
 
-/** An ASCII upper-case letter lowered; anything else as is. */
-const lower = (c: number): number => (c >= 0x41 && c <= 0x5a ? c + 0x20 : c);
+/*
+ * The scanner's steps as sticky regular expressions: each is one character class with one
+ * quantifier, so it cannot backtrack (it consumes a run and stops), and it runs as native code —
+ * several times faster than a character loop in JavaScript on a loaded machine. Used with
+ * `lastIndex` + `test`, which allocates nothing.
+ */
+/** HTML whitespace. */
+const SPACES = /[ \t\n\f\r]*/y;
+/** Whitespace and stray slashes between attributes (`<meta / a=b />`). */
+const GAP = /[ \t\n\f\r/]*/y;
+/** A tag name runs to whitespace, '>' or '/'. */
+const TAG_NAME = /[^ \t\n\f\r>/]*/y;
+/** An attribute name runs to whitespace, '=', '>' or '/'. */
+const ATTRIBUTE_NAME = /[^ \t\n\f\r=>/]*/y;
+/** An unquoted value runs to whitespace or '>'. */
+const UNQUOTED = /[^ \t\n\f\r>]*/y;
 
-/** Where `needle` (ASCII, lower case) starts at or after `from`, compared case-insensitively, or -1. */
-export function indexOfInsensitive(text: string, needle: string, from: number): number {
-  const first = needle.charCodeAt(0);
-  outer: for (let i = from; i <= text.length - needle.length; i++) {
-    if (lower(text.charCodeAt(i)) !== first) continue;
-    for (let k = 1; k < needle.length; k++) {
-      if (lower(text.charCodeAt(i + k)) !== needle.charCodeAt(k)) continue outer;
-    }
-    return i;
-  }
-  return -1;
+/** Where the sticky `pattern` stops matching from `from`. */
+function skip(pattern: RegExp, text: string, from: number): number {
+  pattern.lastIndex = from;
+  pattern.test(text);
+  return pattern.lastIndex;
 }
+
+/** Where a closing tag `</name` starts at or after `from`, case-insensitively, or -1. */
+function closingTag(text: string, name: string, from: number): number {
+  const pattern = CLOSING_TAGS.get(name) ?? new RegExp(`</${name}`, 'gi');
+  pattern.lastIndex = from;
+  return pattern.test(text) ? pattern.lastIndex - name.length - 2 : -1;
+}
+
+const END_OF_HEAD = /<\/head|<body/i;
 
 const META_ATTRIBUTES: ReadonlySet<string> = new Set(['property', 'name', 'content']);
 const NO_VALUES: ReadonlyMap<string, string> = new Map();
 /** The longest tag name that means anything here (noscript, template, textarea). */
 const MAX_TAG_NAME = 8;
+const MAX_ATTRIBUTES = 256;
 
 interface Tag {
   /** Lower-cased tag name. */
@@ -93,32 +110,27 @@ function readTag(html: string, lt: number): Tag | 'text' | null {
   if (i >= n) return null;
   if (!isNameStart(html.charCodeAt(i))) return 'text';
   const nameStart = i;
-  while (i < n && !isSpace(html.charCodeAt(i)) && html[i] !== '>' && html[i] !== '/') i++;
+  i = skip(TAG_NAME, html, i);
   // Only short names matter (meta, title, head, body, script, noscript...): no string is made
   // for the others, so a page of a million made-up tags costs a scan, not a million allocations.
   const name = i - nameStart <= MAX_TAG_NAME ? html.slice(nameStart, i).toLowerCase() : '';
   const attributes: Map<string, string> | null = name === 'meta' && !closing ? new Map() : null;
-  while (i < n) {
-    const c = html.charCodeAt(i);
-    if (isSpace(c) || c === 0x2f) {
-      i++;
-      continue;
-    }
-    if (c === 0x3e) return { name, closing, attributes: attributes ?? NO_VALUES, end: i + 1 }; // '>'
-    // An attribute name runs to whitespace, '=', '>' or '/'.
+  for (let count = 0; ; count++) {
+    // Real tags have a handful of attributes; one with hundreds is built to make this loop spin.
+    // Treated like input that ends inside a tag: the scan stops here.
+    if (count > MAX_ATTRIBUTES) return null;
+    i = skip(GAP, html, i);
+    if (i >= n) return null;
+    if (html.charCodeAt(i) === 0x3e) return { name, closing, attributes: attributes ?? NO_VALUES, end: i + 1 }; // '>'
     const attrStart = i;
-    while (i < n) {
-      const d = html.charCodeAt(i);
-      if (isSpace(d) || d === 0x3d || d === 0x3e || (d === 0x2f && i > attrStart)) break;
-      i++;
-    }
+    // An attribute name is at least one character (a stray '=' is one), so every turn moves on.
+    i = Math.max(skip(ATTRIBUTE_NAME, html, i), i + 1);
     const attrEnd = i;
-    while (i < n && isSpace(html.charCodeAt(i))) i++;
+    i = skip(SPACES, html, i);
     let valueStart = i;
     let valueEnd = i;
-    if (i < n && html.charCodeAt(i) === 0x3d) {
-      i++;
-      while (i < n && isSpace(html.charCodeAt(i))) i++;
+    if (html.charCodeAt(i) === 0x3d) {
+      i = skip(SPACES, html, i + 1);
       if (i >= n) return null;
       const q = html.charCodeAt(i);
       if (q === 0x22 || q === 0x27) {
@@ -129,7 +141,7 @@ function readTag(html: string, lt: number): Tag | 'text' | null {
         i = close + 1;
       } else {
         valueStart = i;
-        while (i < n && !isSpace(html.charCodeAt(i)) && html.charCodeAt(i) !== 0x3e) i++;
+        i = skip(UNQUOTED, html, i);
         valueEnd = i;
       }
     }
@@ -142,11 +154,11 @@ function readTag(html: string, lt: number): Tag | 'text' | null {
       }
     }
   }
-  return null;
 }
 
 /** Elements whose content is not markup: tags inside them are not tags. */
 const RAW_TEXT = new Set(['script', 'style', 'template', 'noscript', 'textarea']);
+const CLOSING_TAGS = new Map([...RAW_TEXT, 'title'].map((name) => [name, new RegExp(`</${name}`, 'gi')]));
 
 /** The raw (undecoded) values found in a page's head. */
 interface HeadValues {
@@ -211,7 +223,7 @@ function* scanHead(html: string): Generator<void, HeadValues, void> {
       // The first occurrence wins (pages list og:image variants largest first).
       if (key !== undefined && content !== undefined && KEYS.has(key) && !meta.has(key)) meta.set(key, content);
     } else if (tag.name === 'title' || RAW_TEXT.has(tag.name)) {
-      const close = indexOfInsensitive(html, `</${tag.name}`, i);
+      const close = closingTag(html, tag.name, i);
       if (tag.name === 'title' && title === null) title = html.slice(i, close < 0 ? Math.min(html.length, i + MAX_RAW_VALUE) : Math.min(close, i + MAX_RAW_VALUE));
       if (close < 0) break;
       i = close;
@@ -292,9 +304,10 @@ export class HeadWatcher {
   write(text: string): boolean {
     if (this.done) return true;
     this.parts.push(text);
-    const window = this.carry + text;
-    if (indexOfInsensitive(window, '</head', 0) >= 0 || indexOfInsensitive(window, '<body', 0) >= 0) this.done = true;
-    this.carry = window.slice(-6);
+    // The marker inside this piece, or across the edge with the previous one: no concatenation
+    // of the whole piece (a copy of 64 KB per chunk, for the garbage collector to clear).
+    if (END_OF_HEAD.test(text) || END_OF_HEAD.test(this.carry + text.slice(0, 5))) this.done = true;
+    this.carry = (this.carry + text.slice(-5)).slice(-5);
     return this.done;
   }
 
