@@ -85,7 +85,7 @@ describe('WebhookConnector against a real receiver', () => {
     await receiver.close();
   });
 
-  it('delivers a signed body that the standardwebhooks library verifies, with the SPEC §4 shape', async () => {
+  it('delivers a signed body that the standardwebhooks library verifies, with the documented shape', async () => {
     const { account, secret } = await makeAccount(receiver.urlFor('/hooks/herald'));
     const job = makeJob();
     const outcome = await connector.deliver(job, account, signal);

@@ -6,7 +6,7 @@ import type { DeliveryOutcome } from './connector.interface';
 import { NO_OUTCOME_DETAILS } from './connector.interface';
 
 /**
- * What every connector does the same way when it turns an exchange into an outcome (SPEC §4):
+ * What every connector does the same way when it turns an exchange into an outcome:
  * the response excerpt with secrets redacted, the wording of network failures, the rule that a
  * refused (private) address is permanent, and poison outcomes. One copy, so a platform cannot
  * drift into a weaker redaction or another class for the same failure. Pure.
@@ -167,7 +167,7 @@ export function describeNetworkError(failure: NetworkFailure, ctx: NetworkContex
 /**
  * The outcome of a failure without an HTTP answer. A refused address is permanent on every
  * platform: the guard's verdict does not change by retrying, only the operator's setting or the
- * URL can. Everything else (timeouts, resets, the attempt's deadline) is transient (SPEC §4).
+ * URL can. Everything else (timeouts, resets, the attempt's deadline) is transient.
  * `step`, when given, says what was being done ("creating the post").
  */
 export function networkOutcome(failure: NetworkFailure, ctx: NetworkContext, step?: string): DeliveryOutcome {
@@ -197,7 +197,7 @@ export function networkFailureOf(err: unknown): NetworkFailure | null {
   return null;
 }
 
-/** Nothing was sent: the payload could not be built or signed (SPEC §4 "poison"). */
+/** Nothing was sent: the payload could not be built or signed (poison). */
 export function poisonOutcome(message: string): DeliveryOutcome {
   return { ...NO_OUTCOME_DETAILS, errorClass: 'poison', message };
 }

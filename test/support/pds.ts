@@ -4,7 +4,7 @@ import * as path from 'node:path';
 
 /**
  * A real Bluesky PDS (and PLC directory) on loopback from `@atproto/dev-env` 0.3.x, the line that
- * runs on Node 20 (STACK.md). SQLite, no network, ~0.1 s to start. The PDS writes its data and
+ * runs on Node 20. SQLite, no network, ~0.1 s to start. The PDS writes its data and
  * blob folders into os.tmpdir(), so TMPDIR points at a folder of ours while it starts and that
  * folder is removed on close.
  */

@@ -3,7 +3,7 @@ import * as net from 'node:net';
 import * as ipaddr from 'ipaddr.js';
 
 /**
- * Server-side request forgery guard for user-supplied URLs (webhook endpoints, SPEC §8).
+ * Server-side request forgery guard for user-supplied URLs (webhook endpoints, Bluesky services).
  *
  * Two checks, because one is not enough:
  * - `assertPublicUrl` at save time gives the user an immediate, readable refusal.

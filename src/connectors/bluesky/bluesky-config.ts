@@ -2,7 +2,7 @@ import { ConnectorInputError } from '../connector.interface';
 
 /**
  * The shapes a Bluesky account is stored in, and the validation of the API's `config` input
- * (SPEC §3: `{ identifier, appPassword, service? }`). The app password and the session tokens
+ * (`{ identifier, appPassword, service? }`). The app password and the session tokens
  * are secrets and live only in the encrypted credentials.
  */
 

@@ -7,7 +7,7 @@ import { NO_OUTCOME_DETAILS } from '../connector.interface';
 import { networkFailureOf, networkOutcome, poisonOutcome, redactSecrets, responseExcerpt } from '../outcome-kit';
 
 /**
- * Maps what a Bluesky call threw onto Herald's outcome classes (SPEC §4). Pure: the clock, the
+ * Maps what a Bluesky call threw onto Herald's outcome classes. Pure: the clock, the
  * service's host and the strings to hide come in through the context.
  *
  * - `429 RateLimitExceeded` → transient, waiting until `RateLimit-Reset` (epoch seconds; PDS 0.4

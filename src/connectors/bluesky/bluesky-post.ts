@@ -5,7 +5,7 @@ import type { BlueskySession } from './bluesky-session';
 import { PreviewFetchOptions, readPreview, readThumbnail } from './link-preview';
 
 /**
- * Builds the `app.bsky.feed.post` record of a job (SPEC §5, PLATFORMS "Bluesky"):
+ * Builds the `app.bsky.feed.post` record of a job:
  * - facets for links, mentions and hashtags with UTF-8 byte offsets (`RichText` from
  *   @atproto/api); mentions carry the DID their handle resolves to, and a handle that does not
  *   resolve stays plain text instead of becoming an invalid facet;

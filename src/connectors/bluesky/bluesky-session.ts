@@ -6,7 +6,7 @@ import type { FetchLike } from '../../common/net/guarded-fetch';
 import type { BlueskyConfig, BlueskyCredentials, StoredSession } from './bluesky-config';
 
 /**
- * App-password sessions, kept and reused (SPEC §5): `createSession` is limited to about 100 a
+ * App-password sessions, kept and reused: `createSession` is limited to about 100 a
  * day per account on bsky.social (30 per 5 minutes on any PDS), so Herald logs in once and then
  * lives on the session: the access token (~2 h) is refreshed with the refresh token (~90 days)
  * when the PDS answers `400 ExpiredToken`, and a new login happens only when the refresh itself

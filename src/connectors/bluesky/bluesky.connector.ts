@@ -32,7 +32,7 @@ interface ExistingPost {
 }
 
 /**
- * Bluesky through `@atproto/api` (SPEC §4, §5). Each job writes its post with
+ * Bluesky through `@atproto/api`. Each job writes its post with
  * `com.atproto.repo.createRecord` under a record key derived from the job (tid.ts), so every
  * attempt of a job targets the same record: a retry after a lost answer finds the post already
  * there and succeeds with its URI instead of posting twice.

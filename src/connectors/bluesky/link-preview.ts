@@ -4,7 +4,7 @@ import { HttpResult, send } from '../../common/net/http-client';
 import { HeadWatcher, OpenGraph, parseOpenGraphYielding } from './open-graph';
 
 /**
- * Fetches what a link card needs (SPEC §5): the page's Open Graph data and the preview image's
+ * Fetches what a link card needs: the page's Open Graph data and the preview image's
  * bytes, through the outbound layer with the attempt's signal.
  *
  * A page is read only as far as its head: at most MAX_PAGE_BYTES, and the read stops at `</head>`

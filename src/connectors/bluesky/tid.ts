@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
  *
  * Herald does not let the PDS pick the key: it derives it from the job, so that every attempt of a
  * job writes to the same key and a retry after a lost response finds the first post instead of
- * making a second one (SPEC §4).
+ * making a second one.
  *
  * - The seconds come from the job's scheduled time: keys sort roughly in posting order, as clients
  *   expect of TIDs (listRecords is ordered by key), and never lie in the future (a job runs at or

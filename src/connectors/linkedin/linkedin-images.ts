@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 
 /**
- * LinkedIn's Images API takes JPG, PNG and GIF (PLATFORMS.md; learn.microsoft.com/linkedin/
+ * LinkedIn's Images API takes JPG, PNG and GIF (learn.microsoft.com/linkedin/
  * marketing/community-management/shares/images-api): a WebP upload is converted — to PNG when it
  * has transparency, else to JPEG — so a post's images work on every platform it targets.
  */

@@ -23,7 +23,7 @@ export interface LinkedInOutcomeContext {
 
 const base = NO_OUTCOME_DETAILS;
 
-/** LinkedIn's error body: `{ message, serviceErrorCode, status, code?, errorDetails? }` (PLATFORMS.md). */
+/** LinkedIn's error body: `{ message, serviceErrorCode, status, code?, errorDetails? }` (LinkedIn's error-handling guide). */
 interface LinkedInErrorBody {
   message?: unknown;
   code?: unknown;
@@ -62,7 +62,7 @@ function isDuplicate(body: LinkedInErrorBody): boolean {
 }
 
 /**
- * Maps one LinkedIn answer (or network failure) onto Herald's classes (SPEC §4, PLATFORMS.md):
+ * Maps one LinkedIn answer (or network failure) onto Herald's classes:
  * 201 with `x-restli-id` → success; 401/403 → auth (the connector refreshes once before
  * reporting a 401); 422 DUPLICATE_POST → success with the URN from the message after an
  * ambiguous attempt, else permanent; 426 NONEXISTENT_VERSION → permanent, telling the operator

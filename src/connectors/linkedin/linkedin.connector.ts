@@ -41,7 +41,7 @@ class StepFailed {
 }
 
 /**
- * LinkedIn Posts API (SPEC §5, PLATFORMS.md): images through the Images API, then one
+ * LinkedIn Posts API: images through the Images API, then one
  * `POST /rest/posts`; the URN from `x-restli-id`. The access token is refreshed ahead of its
  * expiry and once after a 401 when a refresh token (partner apps only) and the app's client
  * credentials are available; the new tokens go back to the worker as `credentialsUpdate`.

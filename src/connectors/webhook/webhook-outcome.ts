@@ -7,7 +7,7 @@ import { NO_OUTCOME_DETAILS } from '../connector.interface';
 import { networkOutcome, poisonOutcome, responseExcerpt } from '../outcome-kit';
 
 /**
- * Maps one webhook HTTP exchange onto Herald's outcome classes (SPEC §4). Pure: the clock, the
+ * Maps one webhook HTTP exchange onto Herald's outcome classes. Pure: the clock, the
  * timeouts and the strings to hide come in through the context.
  */
 
@@ -35,7 +35,7 @@ function isHttpUrl(value: string): boolean {
 }
 
 /**
- * A receiver's `{ "url": "https://blog.example/p/1", "id": "…" }` answer (SPEC §5). Anything else
+ * A receiver's `{ "url": "https://blog.example/p/1", "id": "…" }` answer. Anything else
  * (not JSON, no url, a non-http url) records nothing: the post was still delivered.
  */
 export function readRemoteRef(bodyText: string): { remoteId: string | null; remoteUrl: string | null } {
@@ -93,7 +93,7 @@ export function webhookOutcome(result: HttpResult, ctx: OutcomeContext): Deliver
     errorClass,
     httpStatus: result.status,
     responseExcerpt: responseExcerpt(result.body, ctx.secrets, ctx.excerptBytes),
-    // SPEC §4: a server's wait is honoured on any response, a 2xx included (a 202 may ask for pacing).
+    // A server's wait is honoured on any response, a 2xx included (a 202 may ask for pacing).
     serverDelayMs: serverRequestedDelayMs(result.headers, ctx.now),
   };
   if (errorClass === 'success') return { ...outcome, ...readRemoteRef(utf8Prefix(result.body, MAX_PARSE_BYTES)) };

@@ -1,6 +1,6 @@
 import type { DeliveryJob } from '../connector.interface';
 
-/** The JSON body of a `post.publish` webhook (SPEC §4). Field names are a public contract. */
+/** The JSON body of a `post.publish` webhook. Field names are a public contract. */
 export interface PublishEvent {
   id: string;
   type: 'post.publish';

@@ -10,7 +10,7 @@ import {
 } from './webhook-signature';
 
 describe('signWebhook', () => {
-  it('reproduces the Standard Webhooks test vector (PLATFORMS.md)', () => {
+  it('reproduces the Standard Webhooks test vector (from the Standard Webhooks specification)', () => {
     expect(signWebhook('whsec_dGVzdHNlY3JldA==', 'msg_123', 1700000000, '{}')).toBe(
       'v1,rzWSNvryAlNWGy2Hk3pzTIxDc3okDWfaqB4dQ9FWTqE=',
     );

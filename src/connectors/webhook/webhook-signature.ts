@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
 /**
- * Standard Webhooks signing (PLATFORMS.md "Webhook receivers"): `webhook-signature` is
+ * Standard Webhooks signing (the Standard Webhooks specification): `webhook-signature` is
  * `v1,` + base64(HMAC-SHA256(key, `${id}.${timestamp}.${body}`)) where the key is the base64-decoded
  * part of a `whsec_…` secret and the timestamp is in unix seconds.
  *

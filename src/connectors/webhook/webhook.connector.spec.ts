@@ -141,7 +141,7 @@ describe('WebhookConnector.deliver without sending', () => {
 });
 
 describe('buildPublishEvent', () => {
-  it('builds the SPEC §4 body with media in the payload order', () => {
+  it('builds the documented publish body with media in the payload order', () => {
     expect(buildPublishEvent(job(), new Date('2026-11-29T12:00:01.500Z'))).toEqual({
       id: 'idem-1',
       type: 'post.publish',

@@ -33,7 +33,7 @@ export const USER_AGENT = 'Herald/1.0';
 type Target = { url: URL; secret: string; headers: Record<string, string> } | { problem: string };
 
 /**
- * Blog webhooks (SPEC §4, §5): a signed JSON POST per attempt, Standard Webhooks headers plus an
+ * Blog webhooks: a signed JSON POST per attempt, Standard Webhooks headers plus an
  * `Idempotency-Key` that stays the same across the retries of a job.
  */
 @Injectable()
