@@ -1,6 +1,9 @@
 import { OutboundError } from './deadline';
 import { send } from './http-client';
 
+/** The error the adapter rejects with (an OutboundError; the older name kept for callers). */
+export { OutboundError as FetchError } from './deadline';
+
 /**
  * A WHATWG-`fetch`-shaped function over the outbound layer (`send` in http-client.ts), for SDKs
  * that take a `fetch` (`@atproto/api`). Same guard, timeouts, deadline and byte cap as every
