@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { Client } from 'pg';
 import { makeWorkerUtils, runMigrations as runGraphileMigrations } from 'graphile-worker';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
-import { CLAIM_CANDIDATES_SQL } from '../src/queue/queue.repository';
+import { CLAIM_CANDIDATES_SQL } from '../src/queue/sql/claim-candidates';
 
 /**
  * `npm run bench`: Herald's delivery engine measured end to end, beside graphile-worker doing

@@ -21,9 +21,10 @@ export interface AccountChanges {
 
 /**
  * SQL of the accounts table. Every method is scoped by workspace and ignores deleted
- * accounts. Methods that change an account and its jobs take a transaction (Tx) so the
- * service can put them in one transaction; jobs are always locked before the account
- * (the same order as the queue's claim and completion) so they never deadlock.
+ * accounts. Methods that change an account's state take the caller's transaction, in which
+ * the service first changes the account's jobs through the queue (JobLifecycle): jobs are
+ * always locked before the account (the same order as the worker's rounds), so they never
+ * deadlock. The circuit-breaker columns are the queue's (see queue/sql/round-accounts.ts).
  */
 @Injectable()
 export class AccountsRepository {
@@ -106,52 +107,38 @@ export class AccountsRepository {
   }
 
   /**
-   * Back to `active` with a closed circuit, and its paused jobs back in the queue (due now).
-   * Returns how many jobs were resumed.
+   * Back to `active` with a closed circuit. Its paused jobs are resumed by the caller, through
+   * the queue (JobLifecycle.resumeAccount), before this in the same transaction: jobs first.
    */
-  async reactivate(workspaceId: string, id: string, m: Sql): Promise<number> {
-    const resumed: unknown[] = await m.query(
-      `UPDATE jobs SET status = 'scheduled', updated_at = now()
-       WHERE account_id = $1 AND workspace_id = $2 AND status = 'paused' RETURNING id`,
-      [id, workspaceId],
-    );
+  async reactivate(workspaceId: string, id: string, m: Sql): Promise<void> {
     await m.query(
       `UPDATE accounts SET status = 'active', status_reason = NULL, circuit_state = 'closed', circuit_open_until = NULL,
          consecutive_failures = 0, updated_at = now()
        WHERE workspace_id = $1 AND id = $2`,
       [workspaceId, id],
     );
-    return resumed.length;
   }
 
-  /** `disabled` or `needs_reauth`, with its waiting jobs paused. Returns how many were paused. */
-  async deactivate(workspaceId: string, id: string, status: Exclude<AccountStatus, 'active'>, reason: string, m: Sql): Promise<number> {
-    const paused: unknown[] = await m.query(
-      `UPDATE jobs SET status = 'paused', updated_at = now()
-       WHERE account_id = $1 AND workspace_id = $2 AND status = 'scheduled' RETURNING id`,
-      [id, workspaceId],
-    );
-    await m.query(
-      `UPDATE accounts SET status = $3, status_reason = $4, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
-      [workspaceId, id, status, reason],
-    );
-    return paused.length;
+  /** `disabled` or `needs_reauth`. Its waiting jobs are paused by the caller, through the queue, first. */
+  async deactivate(workspaceId: string, id: string, status: Exclude<AccountStatus, 'active'>, reason: string, m: Sql): Promise<void> {
+    await m.query(`UPDATE accounts SET status = $3, status_reason = $4, updated_at = now() WHERE workspace_id = $1 AND id = $2`, [
+      workspaceId,
+      id,
+      status,
+      reason,
+    ]);
   }
 
-  /** Soft delete; its jobs that have not started are cancelled. False when unknown. */
-  async delete(workspaceId: string, id: string): Promise<boolean> {
-    return this.db.transaction(async (m) => {
-      await m.query(
-        `UPDATE jobs SET status = 'cancelled', finished_at = now(), updated_at = now()
-         WHERE account_id = $1 AND workspace_id = $2 AND status IN ('scheduled', 'paused')`,
-        [id, workspaceId],
-      );
-      const rows: unknown[] = await m.query(
-        `UPDATE accounts SET deleted_at = now(), updated_at = now()
-         WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id`,
-        [workspaceId, id],
-      );
-      return rows.length > 0;
-    });
+  /**
+   * Soft delete (the row stays so its jobs' history stays readable). Its unstarted jobs are
+   * cancelled by the caller, through the queue, first. False when unknown.
+   */
+  async delete(workspaceId: string, id: string, m: Sql): Promise<boolean> {
+    const rows = await m.query(
+      `UPDATE accounts SET deleted_at = now(), updated_at = now()
+       WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id`,
+      [workspaceId, id],
+    );
+    return rows.length > 0;
   }
 }

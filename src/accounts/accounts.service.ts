@@ -6,7 +6,7 @@ import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/paginat
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { ConnectorInputError, PreparedAccount, VerifyResult } from '../connectors/connector.interface';
 import { ConnectorRegistry } from '../connectors/connector.registry';
-import { QueueNotifier } from '../queue/queue-notifier';
+import { JobLifecycle } from '../queue/job-lifecycle.service';
 import { openCredentials, sealCredentials } from './account-credentials';
 import { AccountRow, AccountView, RetryPolicyOverride, toAccountView } from './account.types';
 import { AccountsRepository } from './accounts.repository';
@@ -21,7 +21,7 @@ export class AccountsService {
     private readonly accounts: AccountsRepository,
     private readonly connectors: ConnectorRegistry,
     private readonly box: SecretBox,
-    private readonly notifier: QueueNotifier,
+    private readonly jobs: JobLifecycle,
   ) {}
 
   private async prepare(provider: AccountRow['provider'], input: unknown, previous: Record<string, unknown> | null): Promise<PreparedAccount> {
@@ -89,16 +89,17 @@ export class AccountsService {
         ? await this.prepare(current.provider, dto.config, openCredentials(this.box, id, current.credentials))
         : null;
     const retryPolicy = dto.retryPolicy === undefined ? undefined : this.retryPolicy(dto.retryPolicy);
-    let resumed = 0;
     await this.accounts.transaction(async (m) => {
       // Jobs before the account row, as everywhere (see AccountsRepository).
       if (dto.status === 'disabled') {
         if (current.status !== 'disabled') {
+          await this.jobs.pauseAccount(m, id);
           await this.accounts.deactivate(workspaceId, id, 'disabled', 'disabled by a person', m);
-          await this.notifier.accountStopped(id, m);
+          await this.jobs.accountStopped(id, m);
         }
       } else if ((prepared || dto.status === 'active') && current.status !== 'active') {
-        resumed = await this.accounts.reactivate(workspaceId, id, m);
+        await this.jobs.resumeAccount(m, id);
+        await this.accounts.reactivate(workspaceId, id, m);
       }
       await this.accounts.update(
         workspaceId,
@@ -112,14 +113,18 @@ export class AccountsService {
         },
         m,
       );
-      if (resumed > 0) await this.notifier.notify(m);
     });
     return this.get(workspaceId, id);
   }
 
   async remove(workspaceId: string, id: string): Promise<void> {
-    if (!(await this.accounts.delete(workspaceId, id))) throw notFound('account', id);
-    await this.notifier.accountStopped(id);
+    const deleted = await this.accounts.transaction(async (m) => {
+      await this.jobs.cancelAccount(m, workspaceId, id);
+      const found = await this.accounts.delete(workspaceId, id, m);
+      if (found) await this.jobs.accountStopped(id, m);
+      return found;
+    });
+    if (!deleted) throw notFound('account', id);
   }
 
   async verify(workspaceId: string, id: string): Promise<VerifyResult> {

@@ -21,6 +21,13 @@ describe('loadConfig', () => {
     expect(c.retry).toEqual({ baseDelayMs: 2000, maxDelayMs: 3_600_000, maxAttempts: 16, maxServerDelayMs: 86_400_000 });
     expect(c.circuit).toEqual({ failureThreshold: 5, cooldownMs: 30_000, disableThreshold: 50 });
     expect(c.worker.maxInFlightPerAccount).toBe(5);
+    expect(c.worker.leaseMs).toBe(60_000);
+    expect(c.worker.attemptTimeoutMs).toBe(60_000);
+  });
+
+  it('an attempt budget defaults to at least one request\'s total timeout', () => {
+    expect(loadConfig({ HTTP_TOTAL_TIMEOUT_MS: '90000' }).worker.attemptTimeoutMs).toBe(90_000);
+    expect(loadConfig({ WORKER_ATTEMPT_TIMEOUT_MS: '120000', WORKER_LEASE_MS: '5000' }).worker.attemptTimeoutMs).toBe(120_000);
   });
 
   it.each([
@@ -36,7 +43,8 @@ describe('loadConfig', () => {
     [{ SMTP_URL: 'http://mail' }, 'SMTP_URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ RETRY_BASE_DELAY_MS: '5000', RETRY_MAX_DELAY_MS: '1000' }, 'RETRY_MAX_DELAY_MS'],
-    [{ WORKER_LEASE_MS: '30000' }, 'WORKER_LEASE_MS'], // must outlast two 20 s attempts
+    [{ WORKER_LEASE_MS: '500' }, 'WORKER_LEASE_MS'],
+    [{ WORKER_ATTEMPT_TIMEOUT_MS: '10000' }, 'WORKER_ATTEMPT_TIMEOUT_MS'], // shorter than one request's 20 s total timeout
   ])('rejects %j naming %s', (env, variable) => {
     const err = configError(env);
     expect(err.variable).toBe(variable);

@@ -39,6 +39,11 @@ export interface EnvConfig {
     concurrency: number;
     pollIntervalMs: number;
     leaseMs: number;
+    /**
+     * The whole budget of one attempt, every HTTP call of it together (session, look-ups, uploads,
+     * link card, the post): the AbortSignal handed to the connector fires when it is spent.
+     */
+    attemptTimeoutMs: number;
     shutdownGraceMs: number;
     maxInFlightPerAccount: number;
   };
@@ -203,9 +208,14 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
   };
   const leaseMs = readInt(env, 'WORKER_LEASE_MS', 60_000, 1000, 3_600_000);
   const totalTimeoutMs = readInt(env, 'HTTP_TOTAL_TIMEOUT_MS', 20_000, 100, 600_000);
-  if (leaseMs < 2 * totalTimeoutMs + 2000) {
-    // A lease must outlast the attempt running and the one queued behind it (PREFETCH in the worker).
-    throw new ConfigError('WORKER_LEASE_MS', `must be at least 2 × HTTP_TOTAL_TIMEOUT_MS + 2000 (${2 * totalTimeoutMs + 2000}), got ${leaseMs}`);
+  // Leases are renewed every third of WORKER_LEASE_MS while the worker holds a job, so an attempt
+  // may outlast one lease; the lease is how long a worker may be silent (dead, cut off from the
+  // database) before others take its jobs over. An attempt ends at WORKER_ATTEMPT_TIMEOUT_MS, or
+  // earlier when its lease could not be renewed (see queue/lease-queue.ts).
+  const attemptTimeoutMs = readInt(env, 'WORKER_ATTEMPT_TIMEOUT_MS', Math.max(60_000, totalTimeoutMs), 1000, 3_600_000);
+  if (attemptTimeoutMs < totalTimeoutMs) {
+    // One request may use its whole total timeout; an attempt makes at least one.
+    throw new ConfigError('WORKER_ATTEMPT_TIMEOUT_MS', `must be at least HTTP_TOTAL_TIMEOUT_MS (${totalTimeoutMs}), got ${attemptTimeoutMs}`);
   }
   if (retry.maxDelayMs < retry.baseDelayMs) {
     throw new ConfigError('RETRY_MAX_DELAY_MS', `must be at least RETRY_BASE_DELAY_MS (${retry.baseDelayMs})`);
@@ -241,6 +251,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
       concurrency: readInt(env, 'WORKER_CONCURRENCY', 200, 1, 10_000),
       pollIntervalMs: readInt(env, 'WORKER_POLL_INTERVAL_MS', 1000, 10, 600_000),
       leaseMs,
+      attemptTimeoutMs,
       shutdownGraceMs: readInt(env, 'WORKER_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
       maxInFlightPerAccount: readInt(env, 'ACCOUNT_MAX_IN_FLIGHT', 5, 1, 1000),
     },

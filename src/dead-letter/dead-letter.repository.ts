@@ -3,14 +3,15 @@ import { Db, Sql, Tx } from '../database/db';
 import type { AccountStatus } from '../accounts/account.types';
 import type { JobPayload, Provider } from '../connectors/connector.interface';
 import type { JobStatus } from '../jobs/job.types';
-import { JOB_COLUMNS, REQUEUE_KEY_SQL } from '../jobs/jobs.repository';
+import { JOB_COLUMNS } from '../jobs/jobs.repository';
+import { REVIVE_KEY_SQL } from '../queue/sql/revive-dead-jobs';
 import type { AuditRow, DlqRow, NewAudit } from './dead-letter.types';
 
 const DLQ_COLUMNS = `${JOB_COLUMNS},
   CASE WHEN j.status IN ('dead', 'discarded') THEN j.finished_at END AS "deadAt",
   (extract(epoch FROM j.finished_at) * 1000000)::bigint::text AS "deadAtMicros",
   j.payload_edited_at AS "payloadEditedAt", j.payload_changed_since_key AS "payloadChangedSinceKey",
-  ${REQUEUE_KEY_SQL} AS "requeueKey", j.publish_by AS "publishBy",
+  ${REVIVE_KEY_SQL} AS "requeueKey", j.publish_by AS "publishBy",
   a.name AS "accountName", a.status AS "accountStatus", a.status_reason AS "accountStatusReason",
   a.deleted_at IS NOT NULL AS "accountDeleted"`;
 
@@ -48,14 +49,6 @@ export interface LockedAccount {
   deleted: boolean;
 }
 
-export interface RequeuedJob {
-  id: string;
-  accountId: string;
-  status: 'scheduled' | 'paused';
-  idempotencyKey: string;
-  runAt: Date;
-  publishBy: Date | null;
-}
 
 /** `%`, `_` and `\` are LIKE metacharacters: a search for "100%" means those characters. */
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -87,13 +80,15 @@ function filterSql(f: DlqFilter, first: number): { where: string; params: unknow
 }
 
 /**
- * SQL of the dead-letter queue: reads of dead and discarded jobs with their account, the
- * guarded writes of edit, requeue and discard, and the audit trail. Every read and lock is
- * scoped by workspace.
+ * SQL of the dead-letter queue: reads of dead and discarded jobs with their account, the row
+ * locks its changes take, and the audit trail (job_audit, this module's table). The changes
+ * themselves (edit, requeue, discard) are the queue's operations (JobLifecycle), each guarded by
+ * `status = 'dead'` on top of these locks, so whatever races them (a second requeue, a manual
+ * retry, a discard) exactly one of them changes the job. Every read and lock is scoped by
+ * workspace.
  *
  * Lock order, as everywhere in Herald: job rows first (in id order), then account rows (in id
- * order). Every write is guarded by `status = 'dead'` on top of the row lock, so whatever
- * races it (a second requeue, a manual retry, a discard) exactly one of them changes the job.
+ * order).
  */
 @Injectable()
 export class DeadLetterRepository {
@@ -170,56 +165,6 @@ export class DeadLetterRepository {
        FROM accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR SHARE`,
       [[...new Set(ids)].sort()],
     );
-  }
-
-  /** The payload of a dead job; guarded by its status. False when it is no longer dead. */
-  async updatePayload(m: Sql, id: string, payload: JobPayload): Promise<boolean> {
-    const rows: unknown[] = await m.query(
-      `UPDATE jobs SET payload = $2, payload_edited_at = now(), payload_changed_since_key = true, updated_at = now()
-       WHERE id = $1 AND status = 'dead' RETURNING id`,
-      [id, JSON.stringify(payload)],
-    );
-    return rows.length > 0;
-  }
-
-  /**
-   * Back into the queue: a fresh attempt budget (attempt_base = attempt_count; the history
-   * stays), due at `runAt` (default: the database's now, the clock the claim compares with),
-   * the idempotency key of REQUEUE_KEY_SQL, the dead reason cleared (error_class and last_error
-   * stay: they describe the last attempt). A publishBy not after the new run time is dropped:
-   * the requeue is a person's explicit decision to publish after that deadline (the audit
-   * trail keeps it). Guarded by `status = 'dead'`: a job that is not dead is not touched, so
-   * it cannot be put in the queue twice, nor while an attempt is in flight (the worker only
-   * ever holds `in_progress` jobs).
-   */
-  requeue(m: Sql, jobs: { id: string; status: 'scheduled' | 'paused' }[], runAt: Date | null): Promise<RequeuedJob[]> {
-    if (jobs.length === 0) return Promise.resolve([]);
-    return m.query(
-      `UPDATE jobs j SET
-         status = r.status,
-         run_at = coalesce($3::timestamptz, now()),
-         attempt_base = j.attempt_count,
-         dead_reason = NULL,
-         finished_at = NULL,
-         idempotency_key = ${REQUEUE_KEY_SQL},
-         payload_changed_since_key = false,
-         publish_by = CASE WHEN j.publish_by <= coalesce($3::timestamptz, now()) THEN NULL ELSE j.publish_by END,
-         updated_at = now()
-       FROM unnest($1::uuid[], $2::text[]) AS r(id, status)
-       WHERE j.id = r.id AND j.status = 'dead'
-       RETURNING j.id, j.account_id AS "accountId", j.status, j.idempotency_key AS "idempotencyKey", j.run_at AS "runAt",
-                 j.publish_by AS "publishBy"`,
-      [jobs.map((j) => j.id), jobs.map((j) => j.status), runAt],
-    );
-  }
-
-  /** Discards a dead job: kept (with its dead reason and history), out of the default lists. */
-  async discard(m: Sql, id: string): Promise<boolean> {
-    const rows: unknown[] = await m.query(
-      `UPDATE jobs SET status = 'discarded', updated_at = now() WHERE id = $1 AND status = 'dead' RETURNING id`,
-      [id],
-    );
-    return rows.length > 0;
   }
 
   async insertAudit(m: Sql, workspaceId: string, apiKeyId: string, entries: NewAudit[]): Promise<void> {

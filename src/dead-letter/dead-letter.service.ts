@@ -8,11 +8,11 @@ import { toAttemptView } from '../jobs/job.types';
 import { JobsRepository } from '../jobs/jobs.repository';
 import { MediaRepository } from '../media/media.repository';
 import { validateForPlatform } from '../posts/platform-rules';
-import { QueueNotifier } from '../queue/queue-notifier';
+import { JobLifecycle, RevivedJob } from '../queue/job-lifecycle.service';
 import type { AuthContext } from '../workspaces/auth';
 import type { BulkRequeueDto, DlqFilterDto, EditDeadJobDto, ListDlqQuery, RequeueDto } from './dead-letter.dto';
 import { DeadLetterMetrics } from './dead-letter.metrics';
-import { DeadLetterRepository, DlqFilter, LockedJob, RequeuedJob } from './dead-letter.repository';
+import { DeadLetterRepository, DlqFilter, LockedJob } from './dead-letter.repository';
 import { DlqDetailView, DlqEntryView, NewAudit, toAuditView, toDlqEntryView } from './dead-letter.types';
 import { decodeDlqCursor, encodeDlqCursor } from './dlq-cursor';
 import { applyEdit } from './payload-edit';
@@ -48,7 +48,7 @@ export class DeadLetterService {
     private readonly dlq: DeadLetterRepository,
     private readonly jobs: JobsRepository,
     private readonly media: MediaRepository,
-    private readonly notifier: QueueNotifier,
+    private readonly lifecycle: JobLifecycle,
     private readonly metrics: DeadLetterMetrics,
   ) {}
 
@@ -94,7 +94,7 @@ export class DeadLetterService {
       const { next, before, after } = applyEdit(job.payload, { ...dto, media: dto.media?.map((x) => x.toLowerCase()) ?? dto.media });
       if (Object.keys(after).length === 0) return; // the same payload again: no edit, no new key
       await this.validateContent(auth.workspaceId, job.provider, next);
-      await this.dlq.updatePayload(m, id, next);
+      await this.lifecycle.editDeadPayload(m, id, next);
       await this.dlq.insertAudit(m, auth.workspaceId, auth.apiKeyId, [{ jobId: id, action: 'edit', before, after }]);
     });
     return this.get(auth.workspaceId, id);
@@ -174,7 +174,7 @@ export class DeadLetterService {
     return { requeued: result.requeued.length, ids: result.requeued.map((j) => j.id), skipped: result.skipped, more: result.more };
   }
 
-  /** The guarded UPDATE, its audit rows and the wake-up (sent at commit), inside the caller's transaction. */
+  /** The queue's revive rule (shared with POST /v1/jobs/:id/retry) and the audit rows, inside the caller's transaction. */
   private async requeueLocked(
     m: Sql,
     auth: AuthContext,
@@ -182,8 +182,8 @@ export class DeadLetterService {
     targets: { id: string; status: 'scheduled' | 'paused' }[],
     runAt: Date | null,
     force: boolean,
-  ): Promise<RequeuedJob[]> {
-    const done = await this.dlq.requeue(m, targets, runAt);
+  ): Promise<RevivedJob[]> {
+    const done = await this.lifecycle.revive(m, targets, runAt);
     const before = new Map(locked.map((j) => [j.id, j]));
     const audit: NewAudit[] = done.map((j) => {
       const b = before.get(j.id)!;
@@ -195,7 +195,6 @@ export class DeadLetterService {
       };
     });
     await this.dlq.insertAudit(m, auth.workspaceId, auth.apiKeyId, audit);
-    if (done.some((j) => j.status === 'scheduled')) await this.notifier.notify(m, runAt ?? undefined);
     return done;
   }
 
@@ -206,7 +205,7 @@ export class DeadLetterService {
       if (!job) throw notFound('job', id);
       if (job.status === 'discarded') return null;
       if (job.status !== 'dead') throw conflict(`only a dead job can be discarded: ${notDeadMessage(job.status)}`);
-      await this.dlq.discard(m, id);
+      await this.lifecycle.discard(m, id);
       await this.dlq.insertAudit(m, auth.workspaceId, auth.apiKeyId, [
         { jobId: id, action: 'discard', before: { status: 'dead' }, after: { status: 'discarded' } },
       ]);
@@ -216,7 +215,7 @@ export class DeadLetterService {
     return this.get(auth.workspaceId, id);
   }
 
-  private countRequeued(jobs: RequeuedJob[]): void {
+  private countRequeued(jobs: RevivedJob[]): void {
     const byAccount = new Map<string, number>();
     for (const j of jobs) byAccount.set(j.accountId, (byAccount.get(j.accountId) ?? 0) + 1);
     for (const [account, n] of byAccount) this.metrics.requeued.inc({ account }, n);

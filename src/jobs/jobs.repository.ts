@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql, Tx } from '../database/db';
-import type { AttemptRow, JobRow } from './job.types';
+import type { RequeueAccount } from '../dead-letter/requeue-policy';
+import type { AttemptRow, JobRow, JobStatus } from './job.types';
 
 export const JOB_COLUMNS = `
   j.id, j.post_id AS "postId", j.account_id AS "accountId", j.workspace_id AS "workspaceId", j.provider, j.status,
@@ -10,19 +11,7 @@ export const JOB_COLUMNS = `
   j.remote_id AS "remoteId", j.remote_url AS "remoteUrl", j.created_at AS "createdAt", j.updated_at AS "updatedAt",
   j.finished_at AS "finishedAt"`;
 
-/**
- * The idempotency key a dead job goes back to the queue with: a new one iff its payload was
- * edited (PATCH /v1/dlq/:jobId) since the current key was issued, else the same (SPEC §4).
- * New keys are `<jobId>.<n>`, n = 2, 3, … (a job's first key is its id): unique because job
- * ids are, readable in a receiver's logs, and within Bluesky's record-key alphabet. Used by
- * every requeue (DLQ single and bulk, and the manual retry below) and by the DLQ's detail
- * view, which announces the key a requeue would send.
- */
-export const REQUEUE_KEY_SQL = `CASE WHEN j.payload_changed_since_key
-  THEN j.id::text || '.' || (coalesce(substring(j.idempotency_key from '\\.(\\d+)$')::int, 1) + 1)
-  ELSE j.idempotency_key END`;
-
-/** Reads of jobs and attempts for the API, and the guarded manual retry. Scoped by workspace. */
+/** Reads of jobs and attempts for the API, and the locks of a manual retry. Scoped by workspace. Jobs change through the queue (JobLifecycle). */
 @Injectable()
 export class JobsRepository {
   constructor(private readonly db: Db) {}
@@ -96,28 +85,25 @@ export class JobsRepository {
     );
   }
 
-  /**
-   * "Retry now" for a job that waits for a retry or is dead: due now; a dead job gets a fresh
-   * attempt budget (history kept). Guarded by its status, so it cannot race a worker: an
-   * in-flight job is not matched (the caller answers 409). A job whose account is not active
-   * waits as `paused` instead of sitting unclaimable in the queue.
-   */
-  async retryNow(workspaceId: string, id: string, m: Sql): Promise<boolean> {
-    const rows: unknown[] = await m.query(
-      `UPDATE jobs j SET
-         status = CASE WHEN a.status = 'active' THEN 'scheduled' ELSE 'paused' END,
-         run_at = now(),
-         attempt_base = CASE WHEN j.status = 'dead' THEN j.attempt_count ELSE j.attempt_base END,
-         -- A dead job edited in the DLQ must not go out under the key its old payload used.
-         idempotency_key = CASE WHEN j.status = 'dead' THEN ${REQUEUE_KEY_SQL} ELSE j.idempotency_key END,
-         payload_changed_since_key = CASE WHEN j.status = 'dead' THEN false ELSE j.payload_changed_since_key END,
-         dead_reason = NULL, finished_at = NULL, updated_at = now()
-       FROM accounts a
-       WHERE j.workspace_id = $1 AND j.id = $2 AND a.id = j.account_id AND a.deleted_at IS NULL
-         AND j.status IN ('scheduled', 'dead')
-       RETURNING j.id`,
+  /** Locks a job of the workspace for a manual retry (jobs before accounts, as everywhere). */
+  async lockJob(m: Sql, workspaceId: string, id: string): Promise<{ id: string; accountId: string; status: JobStatus } | null> {
+    const rows = await m.query<{ id: string; accountId: string; status: JobStatus }>(
+      `SELECT id, account_id AS "accountId", status FROM jobs WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
       [workspaceId, id],
     );
-    return rows.length > 0;
+    return rows[0] ?? null;
+  }
+
+  /**
+   * The job's account, after the job (lock order). FOR SHARE: its status cannot change until we
+   * commit, so the target state decided from it still holds at commit.
+   */
+  async lockAccount(m: Sql, accountId: string): Promise<RequeueAccount> {
+    const rows = await m.query<RequeueAccount>(
+      `SELECT id, name, status, status_reason AS "statusReason", deleted_at IS NOT NULL AS deleted
+       FROM accounts WHERE id = $1 FOR SHARE`,
+      [accountId],
+    );
+    return rows[0]!;
   }
 }

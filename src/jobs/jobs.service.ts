@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { conflict, notFound } from '../common/errors';
-import { QueueNotifier } from '../queue/queue-notifier';
+import { requeueTarget } from '../dead-letter/requeue-policy';
+import { JobLifecycle } from '../queue/job-lifecycle.service';
 import { AttemptView, JobStatus, JobView, toAttemptView, toJobView } from './job.types';
 import { JobsRepository } from './jobs.repository';
 
@@ -28,7 +29,7 @@ const WHY_NOT: Record<Exclude<JobStatus, 'scheduled' | 'dead'>, string> = {
 export class JobsService {
   constructor(
     private readonly jobs: JobsRepository,
-    private readonly notifier: QueueNotifier,
+    private readonly lifecycle: JobLifecycle,
   ) {}
 
   async get(workspaceId: string, id: string): Promise<JobWithAttempts> {
@@ -60,18 +61,26 @@ export class JobsService {
     return out;
   }
 
+  /**
+   * POST /v1/jobs/:id/retry. A job waiting for its next attempt becomes due now. A dead job goes
+   * back by the same rule as a requeue from the dead-letter queue (fresh attempt budget, a new
+   * idempotency key iff its payload was edited, a passed publishBy dropped: see
+   * queue/sql/revive-dead-jobs.ts); if its account is not active it waits, paused, for the
+   * account to be fixed (a requeue would ask for `force`). Anything else: 409 saying why.
+   */
   async retry(workspaceId: string, id: string): Promise<JobWithAttempts> {
-    const done = await this.jobs.transaction(async (m) => {
-      const ok = await this.jobs.retryNow(workspaceId, id, m);
-      if (ok) await this.notifier.notify(m);
-      return ok;
-    });
-    if (!done) {
-      const job = await this.jobs.find(workspaceId, id);
+    await this.jobs.transaction(async (m) => {
+      const job = await this.jobs.lockJob(m, workspaceId, id);
       if (!job) throw notFound('job', id);
-      const status = job.status as keyof typeof WHY_NOT;
-      throw conflict(WHY_NOT[status] ?? `this job cannot be retried while ${job.status}`);
-    }
+      if (job.status === 'scheduled') {
+        await this.lifecycle.retryNow(m, workspaceId, id);
+        return;
+      }
+      if (job.status !== 'dead') throw conflict(WHY_NOT[job.status]);
+      const target = requeueTarget(await this.jobs.lockAccount(m, job.accountId), true);
+      if (!target.ok) throw conflict(target.message);
+      await this.lifecycle.revive(m, [{ id, status: target.status }], null);
+    });
     return this.get(workspaceId, id);
   }
 }

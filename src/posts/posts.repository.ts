@@ -4,6 +4,7 @@ import type { Keyset } from '../common/pagination';
 import type { JobPayload } from '../connectors/connector.interface';
 import type { NewJob, PostRow } from './post.types';
 import { JOBS_CHANNEL } from '../queue/queue-notifier';
+import { enqueueJobsCte } from '../queue/sql/enqueue-jobs';
 import type { PostStatus } from './post-status';
 
 const POST_COLUMNS = `
@@ -41,14 +42,10 @@ export class PostsRepository {
   }
 
   /**
-   * The post and one job per target, in one round trip each (jobs through unnest). Each job
-   * carries its own copy of the payload, so a later edit of one dead job touches only it.
-   */
-  /**
    * The post, its jobs, the Idempotency-Key's stored answer and the wake-up of idle workers,
    * in ONE statement: it commits as a whole (the API answers 201 only after it returns), and
-   * POST /v1/posts costs one round trip for its writes. The jobs' foreign key to the post is
-   * checked at the end of the statement, when the post exists; the NOTIFY is delivered at commit.
+   * POST /v1/posts costs one round trip for its writes. The jobs' INSERT is the queue's
+   * (enqueueJobsCte: the queue is the only writer of `jobs`); the NOTIFY is delivered at commit.
    */
   async create(
     post: PostRow,
@@ -62,11 +59,20 @@ export class PostsRepository {
          INSERT INTO posts (id, workspace_id, text, title, link, media, metadata, scheduled_at, publish_by, created_at, updated_at)
          VALUES ($2, $1, $13, $14, $15, $16, $17, $3, $4, $5, $5)
        ), j AS (
-         INSERT INTO jobs (id, workspace_id, post_id, account_id, provider, status, run_at, publish_by, idempotency_key,
-                           text_override, payload, created_at, updated_at)
-         SELECT r.id, $1, $2, r.account_id, r.provider, r.status, $3, $4, r.idempotency_key, r.text_override, r.payload, $5, $5
-         FROM unnest($6::uuid[], $7::uuid[], $8::text[], $9::text[], $10::text[], $11::text[], $12::jsonb[])
-           AS r(id, account_id, provider, status, idempotency_key, text_override, payload)
+         ${enqueueJobsCte({
+           workspaceId: '$1',
+           postId: '$2',
+           runAt: '$3',
+           publishBy: '$4',
+           createdAt: '$5',
+           ids: '$6',
+           accountIds: '$7',
+           providers: '$8',
+           statuses: '$9',
+           idempotencyKeys: '$10',
+           textOverrides: '$11',
+           payloads: '$12',
+         })}
          RETURNING 1
        ), k AS (
          UPDATE idempotency_keys SET state = 'completed', response_status = $19, response_body = $20
@@ -138,32 +144,5 @@ export class PostsRepository {
        WHERE workspace_id = $1 AND id = $2`,
       [post.workspaceId, post.id, post.text, post.title, post.link, JSON.stringify(post.media), post.metadata, post.scheduledAt, post.publishBy],
     );
-  }
-
-  /** Rewrites the payload and schedule of jobs that have not started (the caller holds their locks). */
-  async rescheduleJobs(m: Sql, post: PostRow, payloadFor: (textOverride: string | null) => JobPayload): Promise<void> {
-    const jobs: { id: string; textOverride: string | null }[] = await m.query(
-      `SELECT id, text_override AS "textOverride" FROM jobs WHERE post_id = $1 AND status IN ('scheduled', 'paused')`,
-      [post.id],
-    );
-    await m.query(
-      `UPDATE jobs j SET payload = r.payload, run_at = $2, publish_by = $3, updated_at = now()
-       FROM unnest($1::uuid[], $4::jsonb[]) AS r(id, payload) WHERE j.id = r.id`,
-      [jobs.map((j) => j.id), post.scheduledAt, post.publishBy, jobs.map((j) => JSON.stringify(payloadFor(j.textOverride)))],
-    );
-  }
-
-  /**
-   * Cancels the post's jobs that are waiting (scheduled, including those waiting for a retry,
-   * or paused); an attempt in flight finishes, finished jobs stay as they are.
-   */
-  async cancelUnstarted(m: Sql, workspaceId: string, postId: string): Promise<number> {
-    const rows: unknown[] = await m.query(
-      `UPDATE jobs SET status = 'cancelled', finished_at = now(), updated_at = now()
-       WHERE workspace_id = $1 AND post_id = $2 AND status IN ('scheduled', 'paused')
-       RETURNING id`,
-      [workspaceId, postId],
-    );
-    return rows.length;
   }
 }

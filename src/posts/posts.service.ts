@@ -11,7 +11,7 @@ import { JobsRepository } from '../jobs/jobs.repository';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { MediaService } from '../media/media.service';
 import type { MediaInfo } from '../media/media.types';
-import { QueueNotifier } from '../queue/queue-notifier';
+import { JobLifecycle } from '../queue/job-lifecycle.service';
 import { IdempotencyRepository } from './idempotency.repository';
 import { validateForPlatform } from './platform-rules';
 import { derivePostStatus } from './post-status';
@@ -33,7 +33,7 @@ export class PostsService {
     private readonly jobs: JobsRepository,
     private readonly accounts: AccountsRepository,
     private readonly idempotency: IdempotencyRepository,
-    private readonly notifier: QueueNotifier,
+    private readonly lifecycle: JobLifecycle,
     private readonly media: MediaService,
   ) {}
 
@@ -260,8 +260,7 @@ export class PostsService {
         next.link,
       );
       await this.posts.update(m, next);
-      await this.posts.rescheduleJobs(m, next, (override) => this.payload(next, override));
-      await this.notifier.notify(m, next.scheduledAt);
+      await this.lifecycle.reschedulePost(m, id, next.scheduledAt, next.publishBy, (override) => this.payload(next, override));
     });
     return this.get(workspaceId, id);
   }
@@ -271,7 +270,7 @@ export class PostsService {
       await this.posts.lockJobs(m, workspaceId, id);
       const post = await this.posts.find(workspaceId, id, m);
       if (!post) throw notFound('post', id);
-      await this.posts.cancelUnstarted(m, workspaceId, id);
+      await this.lifecycle.cancelPost(m, workspaceId, id);
     });
     return this.get(workspaceId, id);
   }

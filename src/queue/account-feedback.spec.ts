@@ -1,7 +1,7 @@
 import { CLOSED_CIRCUIT, DEFAULT_BREAKER } from '../retry/circuit-breaker';
 import type { ErrorClass } from '../retry/error-class';
 import { accountFeedback } from './account-feedback';
-import type { FinishedAttempt, LockedAccount } from './queue.repository';
+import type { FinishedAttempt, LockedAccount } from './queue.types';
 
 const t0 = Date.parse('2026-11-29T12:00:00Z');
 let seq = 0;
@@ -25,9 +25,18 @@ function attempt(accountId: string, errorClass: ErrorClass, atMs: number, messag
     remoteId: null,
     remoteUrl: null,
     warnings: [],
+    credentialsVersion: 1,
+    refreshedCredentials: null,
   };
 }
-const active = (id: string, circuit = CLOSED_CIRCUIT): LockedAccount => ({ id, status: 'active', circuit });
+const active = (id: string, circuit = CLOSED_CIRCUIT, credentialsVersion = 1): LockedAccount => ({
+  id,
+  status: 'active',
+  circuit,
+  maxInFlight: 5,
+  deleted: false,
+  credentialsVersion,
+});
 
 describe('accountFeedback', () => {
   it('opens the circuit on the 5th consecutive transient failure, in finish order', () => {
@@ -57,6 +66,13 @@ describe('accountFeedback', () => {
     expect(fb.status?.reason).toContain('HTTP 401');
   });
 
+  it('ignores an auth failure of credentials a person has replaced since the attempt began', () => {
+    const stale = { ...attempt('a', 'auth', 10, 'HTTP 401: unauthorized'), credentialsVersion: 1 };
+    const fb = accountFeedback([active('a', CLOSED_CIRCUIT, 2)], [stale], DEFAULT_BREAKER).get('a')!;
+    expect(fb.status).toBeNull();
+    expect(fb.lastError).toBeNull();
+  });
+
   it('disables the account at 50 consecutive failures', () => {
     const near = { state: 'closed' as const, openUntil: null, consecutiveFailures: 49 };
     const fb = accountFeedback([active('a', near)], [attempt('a', 'transient', 10)], DEFAULT_BREAKER).get('a')!;
@@ -75,7 +91,7 @@ describe('accountFeedback', () => {
   });
 
   it('leaves an account that is already not active as it is', () => {
-    const fb = accountFeedback([{ id: 'a', status: 'disabled', circuit: CLOSED_CIRCUIT }], [attempt('a', 'auth', 10)], DEFAULT_BREAKER);
+    const fb = accountFeedback([{ ...active('a'), status: 'disabled' }], [attempt('a', 'auth', 10)], DEFAULT_BREAKER);
     expect(fb.get('a')!.status).toBeNull();
   });
 });

@@ -1,11 +1,15 @@
 import { BreakerConfig, recordOutcome } from '../retry/circuit-breaker';
-import type { AccountFeedback, FinishedAttempt, LockedAccount } from './queue.repository';
+import type { AccountFeedback, FinishedAttempt, LockedAccount } from './queue.types';
 
 /**
  * What a batch of finished attempts does to their accounts (SPEC §4), folded in the order the
  * attempts finished: the circuit breaker steps once per attempt; an auth failure makes the
  * account `needs_reauth`; reaching the disable threshold makes it `disabled`. An account that
  * is already not active keeps its status (a person must act on it anyway).
+ *
+ * An auth failure of credentials older than the account's current ones (a person saved new ones
+ * while the attempt ran) says nothing about the account any more: it is left out, so the
+ * person's fresh credentials are not marked as refused.
  */
 export function accountFeedback(
   accounts: LockedAccount[],
@@ -14,7 +18,9 @@ export function accountFeedback(
 ): Map<string, AccountFeedback> {
   const ordered = [...attempts].sort((a, b) => a.finishedAt.getTime() - b.finishedAt.getTime());
   const byAccount = new Map<string, FinishedAttempt[]>();
+  const current = new Map(accounts.map((a) => [a.id, a.credentialsVersion]));
   for (const attempt of ordered) {
+    if (attempt.errorClass === 'auth' && attempt.credentialsVersion !== current.get(attempt.accountId)) continue;
     const list = byAccount.get(attempt.accountId);
     if (list) list.push(attempt);
     else byAccount.set(attempt.accountId, [attempt]);

@@ -6,26 +6,25 @@ import { bareOutcome, DeliveryAccount, DeliveryOutcome, PayloadMedia } from '../
 import { ConnectorRegistry } from '../connectors/connector.registry';
 import { MediaResolver } from '../media/media-resolver';
 import { RetryPolicy } from '../retry/backoff';
-import { decideAfterAttempt, isExpired } from '../retry/decide';
-import { ClaimedJob, FinishedAttempt, QueueRepository } from './queue.repository';
+import { decideAfterAttempt } from '../retry/decide';
+import { CredentialsCache } from './credentials-cache';
+import { QueueRepository } from './queue.repository';
+import type { ClaimedJob, FinishedAttempt } from './queue.types';
 import { WorkerMetrics } from './worker.metrics';
-
-interface CachedAccount {
-  version: number;
-  account: DeliveryAccount;
-}
 
 const outcome = (errorClass: DeliveryOutcome['errorClass'], message: string): DeliveryOutcome => bareOutcome(errorClass, message);
 
 /**
- * One attempt of one claimed job: the account's decrypted credentials (cached per account and
- * credentials version), the post's media, the platform's connector, then the pure retry
- * decision. Returns the finished attempt for the worker to record; never throws.
+ * One attempt of one claimed job: the account's decrypted credentials (CredentialsCache), the
+ * post's media, the platform's connector under the attempt's deadline (`signal`), then the pure
+ * retry decision. Returns the finished attempt for the worker to record in its next round —
+ * refreshed credentials included, sealed, so they are stored in the same transaction as the
+ * outcome and only if nobody saved newer ones meanwhile. Never throws.
  */
 @Injectable()
 export class AttemptRunner {
   private readonly logger = new Logger('Attempts');
-  private readonly accounts = new Map<string, CachedAccount>();
+  private readonly cache = new CredentialsCache();
 
   constructor(
     @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
@@ -36,29 +35,27 @@ export class AttemptRunner {
     private readonly media: MediaResolver,
   ) {}
 
-  /** Decrypted credentials are cached per account and version (bumped on every change). */
+  /**
+   * Loads and decrypts the credentials of the claimed jobs' accounts not cached at their version.
+   * Throws when the database cannot be read (the caller gives the jobs back unattempted).
+   */
   async ensureAccounts(jobs: ClaimedJob[]): Promise<void> {
-    const missing = [
-      ...new Set(jobs.filter((j) => this.accounts.get(j.accountId)?.version !== j.credentialsVersion).map((j) => j.accountId)),
-    ];
+    const missing = [...new Set(jobs.filter((j) => this.cache.get(j.accountId, j.credentialsVersion) === undefined).map((j) => j.accountId))];
     if (missing.length === 0) return;
     for (const row of await this.queue.loadAccounts(missing)) {
       try {
-        this.accounts.set(row.id, {
-          version: row.credentialsVersion,
-          account: {
-            id: row.id,
-            workspaceId: row.workspaceId,
-            name: row.name,
-            config: row.config,
-            credentials: openCredentials(this.box, row.id, row.credentials),
-          },
-        });
+        const credentials = openCredentials(this.box, row.id, row.credentials);
+        this.cache.set(row.id, row.credentialsVersion, { id: row.id, workspaceId: row.workspaceId, name: row.name, config: row.config, credentials });
       } catch (err) {
-        this.accounts.delete(row.id);
+        this.cache.forget(row.id);
         this.logger.error(`account ${row.id}: ${(err as Error).message}`);
       }
     }
+  }
+
+  /** The account stopped (disabled, deleted): its decrypted credentials leave memory. */
+  forget(accountId: string): void {
+    this.cache.forget(accountId);
   }
 
   private policyFor(job: ClaimedJob): RetryPolicy {
@@ -71,13 +68,12 @@ export class AttemptRunner {
     };
   }
 
-  private async deliver(job: ClaimedJob, signal: AbortSignal): Promise<DeliveryOutcome> {
+  private async deliver(job: ClaimedJob, cached: { account: DeliveryAccount } | undefined, signal: AbortSignal): Promise<DeliveryOutcome> {
     const connector = this.connectors.find(job.provider);
     if (!connector) return outcome('poison', `no connector for provider "${job.provider}" in this version of Herald`);
-    const cached = this.accounts.get(job.accountId);
     if (!cached) {
       // Wrong HERALD_SECRET_KEY on this host: another host (or a fixed config) can still deliver.
-      return outcome('transient', 'the account\'s credentials could not be decrypted on this host (check HERALD_SECRET_KEY)');
+      return outcome('transient', "the account's credentials could not be decrypted on this host (check HERALD_SECRET_KEY)");
     }
     let media: PayloadMedia[];
     try {
@@ -113,12 +109,15 @@ export class AttemptRunner {
 
   async run(job: ClaimedJob, signal: AbortSignal): Promise<FinishedAttempt> {
     const startedAt = new Date();
-    const result =
-      job.publishBy && isExpired(job.publishBy, startedAt)
-        ? outcome('permanent', 'publishBy passed before the attempt could start')
-        : await this.deliver(job, signal);
+    const cached = this.cache.get(job.accountId, job.credentialsVersion);
+    const result = await this.deliver(job, cached, signal);
     const finishedAt = new Date();
-    if (result.credentialsUpdate) await this.storeCredentials(job.accountId, result.credentialsUpdate);
+    let refreshedCredentials: string | null = null;
+    if (result.credentialsUpdate) {
+      refreshedCredentials = sealCredentials(this.box, job.accountId, result.credentialsUpdate);
+      // Not cached here: the stored version is decided by the round (a person's save wins).
+      this.cache.forget(job.accountId);
+    }
     const decision = decideAfterAttempt({
       errorClass: result.errorClass,
       attemptNumber: job.attemptsInBudget + 1,
@@ -148,15 +147,8 @@ export class AttemptRunner {
       remoteId: result.remoteId,
       remoteUrl: result.remoteUrl,
       warnings: result.warnings ?? [],
+      credentialsVersion: cached?.version ?? job.credentialsVersion,
+      refreshedCredentials,
     };
-  }
-
-  private async storeCredentials(accountId: string, credentials: Record<string, unknown>): Promise<void> {
-    try {
-      await this.queue.updateCredentials(accountId, sealCredentials(this.box, accountId, credentials));
-      this.accounts.delete(accountId);
-    } catch (err) {
-      this.logger.error(`could not store refreshed credentials of account ${accountId}: ${(err as Error).message}`);
-    }
   }
 }

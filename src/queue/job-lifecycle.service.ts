@@ -1,0 +1,92 @@
+import { Injectable } from '@nestjs/common';
+import type { JobPayload } from '../connectors/connector.interface';
+import { Db, Sql } from '../database/db';
+import { QueueNotifier } from './queue-notifier';
+import { cancelAccountJobs, cancelPostJobs } from './sql/cancel-jobs';
+import { discardDeadJob } from './sql/discard-dead-job';
+import { editDeadPayload } from './sql/edit-dead-payload';
+import { pauseAccountJobs } from './sql/pause-jobs';
+import { reschedulePostJobs } from './sql/reschedule-jobs';
+import { resumeAccountJobs } from './sql/resume-jobs';
+import { retryNow } from './sql/retry-now';
+import { RevivedJob, reviveDeadJobs } from './sql/revive-dead-jobs';
+
+export type { RevivedJob } from './sql/revive-dead-jobs';
+
+/**
+ * The job lifecycle as other modules change it: accounts (pause, resume, cancel), posts (cancel,
+ * reschedule), manual retry, and the dead-letter queue (revive, edit, discard). The queue module
+ * is the only writer of `jobs` (the transition table is job-lifecycle.ts); each method is one
+ * operation of that table, run in the caller's transaction (`q`), so a change of an account or
+ * a post and the change of its jobs commit together. Callers lock job rows before account rows.
+ *
+ * Operations that make jobs due send the wake-up in the same transaction: PostgreSQL delivers it
+ * at commit, never for a rolled-back change.
+ */
+@Injectable()
+export class JobLifecycle {
+  constructor(
+    private readonly db: Db,
+    private readonly notifier: QueueNotifier,
+  ) {}
+
+  /** pause: the waiting jobs of an account that became needs_reauth or disabled. */
+  pauseAccount(q: Sql, accountId: string): Promise<number> {
+    return pauseAccountJobs(q, [accountId], false);
+  }
+
+  /** resume: the paused jobs of an account that is active again; idle workers are woken. */
+  async resumeAccount(q: Sql, accountId: string): Promise<number> {
+    const n = await resumeAccountJobs(q, accountId);
+    if (n > 0) await this.notifier.notify(q);
+    return n;
+  }
+
+  /** cancel: the unstarted jobs of a deleted account. */
+  cancelAccount(q: Sql, workspaceId: string, accountId: string): Promise<number> {
+    return cancelAccountJobs(q, workspaceId, accountId);
+  }
+
+  /** cancel: the unstarted jobs of a deleted post. */
+  cancelPost(q: Sql, workspaceId: string, postId: string): Promise<number> {
+    return cancelPostJobs(q, workspaceId, postId);
+  }
+
+  /** reschedule: a post edited before any job started (the caller holds the jobs' locks). */
+  async reschedulePost(q: Sql, postId: string, runAt: Date, publishBy: Date | null, payloadFor: (textOverride: string | null) => JobPayload): Promise<void> {
+    await reschedulePostJobs(q, postId, runAt, publishBy, payloadFor);
+    await this.notifier.notify(q, runAt);
+  }
+
+  /** retry of a job waiting for its next attempt: due now. False when it is not waiting. */
+  async retryNow(q: Sql, workspaceId: string, jobId: string): Promise<boolean> {
+    const done = await retryNow(q, workspaceId, jobId);
+    if (done) await this.notifier.notify(q);
+    return done;
+  }
+
+  /**
+   * retry | requeue of dead jobs: the one revive rule (revive-dead-jobs.ts) for the manual retry
+   * and the dead-letter queue alike. The caller decides each job's target under its account lock.
+   */
+  async revive(q: Sql, jobs: { id: string; status: 'scheduled' | 'paused' }[], runAt: Date | null): Promise<RevivedJob[]> {
+    const done = await reviveDeadJobs(q, jobs, runAt);
+    if (done.some((j) => j.status === 'scheduled')) await this.notifier.notify(q, runAt ?? undefined);
+    return done;
+  }
+
+  /** edit: a dead job's payload corrected. False when it is no longer dead. */
+  editDeadPayload(q: Sql, jobId: string, payload: JobPayload): Promise<boolean> {
+    return editDeadPayload(q, jobId, payload);
+  }
+
+  /** discard: a dead job dropped from the dead-letter queue. False when it is no longer dead. */
+  discard(q: Sql, jobId: string): Promise<boolean> {
+    return discardDeadJob(q, jobId);
+  }
+
+  /** Workers holding this account's leased jobs give back those not started (sent at commit of `q`). */
+  accountStopped(accountId: string, q: Sql = this.db): Promise<void> {
+    return this.notifier.accountStopped(accountId, q);
+  }
+}

@@ -1,0 +1,93 @@
+import type { RetryPolicyOverride } from '../accounts/account.types';
+import type { JobPayload, Provider } from '../connectors/connector.interface';
+import type { Circuit } from '../retry/circuit-breaker';
+import type { DeadReason, Decision } from '../retry/decide';
+import type { ErrorClass } from '../retry/error-class';
+
+/** A job as a claim hands it to the worker: leased to it until its lease ends (renewed while held). */
+export interface ClaimedJob {
+  id: string;
+  postId: string;
+  accountId: string;
+  workspaceId: string;
+  provider: Provider;
+  idempotencyKey: string;
+  /** The number of the attempt this claim starts (1-based, whole history). */
+  attemptNumber: number;
+  /** Attempts of the current budget before this one (a requeue starts a new budget). */
+  attemptsInBudget: number;
+  payload: JobPayload;
+  publishBy: Date | null;
+  previousErrorClass: ErrorClass | null;
+  previousHttpStatus: number | null;
+  previousNetworkError: string | null;
+  /** The account's credentials version when the job was claimed. */
+  credentialsVersion: number;
+  retryPolicy: RetryPolicyOverride | null;
+  /** The account's cap on attempts running at once. */
+  maxInFlight: number;
+  claimedAt: Date;
+}
+
+/** One finished attempt, as the worker reports it. */
+export interface FinishedAttempt {
+  jobId: string;
+  accountId: string;
+  attemptNumber: number;
+  idempotencyKey: string;
+  startedAt: Date;
+  finishedAt: Date;
+  httpStatus: number | null;
+  networkError: string | null;
+  errorClass: ErrorClass;
+  message: string | null;
+  responseExcerpt: string | null;
+  decision: Decision;
+  /** For `retry`: wait before the next attempt, added to the database clock. */
+  delayMs: number | null;
+  deadReason: DeadReason | null;
+  remoteId: string | null;
+  remoteUrl: string | null;
+  warnings: string[];
+  /** The credentials version the attempt used (an auth failure of older credentials pauses nothing). */
+  credentialsVersion: number;
+  /** Credentials the attempt refreshed, sealed, stored only if still based on the current version. */
+  refreshedCredentials: string | null;
+}
+
+/** A leased job given back or expired without an attempt. */
+export interface LeasedJobRef {
+  id: string;
+  attemptNumber: number;
+}
+
+/** What one round did. */
+export interface RoundResult {
+  /** Jobs whose finished attempt was recorded under its lease. */
+  recorded: Set<string>;
+  /** Successes recorded after their lease was lost (record-late-successes.ts). */
+  recordedLate: Set<string>;
+  claimed: ClaimedJob[];
+  /** Accounts not active after this round: their waiting jobs must be paused. */
+  notActive: string[];
+}
+
+/** What the completion decided for one account, under its row lock. */
+export interface AccountFeedback {
+  circuit: Circuit;
+  opened: boolean;
+  lastError: string | null;
+  succeeded: boolean;
+  /** A new status for the account, with the reason shown to people. */
+  status: { value: 'needs_reauth' | 'disabled'; reason: string } | null;
+}
+
+/** An account of a round, read under its row lock. */
+export interface LockedAccount {
+  id: string;
+  status: string;
+  circuit: Circuit;
+  maxInFlight: number;
+  deleted: boolean;
+  credentialsVersion: number;
+}

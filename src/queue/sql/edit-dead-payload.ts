@@ -1,0 +1,16 @@
+import type { Sql } from '../../database/db';
+import type { JobPayload } from '../../connectors/connector.interface';
+import { guard } from '../job-lifecycle';
+
+/**
+ * edit (dead → dead): a person corrected a dead job's payload in the dead-letter queue (already
+ * validated by the caller as POST /v1/posts would). Marks the payload as changed since the
+ * current idempotency key was issued, so the revival sends it under a new key. Guarded by its
+ * status: false when the job is no longer dead.
+ */
+const SQL = `UPDATE jobs SET payload = $2, payload_edited_at = now(), payload_changed_since_key = true, updated_at = now()
+             WHERE id = $1 AND ${guard('edit')} RETURNING id`;
+
+export async function editDeadPayload(q: Sql, id: string, payload: JobPayload): Promise<boolean> {
+  return (await q.query(SQL, [id, JSON.stringify(payload)])).length > 0;
+}

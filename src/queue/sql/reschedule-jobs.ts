@@ -1,0 +1,27 @@
+import type { Sql } from '../../database/db';
+import type { JobPayload } from '../../connectors/connector.interface';
+import { guard } from '../job-lifecycle';
+
+/**
+ * reschedule (scheduled → scheduled, paused → paused): a post edited or moved before any of its
+ * jobs started. Each job gets its payload rebuilt (its own text override kept), the post's new
+ * run time and publishBy. The caller holds the jobs' row locks (PostsService.update checked that
+ * none started), so no worker can claim one in between.
+ */
+const SQL = `UPDATE jobs j SET payload = r.payload, run_at = $2, publish_by = $3, updated_at = now()
+             FROM unnest($1::uuid[], $4::jsonb[]) AS r(id, payload)
+             WHERE j.id = r.id AND ${guard('reschedule', 'j.status')}`;
+const WAITING = `SELECT id, text_override AS "textOverride" FROM jobs WHERE post_id = $1 AND ${guard('reschedule')}`;
+
+export async function reschedulePostJobs(
+  q: Sql,
+  postId: string,
+  runAt: Date,
+  publishBy: Date | null,
+  payloadFor: (textOverride: string | null) => JobPayload,
+): Promise<number> {
+  const jobs = await q.query<{ id: string; textOverride: string | null }>(WAITING, [postId]);
+  if (jobs.length === 0) return 0;
+  await q.query(SQL, [jobs.map((j) => j.id), runAt, publishBy, jobs.map((j) => JSON.stringify(payloadFor(j.textOverride)))]);
+  return jobs.length;
+}

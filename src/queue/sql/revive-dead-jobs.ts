@@ -1,0 +1,61 @@
+import type { Sql } from '../../database/db';
+import { guard } from '../job-lifecycle';
+
+/**
+ * The idempotency key a dead job goes back to the queue with: a new one iff its payload was
+ * edited (PATCH /v1/dlq/:jobId) since the current key was issued, else the same (SPEC §4:
+ * receivers may have cached their answer to the old key). New keys are `<jobId>.<n>`, n = 2, 3,
+ * … (a job's first key is its id): unique because job ids are, readable in a receiver's logs,
+ * and within Bluesky's record-key alphabet. Also read by the DLQ's detail view, which announces
+ * the key a requeue would send.
+ */
+export const REVIVE_KEY_SQL = `CASE WHEN j.payload_changed_since_key
+  THEN j.id::text || '.' || (coalesce(substring(j.idempotency_key from '\\.(\\d+)$')::int, 1) + 1)
+  ELSE j.idempotency_key END`;
+
+/**
+ * retry | requeue (dead → scheduled | paused): THE rule for sending a dead job again, shared by
+ * `POST /v1/jobs/:id/retry` and the dead-letter queue's requeues, so the two cannot drift apart
+ * again (they did: the retry kept a passed publishBy, and an `expired` job it "retried" was
+ * answered 200 and never delivered — the claim skips it and the sweep killed it again).
+ *
+ * - a fresh attempt budget: attempt_base = attempt_count (the history stays);
+ * - the idempotency key of REVIVE_KEY_SQL;
+ * - due at `runAt` (default: the database's now, the clock the claim compares with);
+ * - a publishBy not after that run time is dropped: sending a dead job again is a person's
+ *   explicit decision to publish after that deadline (the DLQ's audit trail keeps the old one);
+ * - the dead reason cleared (error_class and last_error stay: they describe the last attempt).
+ *
+ * Where each job goes (scheduled, or paused for an account that is not active) is the caller's
+ * decision, taken under the account's lock. Guarded by `status = 'dead'`, on top of the caller's
+ * row locks: of two concurrent revivals exactly one moves the job, and a job in flight (never
+ * dead) is never put in the queue a second time.
+ */
+const SQL = `UPDATE jobs j SET
+         status = r.status,
+         run_at = coalesce($3::timestamptz, now()),
+         attempt_base = j.attempt_count,
+         dead_reason = NULL,
+         finished_at = NULL,
+         idempotency_key = ${REVIVE_KEY_SQL},
+         payload_changed_since_key = false,
+         publish_by = CASE WHEN j.publish_by <= coalesce($3::timestamptz, now()) THEN NULL ELSE j.publish_by END,
+         updated_at = now()
+       FROM unnest($1::uuid[], $2::text[]) AS r(id, status)
+       WHERE j.id = r.id AND ${guard('requeue', 'j.status')}
+       RETURNING j.id, j.account_id AS "accountId", j.status, j.idempotency_key AS "idempotencyKey", j.run_at AS "runAt",
+                 j.publish_by AS "publishBy"`;
+
+export interface RevivedJob {
+  id: string;
+  accountId: string;
+  status: 'scheduled' | 'paused';
+  idempotencyKey: string;
+  runAt: Date;
+  publishBy: Date | null;
+}
+
+export function reviveDeadJobs(q: Sql, jobs: { id: string; status: 'scheduled' | 'paused' }[], runAt: Date | null): Promise<RevivedJob[]> {
+  if (jobs.length === 0) return Promise.resolve([]);
+  return q.query<RevivedJob>(SQL, [jobs.map((j) => j.id), jobs.map((j) => j.status), runAt]);
+}
