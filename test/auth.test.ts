@@ -120,16 +120,61 @@ describe('the bootstrap key', () => {
     }
   });
 
-  it('adds a changed HERALD_API_KEY to the same bootstrap workspace', async () => {
+  it('a changed HERALD_API_KEY replaces the previous bootstrap key; member keys stay', async () => {
     const { url } = await createTestDatabase();
-    const first = await bootTestApp({ databaseUrl: url, config: { bootstrapApiKey: 'first-bootstrap-key-000000' } });
+    const oldKey = 'first-bootstrap-key-000000';
+    const newKey = 'second-bootstrap-key-00000';
+    const first = await bootTestApp({ databaseUrl: url, config: { bootstrapApiKey: oldKey } });
+    const member = (await first.http().post('/v1/api-keys').set(bearer(oldKey)).send({ name: 'CI' }).expect(201)).body.key as string;
     await first.close();
-    const second = await bootTestApp({ databaseUrl: url, config: { bootstrapApiKey: 'second-bootstrap-key-00000' } });
+
+    const second = await bootTestApp({ databaseUrl: url, config: { bootstrapApiKey: newKey } });
     try {
-      const res = await second.http().get('/v1/api-keys').set(bearer('first-bootstrap-key-000000')).expect(200);
-      expect(res.body.data).toHaveLength(2);
+      const refused = await second.http().get('/v1/api-keys').set(bearer(oldKey)).expect(401);
+      expect(refused.body.message).toMatch(/invalid or revoked/i);
+      await second.http().post('/v1/workspaces').set(bearer(oldKey)).send({ name: 'With the old key' }).expect(401);
+      // The new key has the admin right; the workspace's other keys are untouched.
+      await second.http().post('/v1/workspaces').set(bearer(newKey)).send({ name: 'With the new key' }).expect(201);
+      const keys = (await second.http().get('/v1/api-keys').set(bearer(member)).expect(200)).body.data as { name: string; role: string }[];
+      expect(keys.map((k) => [k.name, k.role]).sort()).toEqual([
+        ['CI', 'member'],
+        ['HERALD_API_KEY', 'admin'],
+      ]);
     } finally {
       await second.close();
+    }
+  });
+
+  it('a host restarting with the replaced value does not bring it back', async () => {
+    const { url } = await createTestDatabase();
+    const oldKey = 'rolled-back-bootstrap-0000';
+    const newKey = 'rolled-forward-bootstrap-0';
+    await (await bootTestApp({ databaseUrl: url, config: { bootstrapApiKey: oldKey } })).close();
+    await (await bootTestApp({ databaseUrl: url, config: { bootstrapApiKey: newKey } })).close();
+    // An outdated host (say, mid rolling deploy) starts again with the old value.
+    const outdated = await bootTestApp({ databaseUrl: url, config: { bootstrapApiKey: oldKey } });
+    try {
+      await outdated.http().get('/v1/api-keys').set(bearer(oldKey)).expect(401);
+      await outdated.http().post('/v1/workspaces').set(bearer(newKey)).send({ name: 'Still the admin' }).expect(201);
+    } finally {
+      await outdated.close();
+    }
+  });
+
+  it('setting HERALD_API_KEY replaces the key printed at the first start', async () => {
+    const { url } = await createTestDatabase();
+    const { createApp } = await import('../src/app');
+    const { testConfig } = await import('./support/app');
+    const printed: string[] = [];
+    await (await createApp(testConfig(url, { bootstrapApiKey: null }), { print: (s) => printed.push(s) })).close();
+    const generated = /hk_[A-Za-z0-9_-]{43}/.exec(printed.join(''))?.[0];
+    expect(generated).toBeDefined();
+    const configured = await bootTestApp({ databaseUrl: url, config: { bootstrapApiKey: 'now-chosen-by-the-operator-1' } });
+    try {
+      await configured.http().get('/v1/api-keys').set(bearer(generated!)).expect(401);
+      await configured.http().get('/v1/api-keys').set(bearer('now-chosen-by-the-operator-1')).expect(200);
+    } finally {
+      await configured.close();
     }
   });
 

@@ -51,6 +51,21 @@ export class ApiKeysRepository {
     );
   }
 
+  /**
+   * Revokes every active admin key of the workspace but `keepId`: a bootstrap key replaced by a
+   * new HERALD_API_KEY. Returns the ids revoked.
+   */
+  async revokeOtherAdminKeys(workspaceId: string, keepId: string, manager: EntityManager): Promise<string[]> {
+    const rows = await sql<{ id: string }>(
+      manager,
+      `UPDATE api_keys SET revoked_at = now()
+       WHERE workspace_id = $1 AND role = 'admin' AND revoked_at IS NULL AND id <> $2
+       RETURNING id`,
+      [workspaceId, keepId],
+    );
+    return rows.map((r) => r.id);
+  }
+
   /** Revokes a key of this workspace; false when the id is unknown here (or another workspace's). */
   async revoke(workspaceId: string, id: string): Promise<boolean> {
     const rows = await this.db.query(

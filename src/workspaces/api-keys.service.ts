@@ -99,9 +99,13 @@ export class ApiKeysService {
 
   /**
    * At start: make sure someone can log in.
-   * - With HERALD_API_KEY: that key exists in the bootstrap workspace (created if missing).
-   *   Idempotent across restarts and concurrent starts (advisory lock + unique hash). A
-   *   bootstrap key that was revoked through the API stays revoked.
+   * - With HERALD_API_KEY: that key is the bootstrap workspace's one admin key. A value not
+   *   seen before is added and *replaces* every other admin key (the previous HERALD_API_KEY,
+   *   or the key printed at the first start): rotating the variable must lock the old value
+   *   out, or a leaked key would keep admin rights forever. A value that is already revoked
+   *   (through the API, or replaced by a newer value) stays revoked: a host restarting with an
+   *   outdated value must not undo a rotation. Idempotent across restarts and concurrent
+   *   starts (advisory lock + unique hash).
    * - Without it, and no key at all in the database: create the bootstrap workspace and a
    *   key, and print the key once on the console (not in the structured log).
    */
@@ -112,7 +116,11 @@ export class ApiKeysService {
         const hash = hashApiKey(configured);
         const existing = await this.keys.findByHash(hash, manager);
         if (existing) {
-          if (existing.revokedAt) this.logger.warn('HERALD_API_KEY was revoked through the API; it stays revoked');
+          if (existing.revokedAt) {
+            this.logger.warn(
+              'HERALD_API_KEY is revoked (through the API, or replaced by a newer HERALD_API_KEY) and stays revoked: set a new value to get an admin key',
+            );
+          }
           return null;
         }
       } else if ((await this.keys.countActive(manager)) > 0) {
@@ -122,7 +130,7 @@ export class ApiKeysService {
         (await this.workspaces.findBootstrap(manager)) ??
         (await this.workspaces.create({ name: 'Default workspace', isBootstrap: true }, manager));
       const key = configured ?? generateApiKey();
-      await this.keys.create(
+      const row = await this.keys.create(
         {
           workspaceId: workspace.id,
           name: configured ? 'HERALD_API_KEY' : 'Bootstrap key',
@@ -133,6 +141,12 @@ export class ApiKeysService {
         manager,
       );
       this.logger.log(`Bootstrap API key ready for workspace ${workspace.id}`);
+      if (configured) {
+        const replaced = await this.keys.revokeOtherAdminKeys(workspace.id, row.id, manager);
+        if (replaced.length > 0) {
+          this.logger.warn(`HERALD_API_KEY changed: the previous bootstrap key (id ${replaced.join(', ')}) is revoked`);
+        }
+      }
       return configured ? null : key;
     });
     if (generated) {
