@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bearer, bootTestApp, scrapeMetrics, TestApp } from './support/app';
 import { withClient } from './support/database';
 import { killJobs, insertAccount, setAccountStatus } from './support/dlq';
 import { createPost, createWebhookAccount } from './support/engine';
@@ -433,23 +433,28 @@ describe('dead-letter queue API', () => {
     expect((await detail(foreign!, other.key)).status).toBe('dead');
   });
 
-  it('exports requeued and discarded counts and the DLQ size per account in /metrics', async () => {
+  it('exports requeued and discarded counts and the DLQ size by provider and reason in /metrics', async () => {
     const acct = (await createWebhookAccount(t, key, 'http://127.0.0.1:9/metrics')).id;
-    const [a, b, c] = await Promise.all([0, 1, 2].map(() => deadJobs([acct]).then((x) => x[0]!)));
-    const metric = async (name: string) => {
-      const text = (await http().get('/metrics').expect(200)).text;
-      const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(`account="${acct}"`));
+    const metric = async (name: string, labels = '') => {
+      const text = await scrapeMetrics(t);
+      expect(text).not.toContain(acct); // ids are never labels
+      const line = text.split('\n').find((l) => l.startsWith(`${name}${labels} `));
       return line === undefined ? null : Number(line.split(' ').pop());
     };
-    expect(await metric('herald_dlq_size')).toBe(3);
+    const size = () => metric('herald_dlq_size', '{provider="webhook",reason="permanent"}');
+    const [before, requeuedBefore, discardedBefore] = [await size(), await metric('herald_dlq_requeued_total'), await metric('herald_dlq_discarded_total')];
+    const [a, b, c] = await Promise.all([0, 1, 2].map(() => deadJobs([acct]).then((x) => x[0]!)));
+    expect(await size()).toBe(before! + 3);
     await http().post(`/v1/dlq/${a}/requeue`).set(bearer(key)).send({}).expect(200);
     await http().delete(`/v1/dlq/${b}`).set(bearer(key)).expect(200);
-    expect(await metric('herald_dlq_size')).toBe(1);
-    expect(await metric('herald_dlq_requeued_total')).toBe(1);
-    expect(await metric('herald_dlq_discarded_total')).toBe(1);
+    expect(await size()).toBe(before! + 1);
+    expect(await metric('herald_dlq_requeued_total')).toBe(requeuedBefore! + 1);
+    expect(await metric('herald_dlq_discarded_total')).toBe(discardedBefore! + 1);
     await http().post('/v1/dlq/requeue').set(bearer(key)).send({ ids: [c] }).expect(200);
-    expect(await metric('herald_dlq_requeued_total')).toBe(2);
-    // An emptied queue drops out rather than keeping its last value.
-    expect(await metric('herald_dlq_size')).toBeNull();
+    expect(await metric('herald_dlq_requeued_total')).toBe(requeuedBefore! + 2);
+    expect(await size()).toBe(before);
+    // Every provider × reason is present, 0 included: 12 series whatever the number of tenants.
+    expect((await scrapeMetrics(t)).split('\n').filter((l) => l.startsWith('herald_dlq_size{'))).toHaveLength(12);
   });
+
 });

@@ -33,7 +33,7 @@ describe('operations endpoints', () => {
   it('exports Prometheus metrics with request counts by route pattern', async () => {
     await t.http().get('/v1/api-keys').set(bearer(t.adminKey)).expect(200);
     await t.http().delete('/v1/api-keys/00000000-0000-0000-0000-000000000000').set(bearer(t.adminKey)).expect(404);
-    const res = await t.http().get('/metrics').expect(200);
+    const res = await t.http().get('/metrics').set(bearer(t.config.metrics.token!)).expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
     expect(res.text).toMatch(/herald_http_requests_total\{method="GET",route="\/v1\/api-keys",status="200"\} [1-9]/);
     expect(res.text).toMatch(/herald_http_requests_total\{method="DELETE",route="\/v1\/api-keys\/:id",status="404"\} 1/);
@@ -49,7 +49,7 @@ describe('operations endpoints', () => {
     await t.http().post('/v1/posts').set(bearer(t.adminKey)).send({ text: 'now', targets: [{ accountId: account.body.id }] }).expect(201);
     await t.http().post('/v1/posts').set(bearer(t.adminKey)).send({ text: 'later', scheduledAt: soon, targets: [{ accountId: account.body.id }] }).expect(201);
     await new Promise((r) => setTimeout(r, 50));
-    const res = await t.http().get('/metrics').expect(200);
+    const res = await t.http().get('/metrics').set(bearer(t.config.metrics.token!)).expect(200);
     // The worker is off in this app: the due job waits, and the metrics say so.
     expect(res.text).toMatch(/herald_queue_jobs\{state="due"\} 1\n/);
     expect(res.text).toMatch(/herald_queue_jobs\{state="later"\} 1\n/);

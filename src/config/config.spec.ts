@@ -81,3 +81,35 @@ describe('loadConfig', () => {
     expect(configError({ MEDIA_URL_TTL_SECONDS: '5' }).variable).toBe('MEDIA_URL_TTL_SECONDS');
   });
 });
+
+describe('loadConfig: metrics and media quota', () => {
+  it('turns /metrics off without METRICS_TOKEN and reuses database gauges for 30 s by default', () => {
+    const c = loadConfig({}, '/srv/herald');
+    expect(c.metrics).toEqual({ token: null, databaseRefreshMs: 30_000 });
+    expect(c.media).toMatchObject({ quotaBytes: 1024 ** 3, quotaCount: 10_000 });
+  });
+
+  it('reads the metrics token, the refresh interval and the media quota', () => {
+    const c = loadConfig(
+      { METRICS_TOKEN: 'scrape-token-0123456789', METRICS_DB_REFRESH_SECONDS: '0', MEDIA_QUOTA_BYTES: '10485760', MEDIA_QUOTA_COUNT: '3' },
+      '/srv/herald',
+    );
+    expect(c.metrics).toEqual({ token: 'scrape-token-0123456789', databaseRefreshMs: 0 });
+    expect(c.media).toMatchObject({ quotaBytes: 10_485_760, quotaCount: 3 });
+  });
+
+  it.each([
+    [{ METRICS_TOKEN: 'short-token' }, 'METRICS_TOKEN'],
+    [{ METRICS_TOKEN: 'has a space in the token' }, 'METRICS_TOKEN'],
+    [{ METRICS_DB_REFRESH_SECONDS: '-1' }, 'METRICS_DB_REFRESH_SECONDS'],
+    [{ MEDIA_QUOTA_BYTES: '1000' }, 'MEDIA_QUOTA_BYTES'], // below one 5 MB image
+    [{ MEDIA_QUOTA_COUNT: '0' }, 'MEDIA_QUOTA_COUNT'],
+  ])('rejects %j naming %s', (env, variable) => {
+    const err = configError(env);
+    expect(err.variable).toBe(variable);
+  });
+
+  it('never echoes a refused metrics token', () => {
+    expect(configError({ METRICS_TOKEN: 'leaky value' }).message).not.toContain('leaky');
+  });
+});

@@ -31,6 +31,15 @@ export interface EnvConfig {
   media: {
     /** How long a signed media link (GET /media/:id) stays valid. */
     urlTtlSeconds: number;
+    /** Per-workspace quota: total bytes of stored images, and their number. */
+    quotaBytes: number;
+    quotaCount: number;
+  };
+  metrics: {
+    /** Bearer token that GET /metrics requires; `null` turns /metrics off (403). */
+    token: string | null;
+    /** How long gauges read from the database are reused between scrapes (0: read at every scrape). */
+    databaseRefreshMs: number;
   };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   worker: {
@@ -191,6 +200,11 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
   if (bootstrapApiKey !== null && /\s/.test(bootstrapApiKey)) {
     throw new ConfigError('HERALD_API_KEY', 'must not contain whitespace');
   }
+  const metricsToken = readString(env, 'METRICS_TOKEN');
+  if (metricsToken !== null && (metricsToken.length < 16 || /\s/.test(metricsToken))) {
+    // Never echo the value: it is a credential.
+    throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters long, without whitespace (e.g. `openssl rand -hex 32`)');
+  }
   const secret = readString(env, 'HERALD_SECRET_KEY');
   const logLevel = (readString(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
@@ -243,6 +257,14 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
     },
     media: {
       urlTtlSeconds: readInt(env, 'MEDIA_URL_TTL_SECONDS', 7 * 86_400, 60, 365 * 86_400),
+      // 1 GiB and 10,000 images per workspace: room for years of posts with images (a 5 MB
+      // image per post, a few posts a day), small enough that one tenant cannot fill the disk.
+      quotaBytes: readInt(env, 'MEDIA_QUOTA_BYTES', 1024 * 1024 * 1024, 5 * 1024 * 1024, Number.MAX_SAFE_INTEGER),
+      quotaCount: readInt(env, 'MEDIA_QUOTA_COUNT', 10_000, 1, 100_000_000),
+    },
+    metrics: {
+      token: metricsToken,
+      databaseRefreshMs: readInt(env, 'METRICS_DB_REFRESH_SECONDS', 30, 0, 3600) * 1000,
     },
     logLevel: logLevel as EnvConfig['logLevel'],
     worker: {

@@ -184,11 +184,14 @@ export class DeadLetterRepository {
     );
   }
 
-  /** Dead jobs per account, for the DLQ size gauge (a scan of the small jobs_dlq index). */
-  deadByAccount(): Promise<{ accountId: string; workspaceId: string; provider: string; n: number }[]> {
+  /**
+   * Dead jobs per provider and dead reason, for the DLQ size gauge. Reads the dead rows through
+   * the partial jobs_dlq index (dead and discarded jobs only); the metrics layer runs it at most
+   * once per refresh interval per process, not once per scrape.
+   */
+  deadByProviderAndReason(): Promise<{ provider: string; reason: string; n: number }[]> {
     return this.db.query(
-      `SELECT account_id AS "accountId", workspace_id AS "workspaceId", provider, count(*)::int AS n
-       FROM jobs WHERE status = 'dead' GROUP BY account_id, workspace_id, provider`,
+      `SELECT provider, dead_reason AS reason, count(*)::int AS n FROM jobs WHERE status = 'dead' GROUP BY provider, dead_reason`,
     );
   }
 }

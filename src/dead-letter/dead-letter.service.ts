@@ -211,14 +211,12 @@ export class DeadLetterService {
       ]);
       return job;
     });
-    if (discarded) this.metrics.discarded.inc({ account: discarded.accountId });
+    if (discarded) this.metrics.discarded.inc();
     return this.get(auth.workspaceId, id);
   }
 
   private countRequeued(jobs: RevivedJob[]): void {
-    const byAccount = new Map<string, number>();
-    for (const j of jobs) byAccount.set(j.accountId, (byAccount.get(j.accountId) ?? 0) + 1);
-    for (const [account, n] of byAccount) this.metrics.requeued.inc({ account }, n);
+    if (jobs.length > 0) this.metrics.requeued.inc(jobs.length);
   }
 
   private filter(f: DlqFilterDto): DlqFilter {

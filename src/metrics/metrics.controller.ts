@@ -1,10 +1,13 @@
-import { Controller, Get, Header } from '@nestjs/common';
+import { Controller, Get, Header, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '../workspaces/auth';
+import { MetricsTokenGuard } from './metrics-token.guard';
 import { MetricsService } from './metrics.service';
 
+/** Not an API key route (@Public): operators scrape it with METRICS_TOKEN instead. */
 @ApiExcludeController()
 @Public()
+@UseGuards(MetricsTokenGuard)
 @Controller('metrics')
 export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}

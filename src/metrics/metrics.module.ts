@@ -1,12 +1,13 @@
 import { Global, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { HttpMetricsMiddleware } from './http-metrics.middleware';
 import { MetricsController } from './metrics.controller';
+import { MetricsTokenGuard } from './metrics-token.guard';
 import { MetricsService } from './metrics.service';
 
 @Global()
 @Module({
   controllers: [MetricsController],
-  providers: [MetricsService],
+  providers: [MetricsService, MetricsTokenGuard],
   exports: [MetricsService],
 })
 export class MetricsModule implements NestModule {

@@ -1,12 +1,20 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { HERALD_CONFIG, HeraldConfig } from '../config/config';
+import { CachedRead } from './cached-read';
 
 /**
  * One registry per application instance (not prom-client's global one), so several apps in
  * one process (tests) do not collide. Other modules register their own metrics here.
+ *
+ * Labels stay bounded: route patterns (never raw paths), providers, states and reasons. No
+ * workspace or account id is ever a label: their number grows with the tenants (every new id
+ * is a new time series in Prometheus, forever), and whoever scrapes must not learn them. A
+ * workspace sees its own accounts and dead jobs through the API.
  */
 @Injectable()
 export class MetricsService {
+  private readonly logger = new Logger('Metrics');
   readonly registry = new Registry();
 
   readonly httpRequests = new Counter({
@@ -24,8 +32,34 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  constructor() {
+  private readonly readErrors = new Counter({
+    name: 'herald_metrics_read_errors_total',
+    help: 'Gauges left out of a scrape because their database read failed, by source',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(@Inject(HERALD_CONFIG) private readonly config: HeraldConfig) {
     collectDefaultMetrics({ register: this.registry, prefix: 'herald_' });
+  }
+
+  /**
+   * A database read for gauges that scrapes share (see CachedRead): at most one read per
+   * METRICS_DB_REFRESH_SECONDS per process. Resolves to null when the database does not answer,
+   * so /metrics keeps serving the process's own metrics during an outage (when they matter
+   * most) instead of failing as a whole; the gauge is then left out of that scrape.
+   */
+  databaseRead<T>(source: string, load: () => Promise<T>): () => Promise<T | null> {
+    const cached = new CachedRead(load, this.config.metrics.databaseRefreshMs);
+    return async () => {
+      try {
+        return await cached.get();
+      } catch (err) {
+        this.readErrors.inc({ source });
+        this.logger.warn(`metrics: the ${source} read failed: ${(err as Error).message}`);
+        return null;
+      }
+    };
   }
 
   metrics(): Promise<string> {

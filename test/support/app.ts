@@ -30,6 +30,8 @@ export function testConfig(databaseUrl: string, overrides: Partial<HeraldConfig>
     secretKey: randomBytes(32),
     bootstrapApiKey: `test-bootstrap-${randomBytes(16).toString('hex')}`,
     worker: { ...env.worker, enabled: false },
+    // /metrics is off without a token; tests scrape with this one, and read the database at every scrape.
+    metrics: { token: `test-metrics-${randomBytes(12).toString('hex')}`, databaseRefreshMs: 0 },
     ...overrides,
   };
 }
@@ -53,3 +55,10 @@ export async function bootTestApp(
 }
 
 export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
+
+/** GET /metrics with the app's METRICS_TOKEN; the Prometheus text. */
+export async function scrapeMetrics(t: TestApp): Promise<string> {
+  const res = await t.http().get('/metrics').set(bearer(t.config.metrics.token ?? ''));
+  if (res.status !== 200) throw new Error(`/metrics answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.text;
+}
