@@ -5,6 +5,7 @@ import { Media1764490000000 } from './1764490000000-media';
 import { LinkedInOperatorEndpoints1764510000000 } from './1764510000000-linkedin-operator-endpoints';
 import { SettingsPage1764520000000 } from './1764520000000-settings-page';
 import { Notifications1764530000000 } from './1764530000000-notifications';
+import { MediaQuota1764540000000 } from './1764540000000-media-quota';
 
 /** Every migration, in order. Listed explicitly so the build and the tests load the same set. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   LinkedInOperatorEndpoints1764510000000,
   SettingsPage1764520000000,
   Notifications1764530000000,
+  MediaQuota1764540000000,
 ];

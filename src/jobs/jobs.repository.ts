@@ -106,4 +106,22 @@ export class JobsRepository {
     );
     return rows[0]!;
   }
+
+  /**
+   * Posts of the workspace with a job that may still send media `mediaId`: waiting (scheduled,
+   * paused), in flight, or dead (a person may requeue it). DELETE /v1/media/:id refuses while
+   * there is one, naming them. A job's payload is the truth (a DLQ edit can change its media
+   * apart from its post's). Reached through the workspace's posts, so the cost follows the
+   * workspace's own volume; deleting media is rare.
+   */
+  postsNeedingMedia(workspaceId: string, mediaId: string, limit: number): Promise<{ postId: string }[]> {
+    return sql(
+      this.db,
+      `SELECT DISTINCT j.post_id AS "postId" FROM posts p JOIN jobs j ON j.post_id = p.id
+       WHERE p.workspace_id = $1 AND j.status IN ('scheduled', 'paused', 'in_progress', 'dead')
+         AND j.payload->'media' ? $2
+       ORDER BY 1 LIMIT $3`,
+      [workspaceId, mediaId, limit],
+    );
+  }
 }

@@ -1,5 +1,7 @@
 import sharp from 'sharp';
-import { fitUnder, ImageFitError } from './image-processing';
+import fc from 'fast-check';
+import { pngBomb } from '../../test/support/png-bomb';
+import { fitUnder, ImageCodec, ImageFitError, longestSideFor, nextLongestSide, sharpCodec } from './image-processing';
 
 /** Deterministic noise: compresses badly, so the encoder has to work for its bytes. */
 function noise(width: number, height: number, channels: 3 | 4): Buffer {
@@ -67,5 +69,92 @@ describe('fitUnder', () => {
   it('gives up rather than shrinking an image to a thumbnail', async () => {
     const big = await png(300, 300);
     await expect(fitUnder(big, 'image/png', 100)).rejects.toThrow(/cannot be made smaller than 100 bytes/);
+  });
+});
+
+describe('fitUnder: decoding', () => {
+  /** The production codec, with its calls counted. */
+  function countingCodec() {
+    const calls = { decode: 0, encode: 0 };
+    const codec: ImageCodec = {
+      decode: (...args) => {
+        calls.decode += 1;
+        return sharpCodec.decode(...args);
+      },
+      encode: (...args) => {
+        calls.encode += 1;
+        return sharpCodec.encode(...args);
+      },
+    };
+    return { codec, calls };
+  }
+
+  it('decodes the source once however many quality and size steps it takes', async () => {
+    const big = await png(1000, 800);
+    const { codec, calls } = countingCodec();
+    const fitted = await fitUnder(big, 'image/png', 20_000, codec);
+    expect(fitted.bytes.length).toBeLessThanOrEqual(20_000);
+    expect(calls.encode).toBeGreaterThan(3); // more than one size was tried …
+    expect(calls.decode).toBe(1); // … all from one decode
+  });
+
+  it('does not decode an image that already fits', async () => {
+    const small = await png(40, 30);
+    const { codec, calls } = countingCodec();
+    await fitUnder(small, 'image/png', 1_000_000, codec);
+    expect(calls).toEqual({ decode: 0, encode: 0 });
+  });
+
+  it('refuses a decompression bomb from its header, without decoding it', async () => {
+    const bomb = pngBomb(8000, 8000); // 64 M pixels in a few kilobytes
+    expect(bomb.length).toBeLessThan(20_000);
+    const { codec, calls } = countingCodec();
+    await expect(fitUnder(bomb, 'image/png', 1_000, codec)).rejects.toThrow(
+      'the image is 8000 × 8000 pixels (64,000,000); the limit is 36,152,319 pixels',
+    );
+    expect(calls.decode).toBe(0);
+  });
+
+  it('decodes at most 8 pixels per byte of the limit', async () => {
+    const big = await png(1200, 900);
+    const { codec } = countingCodec();
+    let decoded = 0;
+    const measuring: ImageCodec = {
+      decode: async (...args) => {
+        const raw = await codec.decode(...args);
+        decoded = raw.width * raw.height;
+        return raw;
+      },
+      encode: codec.encode,
+    };
+    await fitUnder(big, 'image/png', 20_000, measuring);
+    expect(decoded).toBeGreaterThan(0);
+    expect(decoded).toBeLessThanOrEqual(160_000 * 1.01); // the short side is rounded
+    expect(decoded).toBeLessThan(1200 * 900);
+  });
+});
+
+describe('size steps', () => {
+  it('keeps the aspect ratio within a pixel budget', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 20_000 }), fc.integer({ min: 1, max: 20_000 }), fc.integer({ min: 1, max: 50_000_000 }), (w, h, budget) => {
+        const longest = longestSideFor(w, h, budget);
+        expect(longest).toBeGreaterThanOrEqual(1);
+        if (w * h <= budget) expect(longest).toBe(Math.max(w, h));
+        else if (longest > 1) expect((longest / Math.max(w, h)) ** 2 * w * h).toBeLessThanOrEqual(budget * (1 + 1e-9));
+      }),
+    );
+  });
+
+  it('always shrinks by at least a quarter, more when the last try was far off', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 64, max: 20_000 }), fc.integer({ min: 1, max: 10_000_000 }), fc.integer({ min: 1, max: 10_000_000 }), (longest, size, max) => {
+        fc.pre(size > max);
+        const next = nextLongestSide(longest, size, max);
+        expect(next).toBeLessThanOrEqual(Math.floor(longest * 0.75));
+        expect(next).toBeGreaterThanOrEqual(0);
+      }),
+    );
+    expect(nextLongestSide(4000, 4_000_000, 1_000_000)).toBe(1800); // a quarter of the bytes: about half the side, with a margin
   });
 });

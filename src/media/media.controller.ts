@@ -1,8 +1,21 @@
-import { Body, Controller, Get, Header, Param, Patch, Post, Query, Res, UploadedFile, UseInterceptors } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiConsumes, ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Query, Res, UploadedFile, UseInterceptors } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiConflictResponse,
+  ApiConsumes,
+  ApiExcludeEndpoint,
+  ApiNoContentResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
+import { PageQuery } from '../common/pagination';
 import { ParseIdPipe } from '../common/parse-id.pipe';
 import { Auth, AuthContext, Public } from '../workspaces/auth';
+import { MediaPageDto, MediaUsageDto } from './media-responses.dto';
 import { UpdateMediaDto, UploadMediaDto } from './media.dto';
 import { MediaUploadInterceptor, UploadedImage } from './media-upload.interceptor';
 import { MediaService } from './media.service';
@@ -26,6 +39,21 @@ export class MediaController {
     return this.media.upload(auth.workspaceId, file?.buffer, body.alt ?? '');
   }
 
+  @Get()
+  @ApiOperation({ summary: 'The workspace\'s images, newest first (details only, never the bytes).' })
+  @ApiOkResponse({ type: MediaPageDto })
+  list(@Auth() auth: AuthContext, @Query() query: PageQuery) {
+    return this.media.list(auth.workspaceId, query.limit, query.cursor);
+  }
+
+  // Declared before ':id', so "usage" is not taken for an id.
+  @Get('usage')
+  @ApiOperation({ summary: 'What the workspace\'s images take, and the quota (MEDIA_QUOTA_BYTES, MEDIA_QUOTA_COUNT).' })
+  @ApiOkResponse({ type: MediaUsageDto })
+  usage(@Auth() auth: AuthContext) {
+    return this.media.usage(auth.workspaceId);
+  }
+
   @Get(':id')
   @ApiOperation({ summary: 'The image\'s details and a fresh signed link to it.' })
   get(@Auth() auth: AuthContext, @Param('id', mediaId) id: string) {
@@ -36,6 +64,19 @@ export class MediaController {
   @ApiOperation({ summary: 'Set the alt text.' })
   update(@Auth() auth: AuthContext, @Param('id', mediaId) id: string, @Body() body: UpdateMediaDto) {
     return this.media.setAlt(auth.workspaceId, id, body.alt);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({
+    summary:
+      'Delete an image: its bytes, its signed links and its share of the quota. Refused (409, naming them) while posts not yet published, or dead jobs that could be requeued, still need it.',
+  })
+  @ApiNoContentResponse({ description: 'deleted' })
+  @ApiConflictResponse({ description: 'still needed by the posts named in the message' })
+  @ApiNotFoundResponse({ description: 'no such image in this workspace' })
+  async remove(@Auth() auth: AuthContext, @Param('id', mediaId) id: string): Promise<void> {
+    await this.media.delete(auth.workspaceId, id);
   }
 }
 

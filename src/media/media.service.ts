@@ -1,10 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { DomainError, ErrorCode, invalidInput, notFound } from '../common/errors';
+import { conflict, DomainError, ErrorCode, invalidInput, notFound } from '../common/errors';
+import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
+import { HERALD_CONFIG, HeraldConfig } from '../config/config';
+import { JobsRepository } from '../jobs/jobs.repository';
+import { countFrames } from './image-processing';
 import { MediaRepository } from './media.repository';
-import { MAX_ALT_LENGTH, MAX_MEDIA_BYTES, MediaInfo } from './media.types';
+import { MAX_ALT_LENGTH, MAX_IMAGE_FRAMES, MAX_MEDIA_BYTES, MediaInfo } from './media.types';
 import { MediaUrlSigner } from './media-url';
-import { probeImage } from './sniff';
+import { framesProblem, pixelsProblem, probeImage, quotaProblem } from './sniff';
 
 /** A media item as the API shows it (never the bytes). */
 export interface MediaView {
@@ -36,10 +40,22 @@ function checkAlt(alt: string): string {
   return alt;
 }
 
+export interface MediaUsageView {
+  bytes: number;
+  count: number;
+  quotaBytes: number;
+  quotaCount: number;
+}
+
+/** Post ids named in a refused delete; the rest are counted. */
+const LISTED_POSTS = 10;
+
 @Injectable()
 export class MediaService {
   constructor(
+    @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
     private readonly media: MediaRepository,
+    private readonly jobs: JobsRepository,
     @Inject(MediaUrlSigner) private readonly signer: MediaUrlSigner,
   ) {}
 
@@ -53,16 +69,63 @@ export class MediaService {
     if (!probe.ok) {
       throw probe.reason === 'unsupported' ? new DomainError(ErrorCode.UnsupportedMediaType, probe.message) : invalidInput(probe.message);
     }
-    const row = await this.media.insert({
-      workspaceId,
-      mimeType: probe.mimeType,
-      width: probe.width,
-      height: probe.height,
-      alt: checkAlt(alt),
-      sha256: createHash('sha256').update(bytes).digest(),
-      bytes,
-    });
+    // Measured from the header: a bomb is refused before any pixel is decoded.
+    const tooManyPixels = pixelsProblem(probe.width, probe.height);
+    if (tooManyPixels) throw new DomainError(ErrorCode.PayloadTooLarge, tooManyPixels);
+    if (probe.mimeType === 'image/gif' || probe.mimeType === 'image/webp') {
+      const frames = await countFrames(bytes);
+      if (frames === null) throw invalidInput(`the file starts like ${probe.mimeType} but its frames cannot be read (damaged or truncated)`);
+      const tooManyFrames = framesProblem(frames, MAX_IMAGE_FRAMES);
+      if (tooManyFrames) throw new DomainError(ErrorCode.PayloadTooLarge, tooManyFrames);
+    }
+    const quota = { bytes: this.config.media.quotaBytes, count: this.config.media.quotaCount };
+    const row = await this.media.insertWithinQuota(
+      {
+        workspaceId,
+        mimeType: probe.mimeType,
+        width: probe.width,
+        height: probe.height,
+        alt: checkAlt(alt),
+        sha256: createHash('sha256').update(bytes).digest(),
+        bytes,
+      },
+      quota,
+    );
+    if (!row) {
+      const usage = await this.media.usage(workspaceId);
+      throw conflict(quotaProblem(usage, quota, bytes.length) ?? 'the workspace\'s media quota is used up; delete media (DELETE /v1/media/:id) and try again');
+    }
     return toMediaView(row);
+  }
+
+  async list(workspaceId: string, limit = DEFAULT_PAGE_SIZE, cursor?: string): Promise<Page<MediaView>> {
+    const rows = await this.media.list(workspaceId, decodeCursor(cursor), limit);
+    return toPage(rows, limit, toMediaView);
+  }
+
+  async usage(workspaceId: string): Promise<MediaUsageView> {
+    const usage = await this.media.usage(workspaceId);
+    return { ...usage, quotaBytes: this.config.media.quotaBytes, quotaCount: this.config.media.quotaCount };
+  }
+
+  /**
+   * DELETE /v1/media/:id. Refused (409, naming the posts) while a job that may still send the
+   * image exists — waiting, in flight, or dead and so requeueable — so that deleting an image
+   * never silently turns a scheduled post into a failed one. A post accepted in the very
+   * instant of the delete can still slip through; its job then fails as poison ("media … is
+   * missing") and waits in the dead-letter queue, where a person sees why.
+   */
+  async delete(workspaceId: string, id: string): Promise<void> {
+    if (!(await this.media.find(workspaceId, id))) throw notFound('media', id);
+    const posts = (await this.jobs.postsNeedingMedia(workspaceId, id, LISTED_POSTS + 1)).map((p) => p.postId);
+    if (posts.length > 0) {
+      const listed = posts.slice(0, LISTED_POSTS).join(', ') + (posts.length > LISTED_POSTS ? ' and more' : '');
+      throw conflict(
+        `media ${id} is still needed by posts not yet published or waiting in the dead-letter queue: ${listed}. ` +
+          'Take it out of them (PATCH /v1/posts/:id, or PATCH /v1/dlq/:jobId for a dead job), cancel them, or discard their dead jobs, then delete it',
+      );
+    }
+    if (!(await this.media.delete(workspaceId, id))) throw notFound('media', id);
   }
 
   async get(workspaceId: string, id: string): Promise<MediaView & { url: string }> {

@@ -1,5 +1,5 @@
 import { imageSize } from 'image-size';
-import type { MediaMimeType } from './media.types';
+import { MAX_IMAGE_PIXELS, MediaMimeType } from './media.types';
 
 /** The type the bytes say they are, from their magic numbers; null when none matches. */
 export function sniffImageType(bytes: Uint8Array): MediaMimeType | null {
@@ -41,4 +41,43 @@ export function probeImage(bytes: Uint8Array): ImageProbe {
   } catch {
     return { ok: false, reason: 'damaged', message: `the file starts like ${mimeType} but its header is damaged or truncated (its pixel size cannot be read)` };
   }
+}
+
+const int = (n: number) => n.toLocaleString('en-US');
+
+/** Why an image of `width × height` is refused, or null (MAX_IMAGE_PIXELS, from the header). */
+export function pixelsProblem(width: number, height: number, max: number = MAX_IMAGE_PIXELS): string | null {
+  const pixels = width * height;
+  if (pixels <= max) return null;
+  return `the image is ${width} × ${height} pixels (${int(pixels)}); the limit is ${int(max)} pixels, the most that every platform takes (LinkedIn's limit)`;
+}
+
+/** Why an animation with `frames` frames is refused, or null. */
+export function framesProblem(frames: number, max: number): string | null {
+  return frames <= max ? null : `the animation has ${int(frames)} frames; the limit is ${int(max)} (LinkedIn's limit for GIFs)`;
+}
+
+function size(bytes: number): string {
+  if (bytes >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
+  if (bytes >= 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+  return `${int(bytes)} bytes`;
+}
+
+/**
+ * Why an upload of `adding` bytes does not fit the workspace's media quota, or null when it
+ * does. The message says what is used, what the limit is and how to make room.
+ */
+export function quotaProblem(
+  usage: { bytes: number; count: number },
+  quota: { bytes: number; count: number },
+  adding: number,
+): string | null {
+  const fix = 'delete media the workspace no longer needs (GET /v1/media, DELETE /v1/media/:id) or ask the operator to raise';
+  if (usage.count + 1 > quota.count) {
+    return `the workspace's media quota is full: ${int(usage.count)} of ${int(quota.count)} images stored; ${fix} MEDIA_QUOTA_COUNT`;
+  }
+  if (usage.bytes + adding > quota.bytes) {
+    return `the workspace's media quota is full: ${size(usage.bytes)} of ${size(quota.bytes)} used, this image needs ${size(adding)} more; ${fix} MEDIA_QUOTA_BYTES`;
+  }
+  return null;
 }

@@ -21,3 +21,4 @@ export async function uploadImage(t: TestApp, key: string, bytes: Buffer, alt = 
   if (res.status !== 201) throw new Error(`media upload failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.id as string;
 }
+
