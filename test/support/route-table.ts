@@ -1,0 +1,227 @@
+import type { Client } from 'pg';
+import { bearer, TestApp } from './app';
+import { withClient } from './database';
+import { killJobs } from './dlq';
+import { createPost, createWebhookAccount } from './engine';
+import { makeImage, uploadImage } from './media';
+
+/**
+ * The API's routes as the running app's router has them (not a hand-kept list), and, for each,
+ * a request that succeeds, so the bad-input fuzz (test/fuzz-api.test.ts) and the cross-tenant
+ * suite (test/tenancy.test.ts) cover every route, including one added tomorrow: a route the
+ * router has and ROUTE_SPECS lacks fails the "every route is described" tests by name, and is
+ * still fuzzed and tenancy-checked generically meanwhile.
+ */
+
+export interface Route {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** Express pattern, e.g. `/v1/accounts/:id`. */
+  path: string;
+}
+
+export const routeKey = (r: Route) => `${r.method.toUpperCase()} ${r.path}`;
+
+const METHODS = new Set(['get', 'post', 'put', 'patch', 'delete']);
+
+/** Every route of the app's Express router whose path starts with `prefix`. */
+export function appRoutes(t: TestApp, prefix = '/v1/'): Route[] {
+  const express = t.app.getHttpAdapter().getInstance() as {
+    router?: { stack: Layer[] };
+    _router?: { stack: Layer[] };
+  };
+  type Layer = { route?: { path: string; methods: Record<string, boolean> } };
+  const stack = (express.router ?? express._router)?.stack ?? [];
+  const routes: Route[] = [];
+  for (const layer of stack) {
+    if (!layer.route || !layer.route.path.startsWith(prefix)) continue;
+    for (const [method, on] of Object.entries(layer.route.methods)) {
+      if (on && METHODS.has(method)) routes.push({ method: method as Route['method'], path: layer.route.path });
+    }
+  }
+  return routes;
+}
+
+/** One workspace's things, made through the API: what the routes' ids point at. */
+export interface Fixtures {
+  workspaceId: string;
+  key: string;
+  apiKeyId: string;
+  accountId: string;
+  mediaId: string;
+  /** A post scheduled a day ahead, with the media; its one job waits. */
+  postId: string;
+  jobId: string;
+  /** A job made dead (its post is another one). */
+  deadJobId: string;
+  deadPostId: string;
+}
+
+export async function createFixtures(t: TestApp, name: string): Promise<Fixtures> {
+  const ws = await t.http().post('/v1/workspaces').set(bearer(t.adminKey)).send({ name });
+  if (ws.status !== 201) throw new Error(`workspace creation failed: ${ws.status} ${JSON.stringify(ws.body)}`);
+  const key = ws.body.apiKey.key as string;
+  const apiKey = await t.http().post('/v1/api-keys').set(bearer(key)).send({ name: 'second' });
+  const account = await createWebhookAccount(t, key, 'http://127.0.0.1:9/hook');
+  const mediaId = await uploadImage(t, key, await makeImage('png'));
+  const later = new Date(Date.now() + 86_400_000).toISOString();
+  const post = await createPost(t, key, { text: `${name} post`, media: [mediaId], scheduledAt: later, targets: [{ accountId: account.id }] });
+  const dead = await createPost(t, key, { text: `${name} failed post`, targets: [{ accountId: account.id }] });
+  await killJobs(t.databaseUrl, [dead.jobs[0]!.id]);
+  return {
+    workspaceId: ws.body.workspace.id,
+    key,
+    apiKeyId: apiKey.body.id,
+    accountId: account.id,
+    mediaId,
+    postId: post.id,
+    jobId: post.jobs[0]!.id,
+    deadJobId: dead.jobs[0]!.id,
+    deadPostId: dead.id,
+  };
+}
+
+/** A request: path parameters by name, query, and a JSON body or multipart fields. */
+export interface RequestSpec {
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: unknown;
+  /** multipart/form-data instead of JSON: text fields and one file. */
+  multipart?: { fields: Record<string, string>; file?: { field: string; bytes: Buffer; filename: string } };
+}
+
+export interface RouteSpec {
+  /** A request of the workspace `f` that the route accepts (2xx). */
+  valid(f: Fixtures, images: { png: Buffer }): RequestSpec;
+  /** For routes with ids in their body: `own` path, `other`'s ids in the body (must be a 400 "unknown …"). */
+  foreignBody?(own: Fixtures, other: Fixtures): RequestSpec;
+  /** Only the bootstrap key may call it (403 for others). */
+  adminOnly?: boolean;
+}
+
+/**
+ * Every /v1 route: a request that works. Add your route here when you add it to the API; the
+ * fuzz and the cross-tenant suite then cover it with real ids.
+ */
+export const ROUTE_SPECS: Record<string, RouteSpec> = {
+  'POST /v1/workspaces': { valid: () => ({ body: { name: 'Fuzzed' } }), adminOnly: true },
+  'POST /v1/api-keys': { valid: () => ({ body: { name: 'CI' } }) },
+  'GET /v1/api-keys': { valid: () => ({ query: { limit: '10' } }) },
+  'DELETE /v1/api-keys/:id': { valid: (f) => ({ params: { id: f.apiKeyId } }) },
+
+  'POST /v1/accounts': { valid: () => ({ body: { provider: 'webhook', name: 'Hook', config: { url: 'http://127.0.0.1:9/other' } } }) },
+  'GET /v1/accounts': { valid: () => ({ query: { limit: '10' } }) },
+  'GET /v1/accounts/:id': { valid: (f) => ({ params: { id: f.accountId } }) },
+  'PATCH /v1/accounts/:id': { valid: (f) => ({ params: { id: f.accountId }, body: { name: 'Renamed' } }) },
+  'DELETE /v1/accounts/:id': { valid: (f) => ({ params: { id: f.accountId } }) },
+  'POST /v1/accounts/:id/verify': { valid: (f) => ({ params: { id: f.accountId } }) },
+  'POST /v1/accounts/:id/rotate-secret': { valid: (f) => ({ params: { id: f.accountId } }) },
+
+  'POST /v1/posts': {
+    valid: (f) => ({ body: { text: 'Hello', media: [f.mediaId], targets: [{ accountId: f.accountId }], scheduledAt: new Date(Date.now() + 3_600_000).toISOString() } }),
+  },
+  'GET /v1/posts': { valid: () => ({ query: { limit: '10', status: 'scheduled' } }) },
+  'GET /v1/posts/:id': { valid: (f) => ({ params: { id: f.postId } }) },
+  'PATCH /v1/posts/:id': {
+    valid: (f) => ({ params: { id: f.postId }, body: { text: 'Edited', media: [f.mediaId] } }),
+    foreignBody: (own, other) => ({ params: { id: own.postId }, body: { media: [other.mediaId] } }),
+  },
+  'DELETE /v1/posts/:id': { valid: (f) => ({ params: { id: f.postId } }) },
+
+  'GET /v1/jobs/:id': { valid: (f) => ({ params: { id: f.jobId } }) },
+  'POST /v1/jobs/:id/retry': { valid: (f) => ({ params: { id: f.deadJobId } }) },
+
+  'GET /v1/dlq': { valid: (f) => ({ query: { accountId: f.accountId, limit: '10' } }) },
+  'POST /v1/dlq/requeue': { valid: (f) => ({ body: { ids: [f.deadJobId] } }) },
+  'GET /v1/dlq/:jobId': { valid: (f) => ({ params: { jobId: f.deadJobId } }) },
+  'PATCH /v1/dlq/:jobId': {
+    valid: (f) => ({ params: { jobId: f.deadJobId }, body: { text: 'Fixed', media: [f.mediaId] } }),
+    foreignBody: (own, other) => ({ params: { jobId: own.deadJobId }, body: { media: [other.mediaId] } }),
+  },
+  'POST /v1/dlq/:jobId/requeue': { valid: (f) => ({ params: { jobId: f.deadJobId }, body: {} }) },
+  'DELETE /v1/dlq/:jobId': { valid: (f) => ({ params: { jobId: f.deadJobId } }) },
+
+  'POST /v1/media': { valid: (_f, images) => ({ multipart: { fields: { alt: 'an image' }, file: { field: 'file', bytes: images.png, filename: 'a.png' } } }) },
+  'GET /v1/media': { valid: () => ({ query: { limit: '10' } }) },
+  'GET /v1/media/usage': { valid: () => ({}) },
+  'GET /v1/media/:id': { valid: (f) => ({ params: { id: f.mediaId } }) },
+  'PATCH /v1/media/:id': { valid: (f) => ({ params: { id: f.mediaId }, body: { alt: 'described' } }) },
+  'DELETE /v1/media/:id': { valid: (f) => ({ params: { id: f.mediaId } }) },
+};
+
+/**
+ * For a route nobody described yet: its path parameters filled with the fixture the path
+ * names (`/accounts/:id` → the account), no body.
+ */
+export function genericRequest(route: Route, f: Fixtures): RequestSpec {
+  const byCollection: Record<string, string> = {
+    'api-keys': f.apiKeyId,
+    accounts: f.accountId,
+    posts: f.postId,
+    jobs: f.jobId,
+    dlq: f.deadJobId,
+    media: f.mediaId,
+    workspaces: f.workspaceId,
+  };
+  const params: Record<string, string> = {};
+  const segments = route.path.split('/');
+  segments.forEach((s, i) => {
+    if (s.startsWith(':')) params[s.slice(1)] = byCollection[segments[i - 1] ?? ''] ?? '00000000-0000-4000-8000-000000000000';
+  });
+  return { params };
+}
+
+export function requestFor(route: Route, f: Fixtures, images: { png: Buffer }): RequestSpec {
+  const spec = ROUTE_SPECS[routeKey(route)];
+  return spec ? spec.valid(f, images) : genericRequest(route, f);
+}
+
+/** The URL of a request: parameters substituted (encoded), query appended. */
+export function urlFor(route: Route, spec: RequestSpec, rawParams: Record<string, string> = {}): string {
+  let path = route.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => {
+    if (name in rawParams) return rawParams[name]!;
+    return encodeURIComponent(spec.params?.[name] ?? '00000000-0000-4000-8000-000000000000');
+  });
+  const query = new URLSearchParams(spec.query ?? {}).toString();
+  if (query) path += `?${query}`;
+  return path;
+}
+
+/** Sends a request with supertest; `headers` are added as given. */
+export function send(t: TestApp, route: Route, url: string, spec: RequestSpec, headers: Record<string, string>) {
+  let req = t.http()[route.method](url);
+  for (const [k, v] of Object.entries(headers)) req = req.set(k, v);
+  if (spec.multipart) {
+    for (const [k, v] of Object.entries(spec.multipart.fields)) req = req.field(k, v);
+    const file = spec.multipart.file;
+    if (file) req = req.attach(file.field, file.bytes, file.filename);
+    return req;
+  }
+  if (spec.body !== undefined) return req.send(spec.body as object);
+  return req;
+}
+
+/**
+ * A fingerprint of every row of every table (count and md5 of the rows' text), to prove that a
+ * refused request wrote nothing anywhere. The migrations table is left out (it never changes).
+ */
+export async function databaseFingerprint(client: Client): Promise<Record<string, string>> {
+  const tables = (
+    await client.query<{ name: string }>(
+      `SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'migrations' ORDER BY tablename`,
+    )
+  ).rows.map((r) => r.name);
+  const parts = tables.map((name) => `SELECT '${name}' AS name, count(*) || ':' || coalesce(md5(string_agg(t::text, '|' ORDER BY t::text)), '') AS print FROM ${name} t`);
+  const rows = (await client.query<{ name: string; print: string }>(parts.join(' UNION ALL '))).rows;
+  return Object.fromEntries(rows.map((r) => [r.name, r.print]));
+}
+
+export async function withFingerprints<T>(url: string, work: (print: () => Promise<Record<string, string>>) => Promise<T>): Promise<T> {
+  return withClient(url, (client) => work(() => databaseFingerprint(client)));
+}
+
+/** The JSON error shape every 4xx answers with (SPEC §3). */
+export function isErrorBody(body: unknown, status: number): boolean {
+  if (typeof body !== 'object' || body === null) return false;
+  const b = body as Record<string, unknown>;
+  return b.statusCode === status && typeof b.error === 'string' && typeof b.message === 'string' && b.message.length > 0;
+}
