@@ -5,6 +5,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { mapBodyParserError } from './common/http-exception.filter';
+import { answerClientErrors, refuseDeepJson } from './common/request-limits';
 import { createValidationPipe } from './common/validation';
 import type { HeraldConfig } from './config/config';
 import { ApiKeysService } from './workspaces/api-keys.service';
@@ -26,9 +27,10 @@ export async function createApp(
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.set('trust proxy', false);
-  app.useBodyParser('json', { limit: JSON_BODY_LIMIT });
+  app.useBodyParser('json', { limit: JSON_BODY_LIMIT, verify: refuseDeepJson });
   app.useBodyParser('urlencoded', { limit: JSON_BODY_LIMIT, extended: false });
   app.use(mapBodyParserError);
+  answerClientErrors(app.getHttpServer());
   app.useGlobalPipes(createValidationPipe());
 
   const document = SwaggerModule.createDocument(

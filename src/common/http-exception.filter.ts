@@ -60,6 +60,8 @@ export function toErrorBody(exception: unknown, logger?: Logger): ErrorBody {
         return errorBody(400, 'The request body is not valid JSON');
       case 'entity.too.large':
         return errorBody(413, 'The request body is larger than the 1 MB limit');
+      case 'entity.too.deep':
+        return errorBody(400, 'The request body nests deeper than 64 levels'); // MAX_JSON_DEPTH (request-limits.ts)
       case 'encoding.unsupported':
       case 'charset.unsupported':
         return errorBody(415, 'The request body must be UTF-8 JSON');

@@ -196,6 +196,10 @@ export function send(t: TestApp, route: Route, url: string, spec: RequestSpec, h
     if (file) req = req.attach(file.field, file.bytes, file.filename);
     return req;
   }
+  // A primitive body (a number, a string, null) goes out as JSON text, as a client would send it.
+  if (spec.body !== undefined && (typeof spec.body !== 'object' || spec.body === null)) {
+    return req.set('Content-Type', 'application/json').send(JSON.stringify(spec.body) ?? 'null');
+  }
   if (spec.body !== undefined) return req.send(spec.body as object);
   return req;
 }
