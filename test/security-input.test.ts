@@ -30,6 +30,33 @@ describe('input limits', () => {
     expect(res.body).toMatchObject({ metadata });
   });
 
+  it.each([
+    ['a NUL in a post\'s text', '/v1/posts', '{"text":"a\\u0000b","targets":[{"accountId":"ACCOUNT"}]}', 'text contains a NUL character (U+0000), which cannot be stored'],
+    ['an unpaired surrogate in a post\'s text', '/v1/posts', '{"text":"a\\ud800b","targets":[{"accountId":"ACCOUNT"}]}', 'text is not valid Unicode (it contains an unpaired surrogate)'],
+    ['a NUL in a metadata key', '/v1/posts', '{"text":"ok","metadata":{"k\\u0000":1},"targets":[{"accountId":"ACCOUNT"}]}', 'metadata.k\u0000 (the key) contains a NUL character (U+0000), which cannot be stored'],
+    ['a NUL in an account name', '/v1/accounts', '{"provider":"webhook","name":"a\\u0000","config":{"url":"http://127.0.0.1:9/x"}}', 'name contains a NUL character (U+0000), which cannot be stored'],
+  ])('refuses %s with 400 (it answered 500), writing nothing', async (_what, url, raw, message) => {
+    const account = await t.http().post('/v1/accounts').set(bearer(t.adminKey)).send({ provider: 'webhook', name: 'Text', config: { url: 'http://127.0.0.1:9/hook' } });
+    const res = await t.http().post(url).set(bearer(t.adminKey)).set('Content-Type', 'application/json').send(raw.replace('ACCOUNT', account.body.id));
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe(message);
+    const posts = await t.http().get('/v1/posts').set(bearer(t.adminKey)).expect(200);
+    expect(posts.text).not.toContain('\\u0000');
+  });
+
+  it('refuses a target that is an array instead of an object with 400 (it answered 500)', async () => {
+    const account = await t.http().post('/v1/accounts').set(bearer(t.adminKey)).send({ provider: 'webhook', name: 'Nested', config: { url: 'http://127.0.0.1:9/hook' } });
+    const res = await t.http().post('/v1/posts').set(bearer(t.adminKey)).send({ text: 'x', targets: [[{ accountId: account.body.id }]] });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe('targets: each target must be an object { accountId, text? }');
+  });
+
+  it('refuses a NUL in a query parameter with 400 (the DLQ search answered 500)', async () => {
+    const res = await t.http().get('/v1/dlq?q=a%00b').set(bearer(t.adminKey));
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe('q contains a NUL character (U+0000), which cannot be stored');
+  });
+
   /** A raw HTTP exchange, for requests no HTTP client library would send. */
   function rawRequest(text: string): Promise<string> {
     const { port } = t.app.getHttpServer().address() as net.AddressInfo;

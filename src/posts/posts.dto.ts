@@ -87,6 +87,9 @@ export class CreatePostDto {
 
   @ApiProperty({ type: [TargetDto], minItems: 1, maxItems: 20 })
   @ValidateNested({ each: true })
+  // ValidateNested alone lets an array through where an object belongs (`targets: [[…]]`), which
+  // reached the service as a target without an accountId: a 500.
+  @IsObject({ each: true, message: 'each target must be an object { accountId, text? }' })
   @Type(() => TargetDto)
   @ArrayMaxSize(20)
   @ArrayMinSize(1)

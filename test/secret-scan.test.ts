@@ -1,0 +1,386 @@
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createTestDatabase, withClient } from './support/database';
+import { FakeLinkedIn } from './support/fake-linkedin';
+import { freePort } from './support/net';
+import { startPds, TestPdsHandle } from './support/pds';
+import { ServiceProcess } from './support/process';
+import { Receiver, startReceiver } from './support/receiver';
+import { Capture, contains, scanForSecrets, Secret, SecretPattern } from './support/secret-scan';
+
+/**
+ * The secret scan: the real service (dist/src/main.js) as a child process, every kind of secret
+ * configured, a scenario across the API — accounts of every provider against loopback stand-ins
+ * (a webhook receiver, the LinkedIn fake, a real Bluesky PDS), posts, retries, an auth failure,
+ * the dead-letter queue, verify, secret rotation, a bootstrap-key rotation with a restart — and
+ * then every capture (logs at trace level, every API answer, pages, mails, requests to
+ * receivers, rows at rest) is searched for every secret, by value and by shape.
+ *
+ * To extend it, add to CAPTURE_SOURCES (a new place text ends up: the settings pages once logged
+ * in, mails sent through SMTP, …) or to the secrets (a new credential).
+ */
+
+const strong = (prefix: string) => `${prefix}-${randomBytes(18).toString('base64url')}`;
+
+interface Api {
+  call<T = Record<string, unknown>>(method: string, url: string, options?: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<{ status: number; body: T; text: string }>;
+}
+
+describe('secret scan of a full run', () => {
+  const captures: Capture[] = [];
+  const processes: ServiceProcess[] = [];
+  let pds: TestPdsHandle;
+  let receiver: Receiver;
+  let linkedin: FakeLinkedIn;
+  let dataDir: string;
+  let databaseUrl: string;
+
+  // Every credential Herald is given, and those it hands out.
+  const s = {
+    bootstrapKey: strong('boot-key-one'),
+    rotatedBootstrapKey: strong('boot-key-two'),
+    secretKeyHex: randomBytes(32).toString('hex'),
+    metricsToken: strong('metrics'),
+    smtpPassword: strong('smtp-pw'),
+    databasePassword: strong('db-pw'),
+    webhookHeaderToken: strong('hook-bearer'),
+    webhookHeaderApiKey: strong('hook-api-key'),
+    wrongAppPassword: 'wrng-pass-word-1234',
+    attemptedKey: `hk_${randomBytes(32).toString('base64url')}`,
+  };
+  const handedOut: { name: string; value: string; label: string }[] = [];
+  let appPassword = '';
+  let linkedinAccess = '';
+  let linkedinRefresh = '';
+
+  const api: Api = {
+    async call(method, url, options = {}) {
+      const headers: Record<string, string> = { ...(options.headers ?? {}) };
+      if (options.key) headers.Authorization = `Bearer ${options.key}`;
+      let body: string | undefined;
+      if (options.raw !== undefined) body = options.raw;
+      else if (options.body !== undefined) body = JSON.stringify(options.body);
+      if (body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
+      const res = await fetch(`${current().url}${url}`, { method, headers, body });
+      const text = await res.text();
+      const shownHeaders = [...res.headers.entries()].map(([k, v]) => `${k}: ${v}`).join('\n');
+      const label = `${method} ${url.split('?')[0]} → ${res.status}`;
+      captures.push({ source: 'api', label, text: `${shownHeaders}\n\n${text}` });
+      let parsed: unknown = null;
+      try {
+        parsed = text ? JSON.parse(text) : null;
+      } catch {
+        parsed = text;
+      }
+      return { status: res.status, body: parsed as never, text };
+    },
+  };
+  const current = () => processes[processes.length - 1]!;
+
+  async function waitJob(key: string, jobId: string, done: (job: { status: string }) => boolean, what: string) {
+    const deadline = Date.now() + 30_000;
+    let last: unknown = null;
+    while (Date.now() < deadline) {
+      const res = await api.call<{ status: string }>('GET', `/v1/jobs/${jobId}`, { key });
+      last = res.body;
+      if (res.status === 200 && done(res.body)) return res.body;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`job ${jobId} never reached ${what}; last: ${JSON.stringify(last)}`);
+  }
+
+  function start(env: Record<string, string | undefined>, port: number): ServiceProcess {
+    const p = ServiceProcess.start(
+      {
+        DATABASE_URL: databaseUrl,
+        HERALD_SECRET_KEY: s.secretKeyHex,
+        METRICS_TOKEN: s.metricsToken,
+        LINKEDIN_CLIENT_ID: linkedin.clientId,
+        LINKEDIN_CLIENT_SECRET: linkedin.clientSecret,
+        LINKEDIN_API_BASE_URL: linkedin.url,
+        LINKEDIN_OAUTH_BASE_URL: linkedin.url,
+        HERALD_ALLOW_PRIVATE_URLS: 'true',
+        HERALD_DATA_DIR: dataDir,
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+        LOG_LEVEL: 'trace',
+        WORKER_POLL_INTERVAL_MS: '100',
+        WORKER_LEASE_MS: '10000',
+        HTTP_TOTAL_TIMEOUT_MS: '3000',
+        RETRY_BASE_DELAY_MS: '20',
+        RETRY_MAX_DELAY_MS: '200',
+        ...env,
+      },
+      port,
+    );
+    processes.push(p);
+    return p;
+  }
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-secret-scan-'));
+    fs.chmodSync(dataDir, 0o755);
+    const url = new URL((await createTestDatabase()).url);
+    // With trust authentication (the test server) a password is accepted and ignored; the
+    // embedded server's URL already has one. Either way, the URL Herald gets carries one.
+    if (url.password) s.databasePassword = decodeURIComponent(url.password);
+    else url.password = s.databasePassword;
+    databaseUrl = url.toString();
+    [pds, receiver, linkedin] = await Promise.all([startPds(), startReceiver(), new FakeLinkedIn().start()]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(processes.map((p) => p.stop('SIGKILL')));
+    await Promise.all([pds?.close(), receiver?.close(), linkedin?.close()]);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('finds no secret in logs, API answers, pages, mails, requests to receivers or rows at rest', async () => {
+    // ---- the first process: every secret configured, mail through SMTP (with a password) ----
+    const port = await freePort();
+    const smtpPort = await freePort(); // nothing listens: a mail sent fails, and its error is logged
+    const p1 = start({ HERALD_API_KEY: s.bootstrapKey, SMTP_URL: `smtp://herald:${s.smtpPassword}@127.0.0.1:${smtpPort}`, MAIL_FROM: 'Herald <herald@example.test>' }, port);
+    await p1.waitReady(60_000);
+
+    const ws = await api.call<{ apiKey: { key: string } }>('POST', '/v1/workspaces', { key: s.bootstrapKey, body: { name: 'Scanned' } });
+    expect(ws.status).toBe(201);
+    const key = ws.body.apiKey.key;
+    handedOut.push({ name: 'workspace API key', value: key, label: 'POST /v1/workspaces → 201' });
+    const second = await api.call<{ key: string }>('POST', '/v1/api-keys', { key, body: { name: 'CI' } });
+    handedOut.push({ name: 'second API key', value: second.body.key, label: 'POST /v1/api-keys → 201' });
+
+    // Accounts of every provider.
+    let hookMode: 'ok' | 'flaky' | 'reject' | 'auth' = 'ok';
+    receiver.setHandler(() => {
+      switch (hookMode) {
+        case 'flaky':
+          hookMode = 'ok';
+          return { status: 503, headers: { 'retry-after': '0' }, body: 'busy' };
+        case 'reject':
+          return { status: 400, body: { error: 'slug taken' } };
+        case 'auth':
+          return { status: 401, body: { error: 'who are you' } };
+        default:
+          return { status: 200, body: { id: 'p1', url: 'https://blog.example.test/p/1' } };
+      }
+    });
+    const hookConfig = { url: receiver.urlFor('/hook'), headers: { Authorization: `Bearer ${s.webhookHeaderToken}`, 'X-Api-Key': s.webhookHeaderApiKey } };
+    const hook = await api.call<{ id: string; secret: string }>('POST', '/v1/accounts', { key, body: { provider: 'webhook', name: 'Blog', config: hookConfig } });
+    expect(hook.status).toBe(201);
+    handedOut.push({ name: 'webhook signing secret', value: hook.body.secret, label: 'POST /v1/accounts → 201' });
+
+    linkedinAccess = linkedin.issueToken();
+    linkedinRefresh = linkedin.issueRefreshToken();
+    const li = await api.call<{ id: string }>('POST', '/v1/accounts', {
+      key,
+      body: { provider: 'linkedin', name: 'Company page', config: { accessToken: linkedinAccess, refreshToken: linkedinRefresh, authorUrn: linkedin.authorUrn, expiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString() } },
+    });
+    expect(li.status).toBe(201);
+
+    const author = await pds.createAccount('scanned');
+    appPassword = author.appPassword;
+    const bsky = await api.call<{ id: string }>('POST', '/v1/accounts', {
+      key,
+      body: { provider: 'bluesky', name: author.handle, config: { identifier: author.handle, appPassword, service: pds.url } },
+    });
+    expect(bsky.status).toBe(201);
+    const wrong = await api.call<{ id: string }>('POST', '/v1/accounts', {
+      key,
+      body: { provider: 'bluesky', name: 'wrong password', config: { identifier: author.handle, appPassword: s.wrongAppPassword, service: pds.url } },
+    });
+    expect(wrong.status).toBe(201);
+
+    // Bad input carrying secrets: refused without repeating them.
+    expect((await api.call('POST', '/v1/accounts', { key, body: { provider: 'bluesky', name: 'x', config: { identifier: 'a', appPassword, service: 'not a url' } } })).status).toBe(400);
+    expect((await api.call('POST', '/v1/accounts', { key, body: { provider: 'webhook', name: 'x', config: { url: receiver.urlFor('/h'), headers: { 'Bad Header': s.webhookHeaderToken } } } })).status).toBe(400);
+    expect((await api.call('POST', '/v1/accounts', { key, raw: `{"provider":"bluesky","config":{"appPassword":"${appPassword}"` })).status).toBe(400);
+    expect((await api.call('PATCH', `/v1/accounts/${li.body.id}`, { key, body: { config: { accessToken: 42, refreshToken: linkedinRefresh } } })).status).toBe(400);
+    expect((await api.call('POST', '/v1/accounts', { key, body: { provider: 'linkedin', name: 'x', config: { accessToken: linkedinAccess, authorUrn: 'nobody' } } })).status).toBe(400);
+    expect((await api.call('GET', '/v1/accounts', { key: s.attemptedKey })).status).toBe(401);
+    expect((await api.call('GET', `/v1/accounts?token=${s.attemptedKey}`, { key })).status).toBe(400);
+
+    // Verify every account against its platform.
+    for (const id of [hook.body.id, li.body.id, bsky.body.id, wrong.body.id]) {
+      expect((await api.call('POST', `/v1/accounts/${id}/verify`, { key })).status).toBeLessThan(500);
+    }
+
+    // A post to every provider; the webhook answers 503 once, LinkedIn's token has expired (refresh with the client secret).
+    linkedin.expire(linkedinAccess);
+    hookMode = 'flaky';
+    const post = await api.call<{ jobs: { id: string; accountId: string }[] }>('POST', '/v1/posts', {
+      key,
+      body: { text: 'Herald scans its own output #security', link: 'https://example.test/post', targets: [{ accountId: hook.body.id }, { accountId: li.body.id }, { accountId: bsky.body.id }, { accountId: wrong.body.id }] },
+    });
+    expect(post.status).toBe(201);
+    const jobOf = (accountId: string) => post.body.jobs.find((j) => j.accountId === accountId)!.id;
+    const [hookJob, liJob, bskyJob, wrongJob] = [hook.body.id, li.body.id, bsky.body.id, wrong.body.id].map(jobOf);
+    await waitJob(key, hookJob!, (j) => j.status === 'succeeded', 'success (webhook)');
+    await waitJob(key, liJob!, (j) => j.status === 'succeeded', 'success (LinkedIn)');
+    await waitJob(key, bskyJob!, (j) => j.status === 'succeeded', 'success (Bluesky)');
+    await waitJob(key, wrongJob!, (j) => j.status === 'paused' || j.status === 'dead', 'paused for re-auth (Bluesky, wrong password)');
+
+    // A permanent failure into the dead-letter queue: read, edit, requeue.
+    hookMode = 'reject';
+    const failing = await api.call<{ jobs: { id: string }[] }>('POST', '/v1/posts', { key, body: { text: 'This one dies', targets: [{ accountId: hook.body.id }] } });
+    const deadId = failing.body.jobs[0]!.id;
+    await waitJob(key, deadId, (j) => j.status === 'dead', 'dead');
+    await api.call('GET', '/v1/dlq', { key });
+    await api.call('GET', `/v1/dlq/${deadId}`, { key });
+    await api.call('PATCH', `/v1/dlq/${deadId}`, { key, body: { text: 'This one lives' } });
+    hookMode = 'ok';
+    expect((await api.call('POST', `/v1/dlq/${deadId}/requeue`, { key, body: {} })).status).toBe(200);
+    await waitJob(key, deadId, (j) => j.status === 'succeeded', 'success after the requeue');
+
+    // An auth failure: the account needs re-authentication; re-entering its config resumes it.
+    hookMode = 'auth';
+    const authPost = await api.call<{ jobs: { id: string }[] }>('POST', '/v1/posts', { key, body: { text: 'Refused', targets: [{ accountId: hook.body.id }] } });
+    const authJob = authPost.body.jobs[0]!.id;
+    await waitJob(key, authJob, (j) => j.status === 'paused', 'paused');
+    hookMode = 'ok';
+    expect((await api.call('PATCH', `/v1/accounts/${hook.body.id}`, { key, body: { config: hookConfig } })).status).toBe(200);
+    await waitJob(key, authJob, (j) => j.status === 'succeeded', 'success after re-auth');
+
+    // A new signing secret, shown once, then used.
+    const rotated = await api.call<{ secret: string }>('POST', `/v1/accounts/${hook.body.id}/rotate-secret`, { key });
+    expect(rotated.status).toBe(200);
+    handedOut.push({ name: 'rotated webhook signing secret', value: rotated.body.secret, label: `POST /v1/accounts/${hook.body.id}/rotate-secret → 200` });
+    const afterRotation = await api.call<{ jobs: { id: string }[] }>('POST', '/v1/posts', { key, body: { text: 'Signed anew', targets: [{ accountId: hook.body.id }] } });
+    await waitJob(key, afterRotation.body.jobs[0]!.id, (j) => j.status === 'succeeded', 'success with the new secret');
+
+    // Everything a workspace can read, and the operator's endpoints.
+    for (const url of ['/v1/accounts', `/v1/accounts/${hook.body.id}`, `/v1/accounts/${li.body.id}`, `/v1/accounts/${bsky.body.id}`, `/v1/accounts/${wrong.body.id}`, '/v1/posts', `/v1/jobs/${liJob}`, `/v1/jobs/${bskyJob}`, `/v1/jobs/${wrongJob}`, `/v1/jobs/${hookJob}`, '/v1/dlq?includeDiscarded=true', '/v1/api-keys']) {
+      await api.call('GET', url, { key });
+    }
+    expect((await api.call('GET', '/metrics', { headers: { Authorization: `Bearer ${s.metricsToken}` } })).status).toBe(200);
+    expect((await api.call('GET', '/metrics', { headers: { Authorization: `Bearer ${s.metricsToken}x` } })).status).toBe(401);
+    await api.call('GET', '/health/ready');
+    await collectPages();
+    expect(await p1.stop('SIGTERM')).toBe(0);
+
+    // ---- the second process: HERALD_API_KEY rotated, mail to the outbox ----
+    const port2 = await freePort();
+    const p2 = start({ HERALD_API_KEY: s.rotatedBootstrapKey }, port2);
+    await p2.waitReady(60_000);
+    expect((await api.call('GET', '/v1/api-keys', { key: s.bootstrapKey })).status).toBe(401);
+    expect((await api.call('GET', '/v1/api-keys', { key: s.rotatedBootstrapKey })).status).toBe(200);
+    const late = await api.call<{ jobs: { id: string }[] }>('POST', '/v1/posts', { key, body: { text: 'After the restart', targets: [{ accountId: hook.body.id }, { accountId: li.body.id }] } });
+    for (const j of late.body.jobs) await waitJob(key, j.id, (x) => x.status === 'succeeded', 'success after the restart');
+    await collectPages();
+    expect(await p2.stop('SIGTERM')).toBe(0);
+
+    // ---- what the run left, and the scan ----
+    for (const source of CAPTURE_SOURCES) captures.push(...(await source.collect()));
+    const secrets = allSecrets();
+    const findings = scanForSecrets(captures, secrets, PATTERNS);
+    expect(findings).toEqual([]);
+
+    // The scan sees what it looks for: each secret is where it belongs.
+    const by = (source: string) => captures.filter((c) => c.source === source);
+    expect(by('log').length).toBe(2);
+    expect(by('log')[0]!.text).toContain('request completed');
+    expect(captures.some((c) => c.label === 'POST /v1/accounts → 201' && contains(c, hook.body.secret))).toBe(true);
+    expect(by('outbound').some((c) => c.label.startsWith('webhook receiver') && contains(c, s.webhookHeaderToken))).toBe(true);
+    expect(by('outbound').some((c) => c.label.startsWith('LinkedIn') && contains(c, linkedin.clientSecret))).toBe(true);
+    expect(by('database').length).toBeGreaterThan(5);
+  }, 240_000);
+
+  // ---- where text ends up ----------------------------------------------------------------------
+
+  /** Pages served without an API key (the settings pages after login are for the lead to add). */
+  const PAGE_PATHS = ['/docs', '/docs-json', '/settings', '/settings/login'];
+  async function collectPages(): Promise<void> {
+    for (const p of PAGE_PATHS) {
+      const res = await fetch(`${current().url}${p}`);
+      captures.push({ source: 'page', label: `GET ${p} → ${res.status}`, text: await res.text() });
+    }
+  }
+
+  /**
+   * Sources read once the run is over. API answers and pages are captured as they happen (above).
+   * Add a source here when Herald starts writing somewhere new.
+   */
+  const CAPTURE_SOURCES: { name: string; collect(): Promise<Capture[]> }[] = [
+    { name: 'log', collect: async () => processes.map((p, i) => ({ source: 'log', label: `process ${i + 1} stdout+stderr`, text: p.text() })) },
+    {
+      name: 'outbound',
+      collect: async () => [
+        ...receiver.requests.map((r) => ({ source: 'outbound', label: `webhook receiver ${r.method} ${r.path}`, text: `${JSON.stringify(r.headers)}\n${r.body}` })),
+        ...linkedin.requests.map((r) => ({ source: 'outbound', label: `LinkedIn ${r.method} ${r.path}`, text: `${JSON.stringify(r.headers)}\n${r.body.toString('utf8')}` })),
+      ],
+    },
+    {
+      // Mails written to the outbox (no SMTP_URL): every file under <HERALD_DATA_DIR>/outbox.
+      name: 'mail',
+      collect: async () => {
+        const outbox = path.join(dataDir, 'outbox');
+        if (!fs.existsSync(outbox)) return [];
+        const files = fs.readdirSync(outbox, { recursive: true, withFileTypes: true }).filter((d) => d.isFile());
+        return files.map((f) => ({ source: 'mail', label: f.name, text: fs.readFileSync(path.join(f.parentPath, f.name), 'utf8') }));
+      },
+    },
+    {
+      // Rows at rest: credentials must be sealed, not stored as they came.
+      name: 'database',
+      collect: () =>
+        withClient(databaseUrl, async (db) => {
+          const tables = (await db.query<{ t: string }>(`SELECT quote_ident(tablename) AS t FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`)).rows.map((r) => r.t);
+          const out: Capture[] = [];
+          for (const t of tables) {
+            const rows = await db.query(`SELECT * FROM ${t}`);
+            out.push({ source: 'database', label: `table ${t}`, text: rows.rows.map((r) => JSON.stringify(r)).join('\n') });
+          }
+          return out;
+        }),
+    },
+  ];
+
+  function allSecrets(): Secret[] {
+    const nowhere: Secret[] = [
+      { name: 'HERALD_API_KEY', value: s.bootstrapKey },
+      { name: 'HERALD_API_KEY (rotated)', value: s.rotatedBootstrapKey },
+      { name: 'HERALD_SECRET_KEY', value: s.secretKeyHex },
+      { name: 'HERALD_SECRET_KEY (base64)', value: Buffer.from(s.secretKeyHex, 'hex').toString('base64') },
+      { name: 'METRICS_TOKEN', value: s.metricsToken },
+      { name: 'SMTP_URL password', value: s.smtpPassword },
+      { name: 'DATABASE_URL password', value: s.databasePassword },
+      { name: 'Bluesky app password', value: appPassword },
+      { name: 'Bluesky app password (wrong one)', value: s.wrongAppPassword },
+      { name: 'an API key someone tried', value: s.attemptedKey },
+    ];
+    const toLinkedIn = (c: Capture) => c.source === 'outbound' && c.label.startsWith('LinkedIn');
+    const toReceiver = (c: Capture) => c.source === 'outbound' && c.label.startsWith('webhook receiver');
+    const linkedinTokens = [linkedinAccess, linkedinRefresh, ...issuedBy(linkedin)].map((value, i) => ({ name: `LinkedIn token #${i + 1}`, value, allowedIn: toLinkedIn }));
+    return [
+      ...nowhere,
+      { name: 'LINKEDIN_CLIENT_SECRET', value: linkedin.clientSecret, allowedIn: toLinkedIn },
+      ...linkedinTokens,
+      { name: 'webhook header secret (Authorization)', value: s.webhookHeaderToken, allowedIn: toReceiver },
+      { name: 'webhook header secret (X-Api-Key)', value: s.webhookHeaderApiKey, allowedIn: toReceiver },
+      // Shown once, in the answer that made them.
+      ...handedOut.map((h) => ({ name: h.name, value: h.value, allowedIn: (c: Capture) => c.source === 'api' && c.label === h.label })),
+    ];
+  }
+
+  const PATTERNS: SecretPattern[] = [
+    // Bluesky sessions (access and refresh JWTs) Herald holds for its accounts.
+    { name: 'a JWT (Bluesky session)', pattern: /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+/ },
+    // Webhook signing secrets: only in the answers that created or rotated one.
+    {
+      name: 'a webhook signing secret (whsec_…)',
+      pattern: /(?<![A-Za-z0-9+/_-])whsec_[A-Za-z0-9+/]{16,}={0,2}/,
+      allowedIn: (c, m) => c.source === 'api' && handedOut.some((h) => h.value === m && h.label === c.label),
+    },
+    // API keys: only in the answers that created them. (Bounded: sealed credentials are base64url
+    // and may hold "hk_" followed by 43 such characters by chance.)
+    { name: 'an API key (hk_…)', pattern: /(?<![A-Za-z0-9_-])hk_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/, allowedIn: (c, m) => c.source === 'api' && handedOut.some((h) => h.value === m && h.label === c.label) },
+    // Tokens the LinkedIn stand-in issues (AQV… access, AQX… refresh): only on the way to LinkedIn.
+    { name: 'a LinkedIn token', pattern: /(?<![A-Za-z0-9_-])AQ[VX][0-9a-f]{24}(?![0-9a-f])/, allowedIn: (c) => c.source === 'outbound' && c.label.startsWith('LinkedIn') },
+  ];
+});
+
+/** Every token the LinkedIn stand-in issued during the run (refreshes included). */
+function issuedBy(fake: FakeLinkedIn): string[] {
+  const inner = fake as unknown as { tokens: Set<string>; refreshTokens: Set<string> };
+  return [...inner.tokens, ...inner.refreshTokens];
+}
