@@ -81,7 +81,7 @@ describe('alerts from a real worker', () => {
       ['needs_reauth', 'queued'],
       ['needs_reauth', 'queued'],
     ]);
-    expect((await t.http().get('/metrics').expect(200)).text).toMatch(/herald_mails_sent_total\{kind="alert"\} 2\n/);
+    expect((await t.http().get('/metrics').set(bearer(t.config.metrics.token!)).expect(200)).text).toMatch(/herald_mails_sent_total\{kind="alert"\} 2\n/);
   }, 90_000);
 });
 

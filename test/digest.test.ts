@@ -198,7 +198,7 @@ describe('daily digest', () => {
     expect(row).toMatchObject({ status: 'sent', attempts: 2 });
     expect(row.last_error).toContain('451 Greylisted, try again later');
     expect(row.response).toMatch(/^250 /);
-    const metrics = (await t.http().get('/metrics').expect(200)).text;
+    const metrics = (await t.http().get('/metrics').set(bearer(t.config.metrics.token!)).expect(200)).text;
     expect(metrics).toMatch(/herald_mails_sent_total\{kind="digest"\} 1\n/);
     expect(metrics).toMatch(/herald_mails_failed_total\{kind="digest",outcome="retry"\} 1\n/);
     expect(metrics).toMatch(/herald_mail_outbox\{kind="digest",state="pending"\} 0\n/);
@@ -217,7 +217,7 @@ describe('daily digest', () => {
     const settings = await t.http().get('/v1/settings/notifications').set(bearer(ws.key)).expect(200);
     expect(settings.body.lastDigest.mail).toMatchObject({ status: 'failed', attempts: 1, sentAt: null });
     expect(settings.body.lastDigest.mail.lastError).toContain('554 Message rejected as spam');
-    expect((await t.http().get('/metrics').expect(200)).text).toMatch(/herald_mails_failed_total\{kind="digest",outcome="gave_up"\} 1\n/);
+    expect((await t.http().get('/metrics').set(bearer(t.config.metrics.token!)).expect(200)).text).toMatch(/herald_mails_failed_total\{kind="digest",outcome="gave_up"\} 1\n/);
   });
 
   it('escapes a post text containing HTML in the HTML part, and keeps it as written in the text part', async () => {

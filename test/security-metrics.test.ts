@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { Db } from '../src/database/db';
 import { bearer, bootTestApp, scrapeMetrics, TestApp } from './support/app';
 import { createTestDatabase, withClient } from './support/database';
 import { killJobs } from './support/dlq';
@@ -63,7 +63,7 @@ describe('/metrics cost', () => {
   it('lets concurrent and repeated scrapes within METRICS_DB_REFRESH_SECONDS share one count of the dead jobs and the queue', async () => {
     const t = await bootTestApp({ config: { metrics: { token: 'metrics-cost-token-000000', databaseRefreshMs: 60_000 } } });
     try {
-      const db = t.app.get(DataSource);
+      const db = t.app.get(Db);
       const spy = jest.spyOn(db, 'query');
       const counted = () => ({
         dlq: spy.mock.calls.filter(([q]) => /status = 'dead' GROUP BY/.test(String(q))).length,

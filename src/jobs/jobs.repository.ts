@@ -115,8 +115,7 @@ export class JobsRepository {
    * workspace's own volume; deleting media is rare.
    */
   postsNeedingMedia(workspaceId: string, mediaId: string, limit: number): Promise<{ postId: string }[]> {
-    return sql(
-      this.db,
+    return this.db.query(
       `SELECT DISTINCT j.post_id AS "postId" FROM posts p JOIN jobs j ON j.post_id = p.id
        WHERE p.workspace_id = $1 AND j.status IN ('scheduled', 'paused', 'in_progress', 'dead')
          AND j.payload->'media' ? $2

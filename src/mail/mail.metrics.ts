@@ -34,14 +34,17 @@ export class MailMetrics {
       this.failed.inc({ kind, outcome: 'retry' }, 0);
       this.failed.inc({ kind, outcome: 'gave_up' }, 0);
     }
+    // Shared by concurrent scrapes and reused for METRICS_DB_REFRESH_SECONDS (MetricsService.databaseRead).
+    const waiting = metrics.databaseRead('mail_outbox', () => outbox.waiting());
     new Gauge({
       name: 'herald_mail_outbox',
       help: 'Mails not yet accepted by the mail server, by kind and state (pending, sending); read from the database at scrape time',
       labelNames: ['kind', 'state'],
       registers,
       async collect() {
-        const rows = await outbox.waiting();
+        const rows = await waiting();
         this.reset();
+        if (rows === null) return; // left out of this scrape (counted in herald_metrics_read_errors_total)
         for (const kind of MAIL_KINDS) for (const state of ['pending', 'sending']) this.set({ kind, state }, 0);
         for (const r of rows) this.set({ kind: r.kind, state: r.status }, r.n);
       },

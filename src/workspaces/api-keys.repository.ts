@@ -55,9 +55,8 @@ export class ApiKeysRepository {
    * Revokes every active admin key of the workspace but `keepId`: a bootstrap key replaced by a
    * new HERALD_API_KEY. Returns the ids revoked.
    */
-  async revokeOtherAdminKeys(workspaceId: string, keepId: string, manager: EntityManager): Promise<string[]> {
-    const rows = await sql<{ id: string }>(
-      manager,
+  async revokeOtherAdminKeys(workspaceId: string, keepId: string, q: Sql = this.db): Promise<string[]> {
+    const rows = await q.query<{ id: string }>(
       `UPDATE api_keys SET revoked_at = now()
        WHERE workspace_id = $1 AND role = 'admin' AND revoked_at IS NULL AND id <> $2
        RETURNING id`,

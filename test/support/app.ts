@@ -1,5 +1,5 @@
 import { INestApplication } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import request from 'supertest';
@@ -28,7 +28,9 @@ export function testConfig(databaseUrl: string, overrides: Partial<HeraldConfig>
     databasePoolSize: 10,
     embedded: false,
     secretKey: randomBytes(32),
-    bootstrapApiKey: `test-bootstrap-${randomBytes(16).toString('hex')}`,
+    // One per database, like hosts sharing a database share HERALD_API_KEY: a second app on the
+    // same database with another key would replace the first one's (a changed bootstrap key does).
+    bootstrapApiKey: `test-bootstrap-${createHash('sha256').update(databaseUrl).digest('hex').slice(0, 32)}`,
     worker: { ...env.worker, enabled: false },
     // /metrics is off without a token; tests scrape with this one, and read the database at every scrape.
     metrics: { token: `test-metrics-${randomBytes(12).toString('hex')}`, databaseRefreshMs: 0 },

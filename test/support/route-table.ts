@@ -140,6 +140,12 @@ export const ROUTE_SPECS: Record<string, RouteSpec> = {
   'POST /v1/dlq/:jobId/requeue': { valid: (f) => ({ params: { jobId: f.deadJobId }, body: {} }) },
   'DELETE /v1/dlq/:jobId': { valid: (f) => ({ params: { jobId: f.deadJobId } }) },
 
+  'GET /v1/settings/notifications': { valid: () => ({}) },
+  'PUT /v1/settings/notifications': {
+    valid: () => ({ body: { digest: { enabled: true, recipients: ['ops@example.test'], hour: 9, timezone: 'Europe/Paris', sendWhenEmpty: false }, alerts: { enabled: true } } }),
+  },
+  'POST /v1/digest/preview': { valid: () => ({}) },
+
   'POST /v1/media': { valid: (_f, images) => ({ multipart: { fields: { alt: 'an image' }, file: { field: 'file', bytes: images.png, filename: 'a.png' } } }) },
   'GET /v1/media': { valid: () => ({ query: { limit: '10' } }) },
   'GET /v1/media/usage': { valid: () => ({}) },
