@@ -18,8 +18,8 @@ import { Capture, contains, scanForSecrets, Secret, SecretPattern } from './supp
  * then every capture (logs at trace level, every API answer, pages, mails, requests to
  * receivers, rows at rest) is searched for every secret, by value and by shape.
  *
- * To extend it, add to CAPTURE_SOURCES (a new place text ends up: the settings pages once logged
- * in, mails sent through SMTP, …) or to the secrets (a new credential).
+ * To extend it, add to CAPTURE_SOURCES (a new place text ends up) or to the secrets (a new
+ * credential); pages are listed in collectPages.
  */
 
 const strong = (prefix: string) => `${prefix}-${randomBytes(18).toString('base64url')}`;
@@ -110,6 +110,9 @@ describe('secret scan of a full run', () => {
         HTTP_TOTAL_TIMEOUT_MS: '3000',
         RETRY_BASE_DELAY_MS: '20',
         RETRY_MAX_DELAY_MS: '200',
+        NOTIFICATIONS_POLL_INTERVAL_MS: '100',
+        MAIL_RETRY_BASE_DELAY_MS: '100',
+        MAIL_RETRY_MAX_DELAY_MS: '500',
         ...env,
       },
       port,
@@ -191,6 +194,14 @@ describe('secret scan of a full run', () => {
     });
     expect(wrong.status).toBe(201);
 
+    // Alerts and the digest go to a recipient: alert mails (auth failures below) go through
+    // SMTP in this process (it refuses: nothing listens) and to the outbox in the next.
+    const settings = await api.call('PUT', '/v1/settings/notifications', {
+      key,
+      body: { digest: { enabled: true, recipients: ['ops@example.test'], hour: 9, timezone: 'UTC', sendWhenEmpty: true }, alerts: { enabled: true } },
+    });
+    expect(settings.status).toBe(200);
+
     // Bad input carrying secrets: refused without repeating them.
     expect((await api.call('POST', '/v1/accounts', { key, body: { provider: 'bluesky', name: 'x', config: { identifier: 'a', appPassword, service: 'not a url' } } })).status).toBe(400);
     expect((await api.call('POST', '/v1/accounts', { key, body: { provider: 'webhook', name: 'x', config: { url: receiver.urlFor('/h'), headers: { 'Bad Header': s.webhookHeaderToken } } } })).status).toBe(400);
@@ -255,7 +266,8 @@ describe('secret scan of a full run', () => {
     expect((await api.call('GET', '/metrics', { headers: { Authorization: `Bearer ${s.metricsToken}` } })).status).toBe(200);
     expect((await api.call('GET', '/metrics', { headers: { Authorization: `Bearer ${s.metricsToken}x` } })).status).toBe(401);
     await api.call('GET', '/health/ready');
-    await collectPages();
+    await api.call('POST', '/v1/digest/preview', { key });
+    await collectPages(key, { accounts: [hook.body.id, li.body.id, bsky.body.id, wrong.body.id], deadJobs: [deadId, wrongJob!] });
     expect(await p1.stop('SIGTERM')).toBe(0);
 
     // ---- the second process: HERALD_API_KEY rotated, mail to the outbox ----
@@ -266,7 +278,13 @@ describe('secret scan of a full run', () => {
     expect((await api.call('GET', '/v1/api-keys', { key: s.rotatedBootstrapKey })).status).toBe(200);
     const late = await api.call<{ jobs: { id: string }[] }>('POST', '/v1/posts', { key, body: { text: 'After the restart', targets: [{ accountId: hook.body.id }, { accountId: li.body.id }] } });
     for (const j of late.body.jobs) await waitJob(key, j.id, (x) => x.status === 'succeeded', 'success after the restart');
-    await collectPages();
+    // A new incident (the account recovered above): its alert is written to the outbox.
+    hookMode = 'auth';
+    const refusedAgain = await api.call<{ jobs: { id: string }[] }>('POST', '/v1/posts', { key, body: { text: 'Refused again', targets: [{ accountId: hook.body.id }] } });
+    await waitJob(key, refusedAgain.body.jobs[0]!.id, (j) => j.status === 'paused', 'paused again');
+    await waitFor(() => outboxFiles().length > 0, 20_000, 'an alert mail in the outbox');
+    hookMode = 'ok';
+    await collectPages(key, { accounts: [hook.body.id, li.body.id, bsky.body.id, wrong.body.id], deadJobs: [deadId] });
     expect(await p2.stop('SIGTERM')).toBe(0);
 
     // ---- what the run left, and the scan ----
@@ -279,20 +297,76 @@ describe('secret scan of a full run', () => {
     const by = (source: string) => captures.filter((c) => c.source === source);
     expect(by('log').length).toBe(2);
     expect(by('log')[0]!.text).toContain('request completed');
+    // The first process tried SMTP (with its password) and was refused: the failure is in its log.
+    expect(by('log')[0]!.text).toMatch(/ECONNREFUSED|refused|mail/i);
     expect(captures.some((c) => c.label === 'POST /v1/accounts → 201' && contains(c, hook.body.secret))).toBe(true);
     expect(by('outbound').some((c) => c.label.startsWith('webhook receiver') && contains(c, s.webhookHeaderToken))).toBe(true);
     expect(by('outbound').some((c) => c.label.startsWith('LinkedIn') && contains(c, linkedin.clientSecret))).toBe(true);
     expect(by('database').length).toBeGreaterThan(5);
+    expect(by('mail').length).toBeGreaterThan(0);
+    expect(by('mail').some((c) => /needs|re-?auth|attention/i.test(c.text))).toBe(true);
+    expect(by('page').some((c) => c.label === 'GET /settings/accounts → 200' && c.text.includes('Blog'))).toBe(true);
   }, 240_000);
 
   // ---- where text ends up ----------------------------------------------------------------------
 
-  /** Pages served without an API key (the settings pages after login are for the lead to add). */
-  const PAGE_PATHS = ['/docs', '/docs-json', '/settings', '/settings/login'];
-  async function collectPages(): Promise<void> {
-    for (const p of PAGE_PATHS) {
-      const res = await fetch(`${current().url}${p}`);
-      captures.push({ source: 'page', label: `GET ${p} → ${res.status}`, text: await res.text() });
+  /**
+   * Pages: the public ones, then the settings pages logged in (the API key goes in the login
+   * form's POST body, as a browser sends it; the session is a cookie).
+   */
+  const PUBLIC_PAGES = ['/docs', '/docs-json', '/settings', '/settings/login'];
+  async function collectPages(key: string, ids: { accounts: string[]; deadJobs: string[] }): Promise<void> {
+    const page = async (label: string, res: Response) => {
+      const headers = [...res.headers.entries()].map(([k, v]) => `${k}: ${v}`).join('\n');
+      captures.push({ source: 'page', label: `${label} → ${res.status}`, text: `${headers}\n\n${await res.text()}` });
+    };
+    for (const p of PUBLIC_PAGES) await page(`GET ${p}`, await fetch(`${current().url}${p}`, { redirect: 'manual' }));
+
+    const form = await fetch(`${current().url}/settings/login`);
+    const html = await form.text();
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+    const loginCookie = /herald_login=([^;]+)/.exec(form.headers.get('set-cookie') ?? '')?.[1] ?? '';
+    const login = await fetch(`${current().url}/settings/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: `herald_login=${loginCookie}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, apiKey: key, next: '/settings/accounts' }).toString(),
+    });
+    const session = /herald_session=([^;]+)/.exec(login.headers.get('set-cookie') ?? '')?.[1];
+    expect(session).toBeDefined();
+    sessions.push(session!);
+    await page('POST /settings/login', login);
+    const paths = [
+      '/settings/accounts',
+      ...['bluesky', 'linkedin', 'webhook'].map((p) => `/settings/accounts/connect/${p}`),
+      ...ids.accounts.flatMap((id) => [`/settings/accounts/${id}/reconnect`, `/settings/accounts/${id}/remove`, `/settings/accounts/${id}/rotate-secret`]),
+      '/settings/posts',
+      '/settings/failed-posts',
+      ...ids.deadJobs.map((id) => `/settings/failed-posts/${id}`),
+      '/settings/notifications',
+    ];
+    for (const p of paths) {
+      const res = await fetch(`${current().url}${p}`, { redirect: 'manual', headers: { cookie: `herald_session=${session}` } });
+      expect(res.status).toBeLessThan(500);
+      await page(`GET ${p}`, res);
+    }
+  }
+  const sessions: string[] = [];
+
+  function outboxFiles(): string[] {
+    const outbox = path.join(dataDir, 'outbox');
+    if (!fs.existsSync(outbox)) return [];
+    return fs
+      .readdirSync(outbox, { recursive: true, withFileTypes: true })
+      .filter((d) => d.isFile())
+      .map((d) => path.join(d.parentPath, d.name));
+  }
+
+  async function waitFor(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 100));
     }
   }
 
@@ -312,12 +386,7 @@ describe('secret scan of a full run', () => {
     {
       // Mails written to the outbox (no SMTP_URL): every file under <HERALD_DATA_DIR>/outbox.
       name: 'mail',
-      collect: async () => {
-        const outbox = path.join(dataDir, 'outbox');
-        if (!fs.existsSync(outbox)) return [];
-        const files = fs.readdirSync(outbox, { recursive: true, withFileTypes: true }).filter((d) => d.isFile());
-        return files.map((f) => ({ source: 'mail', label: f.name, text: fs.readFileSync(path.join(f.parentPath, f.name), 'utf8') }));
-      },
+      collect: async () => outboxFiles().map((f) => ({ source: 'mail', label: path.basename(f), text: fs.readFileSync(f, 'utf8') })),
     },
     {
       // Rows at rest: credentials must be sealed, not stored as they came.
@@ -357,6 +426,8 @@ describe('secret scan of a full run', () => {
       ...linkedinTokens,
       { name: 'webhook header secret (Authorization)', value: s.webhookHeaderToken, allowedIn: toReceiver },
       { name: 'webhook header secret (X-Api-Key)', value: s.webhookHeaderApiKey, allowedIn: toReceiver },
+      // The settings page's session: set by the login answer, then only ever sent back by the browser.
+      ...sessions.map((value, i) => ({ name: `settings session #${i + 1}`, value, allowedIn: (c: Capture) => c.source === 'page' && c.label.startsWith('POST /settings/login') })),
       // Shown once, in the answer that made them.
       ...handedOut.map((h) => ({ name: h.name, value: h.value, allowedIn: (c: Capture) => c.source === 'api' && c.label === h.label })),
     ];
