@@ -25,24 +25,28 @@ describe('attempts longer than a lease', () => {
     receivers = [];
   });
 
-  /** A worker process of its own (an in-process Nest app with its worker) on `databaseUrl`. */
-  async function worker(databaseUrl: string | undefined, leaseMs: number): Promise<TestApp> {
+  /**
+   * A worker process of its own (an in-process Nest app with its worker) on `of`'s database, with
+   * the same credentials key (hosts sharing a database must share HERALD_SECRET_KEY).
+   */
+  async function worker(of: TestApp | null, leaseMs: number): Promise<TestApp> {
     const engine = fastEngine();
     const app = await bootEngine(
       {
         circuit: { failureThreshold: 1000, cooldownMs: 30_000, disableThreshold: 1000 },
         http: { ...engine.http!, totalTimeoutMs: 8_000 },
         worker: { ...engine.worker!, leaseMs, attemptTimeoutMs: 10_000 },
+        ...(of ? { secretKey: of.config.secretKey, bootstrapApiKey: of.config.bootstrapApiKey } : {}),
       },
-      databaseUrl,
+      of?.databaseUrl,
     );
     apps.push(app);
     return app;
   }
 
   it('with a 1.5 s lease and a receiver that answers after 4 s, no job ever has two attempts in flight, and each success is kept', async () => {
-    const first = await worker(undefined, 1_500);
-    await worker(first.databaseUrl, 1_500); // a second process, ready to take over any lease that lapses
+    const first = await worker(null, 1_500);
+    await worker(first, 1_500); // a second process, ready to take over any lease that lapses
     const r = await receiver();
     const inFlight = new Map<string, number>();
     let overlaps = 0;
@@ -76,7 +80,7 @@ describe('attempts longer than a lease', () => {
   it('a success that comes back after its lease was lost is kept: succeeded with its remote id, not dead, not sent again', async () => {
     // Leases of 30 s: the owner's first renewal would come after 10 s, so the test can make the
     // lease lapse in between, as a database away for a whole lease would.
-    const owner = await worker(undefined, 30_000);
+    const owner = await worker(null, 30_000);
     const r = await receiver();
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -92,7 +96,7 @@ describe('attempts longer than a lease', () => {
     await r.waitFor(1);
 
     await withClient(owner.databaseUrl, (db) => db.query(`UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [jobId]));
-    await worker(owner.databaseUrl, 30_000); // another process: its crash recovery takes the lapsed lease over
+    await worker(owner, 30_000); // another process: its crash recovery takes the lapsed lease over
     const reclaimed = await waitForJob<JobView>(owner, owner.adminKey, jobId, (j) => j.status === 'dead');
     expect(reclaimed).toMatchObject({ deadReason: 'max_attempts', remoteId: null });
     expect(reclaimed.attempts.map((a) => a.networkError)).toEqual(['worker_lost']);
