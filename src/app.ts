@@ -1,11 +1,12 @@
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { mapBodyParserError } from './common/http-exception.filter';
 import { answerClientErrors, refuseDeepJson } from './common/request-limits';
+import { createOpenApiDocument } from './common/openapi';
 import { createValidationPipe } from './common/validation';
 import type { HeraldConfig } from './config/config';
 import { ApiKeysService } from './workspaces/api-keys.service';
@@ -33,16 +34,8 @@ export async function createApp(
   answerClientErrors(app.getHttpServer());
   app.useGlobalPipes(createValidationPipe());
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Herald API')
-      .setDescription('Schedule a post once; Herald publishes it to Bluesky, LinkedIn and blog webhooks.')
-      .setVersion('1')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key of your workspace' })
-      .build(),
-  );
-  SwaggerModule.setup('docs', app, document);
+  // The document is served at /docs (page) and /docs-json; the tests check every answer against it.
+  SwaggerModule.setup('docs', app, createOpenApiDocument(app, config.publicUrl));
 
   await app.init();
   await app.get(ApiKeysService).ensureBootstrapKey(options.print ?? ((text) => process.stdout.write(text)));

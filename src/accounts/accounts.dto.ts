@@ -1,10 +1,11 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { PROVIDERS, Provider } from '../connectors/connector.interface';
 
 // Decorators run bottom-up and the pipe stops at the first failure: type checks sit last.
 
+@ApiSchema({ name: 'RetryPolicyInput' })
 export class RetryPolicyDto {
   @ApiPropertyOptional({ description: 'first backoff ceiling, ms', example: 2000 })
   @IsOptional()
@@ -28,6 +29,7 @@ export class RetryPolicyDto {
   maxAttempts?: number;
 }
 
+@ApiSchema({ name: 'CreateAccount' })
 export class CreateAccountDto {
   @ApiProperty({ enum: PROVIDERS })
   @IsIn(PROVIDERS as Provider[])
@@ -62,6 +64,7 @@ export class CreateAccountDto {
   maxInFlight?: number;
 }
 
+@ApiSchema({ name: 'UpdateAccount' })
 export class UpdateAccountDto {
   @ApiPropertyOptional({ maxLength: 200 })
   @IsOptional()

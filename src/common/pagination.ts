@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { invalidInput } from './errors';
@@ -6,6 +7,7 @@ export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
 
 export class PageQuery {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'items per page' })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -13,6 +15,7 @@ export class PageQuery {
   @Max(MAX_PAGE_SIZE)
   limit?: number;
 
+  @ApiPropertyOptional({ maxLength: 200, description: 'the `nextCursor` of the previous page' })
   @IsOptional()
   @IsString()
   @MaxLength(200)

@@ -1,4 +1,4 @@
-import { ApiPropertyOptional, IntersectionType, PartialType, PickType } from '@nestjs/swagger';
+import { ApiPropertyOptional, ApiSchema, IntersectionType, PartialType, PickType } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -16,9 +16,8 @@ import {
 import { PageQuery } from '../common/pagination';
 import { PROVIDERS, Provider } from '../connectors/connector.interface';
 import { CreatePostDto, ISO_WITH_OFFSET } from '../posts/posts.dto';
+import { ERROR_CLASSES } from '../jobs/job-view.dto';
 import type { ErrorClass } from '../retry/error-class';
-
-const ERROR_CLASSES: readonly ErrorClass[] = ['transient', 'auth', 'permanent', 'poison', 'success'];
 
 const OFFSET_MESSAGE = (field: string) =>
   `${field} must be an ISO 8601 date-time with a time zone offset, e.g. 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00`;
@@ -30,12 +29,14 @@ export const DEAD_REASONS = ['max_attempts', 'permanent', 'poison', 'expired'] a
  * field, every one optional), so a DLQ edit can never accept what POST /v1/posts refuses.
  * `null` clears title, link or metadata; the service refuses it for text and media.
  */
+@ApiSchema({ name: 'EditDeadJob' })
 export class EditDeadJobDto extends PartialType(PickType(CreatePostDto, ['text', 'title', 'link', 'media', 'metadata'] as const)) {}
 
 /** Query strings carry booleans as text. */
 const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
 /** The filters of GET /v1/dlq, also the `filter` of a bulk requeue. */
+@ApiSchema({ name: 'DlqFilter' })
 export class DlqFilterDto {
   @ApiPropertyOptional({ format: 'uuid' })
   @IsOptional()
@@ -43,17 +44,17 @@ export class DlqFilterDto {
   @IsString()
   accountId?: string;
 
-  @ApiPropertyOptional({ enum: PROVIDERS })
+  @ApiPropertyOptional({ enum: PROVIDERS, enumName: 'Provider' })
   @IsOptional()
   @IsIn(PROVIDERS as Provider[], { message: `provider must be one of ${PROVIDERS.join(', ')}` })
   provider?: Provider;
 
-  @ApiPropertyOptional({ enum: ERROR_CLASSES })
+  @ApiPropertyOptional({ enum: ERROR_CLASSES, enumName: 'ErrorClass' })
   @IsOptional()
   @IsIn(ERROR_CLASSES as unknown as string[], { message: `errorClass must be one of ${ERROR_CLASSES.join(', ')}` })
   errorClass?: ErrorClass;
 
-  @ApiPropertyOptional({ enum: DEAD_REASONS })
+  @ApiPropertyOptional({ enum: DEAD_REASONS, enumName: 'DeadReason' })
   @IsOptional()
   @IsIn(DEAD_REASONS as unknown as string[], { message: `deadReason must be one of ${DEAD_REASONS.join(', ')}` })
   deadReason?: (typeof DEAD_REASONS)[number];
@@ -78,18 +79,19 @@ export class DlqFilterDto {
 }
 
 export class ListDlqQuery extends IntersectionType(PageQuery, DlqFilterDto) {
-  /** `dead` (default) or `discarded`. */
+  @ApiPropertyOptional({ enum: ['dead', 'discarded'], default: 'dead', description: 'dead (default) or discarded jobs' })
   @IsOptional()
   @IsIn(['dead', 'discarded'], { message: 'status must be dead or discarded' })
   status?: 'dead' | 'discarded';
 
-  /** Lists dead and discarded jobs together. */
+  @ApiPropertyOptional({ type: Boolean, description: 'list dead and discarded jobs together' })
   @IsOptional()
   @Transform(toBoolean)
   @IsBoolean({ message: 'includeDiscarded must be true or false' })
   includeDiscarded?: boolean;
 }
 
+@ApiSchema({ name: 'Requeue' })
 export class RequeueDto {
   @ApiPropertyOptional({ example: '2026-12-01T09:00:00Z', description: 'when to try again (default: now)' })
   @IsOptional()
@@ -108,6 +110,7 @@ export class RequeueDto {
 
 export const MAX_BULK_IDS = 1000;
 
+@ApiSchema({ name: 'BulkRequeue' })
 export class BulkRequeueDto extends RequeueDto {
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BULK_IDS })
   @IsOptional()

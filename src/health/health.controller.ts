@@ -1,10 +1,12 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { Public } from '../workspaces/auth';
+import { CheckDto, LiveDto, NotReadyDto, ReadyDto } from './health-view.dto';
 import { ReadinessService } from './readiness.service';
 
 @ApiTags('operations')
+@ApiExtraModels(CheckDto)
 @Public()
 @Controller('health')
 export class HealthController {
@@ -16,6 +18,8 @@ export class HealthController {
 
   /** The process is up and its event loop answers. */
   @Get('live')
+  @ApiOperation({ operationId: 'live', summary: 'Liveness: the process answers (no API key)' })
+  @ApiResponse({ status: 200, description: 'Alive', type: LiveDto })
   live() {
     return { status: 'ok' };
   }
@@ -25,7 +29,10 @@ export class HealthController {
    * database is away (restart, network cut); 200 again as soon as it answers.
    */
   @Get('ready')
-  @HealthCheck()
+  @ApiOperation({ operationId: 'ready', summary: 'Readiness: PostgreSQL answers and every migration is applied (no API key)' })
+  @ApiResponse({ status: 200, description: 'Ready', type: ReadyDto })
+  @ApiResponse({ status: 503, description: 'Not ready; `details` says which check failed', type: NotReadyDto })
+  @HealthCheck({ swaggerDocumentation: false })
   ready() {
     return this.health.check([
       async () => {

@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { MAX_ALT_LENGTH } from './media.types';
 
@@ -11,6 +11,7 @@ export class UploadMediaDto {
   alt?: string;
 }
 
+@ApiSchema({ name: 'UpdateMedia' })
 export class UpdateMediaDto {
   @ApiPropertyOptional({ maxLength: MAX_ALT_LENGTH })
   @MaxLength(MAX_ALT_LENGTH)

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { PageQuery } from '../common/pagination';
 import { Type } from 'class-transformer';
 import {
@@ -45,6 +45,7 @@ function MaxJsonBytes(bytes: number, options?: ValidationOptions) {
 
 const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true, require_tld: false, allow_underscores: true };
 
+@ApiSchema({ name: 'Target' })
 export class TargetDto {
   @ApiProperty({ format: 'uuid' })
   @IsUUID()
@@ -58,6 +59,7 @@ export class TargetDto {
   text?: string;
 }
 
+@ApiSchema({ name: 'CreatePost' })
 export class CreatePostDto {
   @ApiProperty({ maxLength: 10_000, example: 'Herald 1.0 is out!' })
   @MaxLength(10_000)
@@ -115,6 +117,7 @@ export class CreatePostDto {
   metadata?: Record<string, unknown>;
 }
 
+@ApiSchema({ name: 'UpdatePost' })
 export class UpdatePostDto {
   @ApiPropertyOptional({ maxLength: 10_000 })
   @IsOptional()
@@ -165,14 +168,17 @@ export class UpdatePostDto {
 export const POST_STATUSES = ['scheduled', 'publishing', 'published', 'partially_failed', 'failed', 'cancelled'] as const;
 
 export class ListPostsQuery extends PageQuery {
+  @ApiPropertyOptional({ enum: POST_STATUSES, enumName: 'PostStatus' })
   @IsOptional()
   @IsIn(POST_STATUSES as unknown as string[])
   status?: (typeof POST_STATUSES)[number];
 
+  @ApiPropertyOptional({ format: 'date-time', description: 'scheduled at or after this instant (ISO 8601 with an offset)', example: '2026-12-01T00:00:00Z' })
   @IsOptional()
   @Matches(ISO_WITH_OFFSET, { message: OFFSET_MESSAGE('from') })
   from?: string;
 
+  @ApiPropertyOptional({ format: 'date-time', description: 'scheduled before this instant (ISO 8601 with an offset)', example: '2026-12-02T00:00:00Z' })
   @IsOptional()
   @Matches(ISO_WITH_OFFSET, { message: OFFSET_MESSAGE('to') })
   to?: string;

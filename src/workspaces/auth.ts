@@ -1,4 +1,5 @@
-import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { ApiSecurity } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { ApiKeyRole } from './api-key.entity';
 
@@ -12,8 +13,11 @@ export interface AuthContext {
 export type AuthenticatedRequest = Request & { auth?: AuthContext };
 
 export const IS_PUBLIC = 'herald:public';
-/** Routes outside /v1 (health, metrics, docs, the page's own login) need no API key. */
-export const Public = () => SetMetadata(IS_PUBLIC, true);
+/**
+ * Routes outside /v1 (health, metrics, docs, the page's own login) need no API key. The OpenAPI
+ * document says so too (an empty security requirement), from this one marker.
+ */
+export const Public = () => applyDecorators(SetMetadata(IS_PUBLIC, true), ApiSecurity({}));
 
 export const REQUIRED_ROLE = 'herald:role';
 export const RequireRole = (role: ApiKeyRole) => SetMetadata(REQUIRED_ROLE, role);

@@ -1,9 +1,10 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 
 // class-validator checks decorators bottom-up and the pipe stops at the first failure, so
 // the type check sits closest to the property: a number gets "must be a string".
 
+@ApiSchema({ name: 'CreateWorkspace' })
 export class CreateWorkspaceDto {
   @ApiProperty({ example: 'Marketing', maxLength: 200 })
   @MaxLength(200)
@@ -12,6 +13,7 @@ export class CreateWorkspaceDto {
   name!: string;
 }
 
+@ApiSchema({ name: 'CreateApiKey' })
 export class CreateApiKeyDto {
   @ApiPropertyOptional({ example: 'CI publisher', maxLength: 200 })
   @IsOptional()

@@ -6,11 +6,14 @@ import request from 'supertest';
 import { createApp } from '../../src/app';
 import { HeraldConfig, loadConfig } from '../../src/config/config';
 import { createTestDatabase } from './database';
+import { checkedTest, OpenApiContract } from './openapi';
 
 export interface TestApp {
   app: INestApplication;
-  /** supertest bound to the app's HTTP server */
+  /** supertest bound to the app's HTTP server; every answer is checked against the OpenAPI document */
   http: () => ReturnType<typeof request>;
+  /** the app's own OpenAPI document (/docs-json), as the checks read it */
+  contract: OpenApiContract;
   config: HeraldConfig;
   databaseUrl: string;
   /** the bootstrap (admin) API key of this app's database */
@@ -46,9 +49,11 @@ export async function bootTestApp(
   const config = testConfig(databaseUrl, options.config);
   const app = await createApp(config, { print: () => undefined });
   await app.listen(0, '127.0.0.1');
+  const contract = new OpenApiContract((await request(app.getHttpServer()).get('/docs-json').expect(200)).body);
   return {
     app,
-    http: () => request(app.getHttpServer()),
+    http: () => checkedAgent(request(app.getHttpServer()), contract),
+    contract,
     config,
     databaseUrl,
     adminKey: config.bootstrapApiKey ?? '',
@@ -63,4 +68,18 @@ export async function scrapeMetrics(t: TestApp): Promise<string> {
   const res = await t.http().get('/metrics').set(bearer(t.config.metrics.token ?? ''));
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.text;
+}
+
+const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'del', 'head', 'options'];
+
+/** supertest's agent whose requests check their answers against the contract (see ./openapi.ts). */
+function checkedAgent(agent: ReturnType<typeof request>, contract: OpenApiContract): ReturnType<typeof request> {
+  return new Proxy(agent, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof prop !== 'string' || !HTTP_METHODS.includes(prop) || typeof value !== 'function') return value;
+      const method = prop === 'del' ? 'delete' : prop;
+      return (url: string) => checkedTest((value as (url: string) => request.Test).call(target, url), method, contract);
+    },
+  });
 }

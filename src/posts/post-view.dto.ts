@@ -1,0 +1,49 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { JobDto } from '../jobs/job-view.dto';
+import type { PostStatus } from './post-status';
+import type { PostView } from './post.types';
+import { POST_STATUSES } from './posts.dto';
+
+/** The answer of /v1/posts as an OpenAPI schema; it implements PostView, so the two cannot drift apart. */
+@ApiSchema({ name: 'Post' })
+export class PostDto implements PostView {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+
+  @ApiProperty({
+    enum: POST_STATUSES,
+    enumName: 'PostStatus',
+    description: 'derived from its jobs: cancelled (all cancelled), published (all others succeeded), failed (all others dead or discarded), partially_failed (some succeeded, the rest dead or discarded), scheduled (no attempt started), publishing (otherwise)',
+  })
+  status!: PostStatus;
+
+  @ApiProperty({ example: 'Herald 1.0 is out!' })
+  text!: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  title!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: 'https://example.com/blog/herald-1-0' })
+  link!: string | null;
+
+  @ApiProperty({ type: [String], description: 'media ids, in order' })
+  media!: string[];
+
+  @ApiProperty({ format: 'date-time' })
+  scheduledAt!: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'no attempt starts after it' })
+  publishBy!: string | null;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'passed to webhooks as given' })
+  metadata!: Record<string, unknown> | null;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updatedAt!: string;
+
+  @ApiProperty({ type: [JobDto], description: 'one job per target' })
+  jobs!: JobDto[];
+}
