@@ -45,6 +45,8 @@ export class CreateAccountDto {
   @ApiProperty({
     description:
       'bluesky: { identifier, appPassword, service? }; linkedin: { accessToken, refreshToken?, expiresAt?, authorUrn, apiBaseUrl? }; webhook: { url, headers? }',
+    type: 'object',
+    additionalProperties: true,
     example: { url: 'https://blog.example.com/hooks/herald' },
   })
   @IsObject()
@@ -73,7 +75,7 @@ export class UpdateAccountDto {
   @IsString()
   name?: string;
 
-  @ApiPropertyOptional({ description: 'new settings or credentials (re-entering them re-activates the account)' })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'new settings or credentials (re-entering them re-activates the account)' })
   @IsOptional()
   @IsObject()
   config?: Record<string, unknown>;

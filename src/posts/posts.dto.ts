@@ -110,7 +110,7 @@ export class CreatePostDto {
   @IsString()
   publishBy?: string;
 
-  @ApiPropertyOptional({ description: 'any JSON object up to 16 KB, passed to webhooks' })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'any JSON object up to 16 KB, passed to webhooks' })
   @IsOptional()
   @MaxJsonBytes(MAX_METADATA_BYTES)
   @IsObject()
@@ -158,7 +158,7 @@ export class UpdatePostDto {
   @IsString()
   publishBy?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: 'null clears it' })
   @IsOptional()
   @MaxJsonBytes(MAX_METADATA_BYTES)
   @IsObject()
