@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import * as path from 'node:path';
 import { createApp } from './app';
+import { chooseLogFormat } from './common/logging';
 import { loadOrCreateSecretKey } from './common/crypto/secret-key-file';
 import { ConfigError, EnvConfig, HeraldConfig, loadConfig } from './config/config';
 import { ensureDatabase } from './database/data-source';
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
       ...env,
       databaseUrl: url,
       embedded: embedded !== null,
+      logFormat: chooseLogFormat(env.logFormat, process.stdout.isTTY === true),
       secretKey: env.secretKey ?? loadOrCreateSecretKey(env.dataDir, (m) => say(`WARNING: ${m}`)),
     };
     const app = await createApp(config);

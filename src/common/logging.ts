@@ -1,6 +1,54 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
+import type { Options as HttpLoggerOptions } from 'pino-http';
+import PinoPretty from 'pino-pretty';
 import type { HeraldConfig } from '../config/config';
+
+export type LogFormat = 'json' | 'pretty';
+
+/**
+ * LOG_FORMAT `auto` (the default) means readable lines for a person at a terminal and JSON
+ * lines for everything else (a pipe, a file, a log collector), where one object per line is
+ * what the next program expects.
+ */
+export function chooseLogFormat(setting: HeraldConfig['logFormat'], stdoutIsTTY: boolean): LogFormat {
+  if (setting === 'auto') return stdoutIsTTY ? 'pretty' : 'json';
+  return setting;
+}
+
+interface LogLine {
+  msg?: unknown;
+  context?: unknown;
+  req?: { method?: unknown; path?: unknown };
+  res?: { statusCode?: unknown };
+  responseTime?: unknown;
+}
+
+/** One readable line per event: "POST /v1/posts 201 12 ms", "[Worker] started". */
+export function prettyMessage(log: LogLine): string {
+  if (log.req && log.res) {
+    const time = typeof log.responseTime === 'number' ? ` ${Math.round(log.responseTime)} ms` : '';
+    return `${String(log.req.method)} ${String(log.req.path)} ${String(log.res.statusCode)}${time}`;
+  }
+  const context = typeof log.context === 'string' && log.context ? `[${log.context}] ` : '';
+  return `${context}${log.msg === undefined ? '' : String(log.msg)}`;
+}
+
+/**
+ * pino-pretty in the process itself (not a worker-thread transport), writing synchronously:
+ * lines are not lost at exit and the order with the start-up banner holds. Redaction happens
+ * before the line reaches it, as for JSON.
+ */
+function prettyStream(): PinoPretty.PrettyStream {
+  // Colours only when the output is a terminal that shows them (pino-pretty checks).
+  return PinoPretty({
+    sync: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,context,req,res,responseTime',
+    messageFormat: (log) => prettyMessage(log as LogLine),
+    singleLine: true,
+  });
+}
 
 /**
  * Field names that may carry a secret anywhere in a logged object. pino's wildcard matches
@@ -30,25 +78,46 @@ export const REDACT_PATHS = [
   ...SECRET_FIELDS.flatMap((f) => [f, `*.${f}`, `*.*.${f}`]),
 ];
 
-export function loggerParams(config: Pick<HeraldConfig, 'logLevel'>): Params {
-  return {
-    pinoHttp: {
-      level: config.logLevel,
-      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-      // Requests are logged by method and path only: headers and query strings (which may
-      // hold an OAuth code or a key someone pasted in a URL) never reach the log.
-      serializers: {
-        req: (req: IncomingMessage & { id?: unknown }) => ({
-          id: req.id,
-          method: req.method,
-          path: (req.url ?? '').split('?')[0],
-        }),
-        res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
+/**
+ * Nest's start-up chatter (a line per module and per route, ~60 lines) says nothing an operator
+ * acts on: it is logged at debug, not info. "Nest application successfully started" stays.
+ */
+const NEST_BOOT_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+const INFO = 30;
+
+function isBootChatter(args: unknown[]): boolean {
+  const first = args[0];
+  return typeof first === 'object' && first !== null && NEST_BOOT_CONTEXTS.has(String((first as { context?: unknown }).context));
+}
+
+export function loggerParams(config: Pick<HeraldConfig, 'logLevel' | 'logFormat'>): Params {
+  const options: HttpLoggerOptions = {
+    level: config.logLevel,
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    // Requests are logged by method and path only: headers and query strings (which may
+    // hold an OAuth code or a key someone pasted in a URL) never reach the log.
+    serializers: {
+      req: (req: IncomingMessage & { id?: unknown }) => ({
+        id: req.id,
+        method: req.method,
+        path: (req.url ?? '').split('?')[0],
+      }),
+      res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
+    },
+    autoLogging: {
+      ignore: (req: IncomingMessage) => (req.url ?? '').startsWith('/health') || req.url === '/metrics',
+    },
+    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+    hooks: {
+      logMethod(args, method, level) {
+        if (level === INFO && isBootChatter(args)) {
+          this.debug(...(args as Parameters<typeof this.debug>));
+          return;
+        }
+        method.apply(this, args);
       },
-      autoLogging: {
-        ignore: (req: IncomingMessage) => (req.url ?? '').startsWith('/health') || req.url === '/metrics',
-      },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     },
   };
+  // `auto` reaching here means nobody resolved it against a terminal (tests, embedding): JSON.
+  return { pinoHttp: config.logFormat === 'pretty' ? [options, prettyStream()] : options };
 }

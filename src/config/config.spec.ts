@@ -42,6 +42,7 @@ describe('loadConfig', () => {
     [{ HERALD_ALLOW_PRIVATE_URLS: 'maybe' }, 'HERALD_ALLOW_PRIVATE_URLS'],
     [{ SMTP_URL: 'http://mail' }, 'SMTP_URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT'],
     [{ RETRY_BASE_DELAY_MS: '5000', RETRY_MAX_DELAY_MS: '1000' }, 'RETRY_MAX_DELAY_MS'],
     [{ WORKER_LEASE_MS: '500' }, 'WORKER_LEASE_MS'],
     [{ WORKER_ATTEMPT_TIMEOUT_MS: '10000' }, 'WORKER_ATTEMPT_TIMEOUT_MS'], // shorter than one request's 20 s total timeout

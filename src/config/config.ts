@@ -42,6 +42,8 @@ export interface EnvConfig {
     databaseRefreshMs: number;
   };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** LOG_FORMAT: `auto` = readable lines on a terminal, JSON lines otherwise (main.ts decides). */
+  logFormat: 'auto' | 'json' | 'pretty';
   worker: {
     enabled: boolean;
     batchSize: number;
@@ -103,6 +105,7 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
 function readString(env: Env, name: string): string | null {
   const raw = env[name];
@@ -210,6 +213,10 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
+  const logFormat = (readString(env, 'LOG_FORMAT') ?? 'auto').toLowerCase();
+  if (!(LOG_FORMATS as readonly string[]).includes(logFormat)) {
+    throw new ConfigError('LOG_FORMAT', `must be one of ${LOG_FORMATS.join(', ')}, got "${logFormat}"`);
+  }
   const publicUrl = readUrl(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port === 0 ? 3000 : port}`;
   const mailFrom = readString(env, 'MAIL_FROM') ?? 'Herald <herald@localhost>';
   if (!/@/.test(mailFrom)) throw new ConfigError('MAIL_FROM', `must be an email address, got "${mailFrom}"`);
@@ -267,6 +274,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
       databaseRefreshMs: readInt(env, 'METRICS_DB_REFRESH_SECONDS', 30, 0, 3600) * 1000,
     },
     logLevel: logLevel as EnvConfig['logLevel'],
+    logFormat: logFormat as EnvConfig['logFormat'],
     worker: {
       enabled: readBool(env, 'WORKER_ENABLED', true),
       batchSize: readInt(env, 'WORKER_BATCH_SIZE', 100, 1, 1000),
