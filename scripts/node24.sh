@@ -18,7 +18,16 @@ fi
 
 # node-gyp compiles against the headers shipped in the same package (nothing is downloaded);
 # building from source skips prebuild-install's download attempt, which cannot succeed here.
-rebuild() { npm_config_build_from_source=true npm rebuild better-sqlite3 2>&1 >/dev/null | grep -v 'Unknown env config' >&2 || true; }
+rebuild() {
+  local log
+  log=$(mktemp)
+  if ! npm_config_build_from_source=true npm rebuild better-sqlite3 >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
+    return 1
+  fi
+  rm -f "$log"
+}
 restore() {
   echo "rebuilding better-sqlite3 for $(node --version)"
   rebuild

@@ -5,7 +5,7 @@ import { withClient } from './support/database';
 import { bootEngine, createPost, createWebhookAccount, verifySignature, waitForJob } from './support/engine';
 import { Receiver, startReceiver } from './support/receiver';
 
-/** /v1/accounts against a real app and database (SPEC §2, §3, §8). */
+/** /v1/accounts against a real app and database (docs/api.md). */
 
 const FUTURE = '2030-01-01T09:00:00Z';
 const HEADER_VALUE = 'tok-super-secret-header-value-42';

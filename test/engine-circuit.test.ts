@@ -4,7 +4,7 @@ import { getAccount, getJobs, JobView, pollUntil, sleep } from './support/engine
 import { Receiver, startReceiver } from './support/receiver';
 
 /**
- * Protection of receivers (SPEC §4), against real PostgreSQL and real loopback receivers:
+ * Protection of receivers (docs/delivery.md), against real PostgreSQL and real loopback receivers:
  * the per-account circuit breaker (open, defer without spending attempts, one probe per
  * cooldown, close on success), the per-account in-flight cap, and the automatic disable.
  */

@@ -6,7 +6,7 @@ import { Receiver, startReceiver } from './support/receiver';
 
 /**
  * The publish engine against real PostgreSQL and real loopback receivers: classification of
- * each outcome (SPEC §4 table), retry timing (backoff, Retry-After, publishBy, maxAttempts),
+ * each outcome (the table in docs/delivery.md), retry timing (backoff, Retry-After, publishBy, maxAttempts),
  * re-authentication and the manual retry endpoint.
  *
  * The circuit breaker is pushed out of the way here (thresholds of 1000) so that a test that

@@ -4,7 +4,7 @@ import { createWebhookAccount } from './support/engine';
 import { makeImage, uploadImage } from './support/media';
 
 /**
- * Platform limits at intake (SPEC §3): POST /v1/posts (and PATCH) check each target with its own
+ * Platform limits at intake (docs/api.md "Limits"): POST /v1/posts (and PATCH) check each target with its own
  * platform and effective text; the 400 names the target, its platform and the limit, and
  * nothing is written. Bluesky accounts are inserted by SQL so this file does not depend on the
  * Bluesky connector; LinkedIn accounts go through the API.

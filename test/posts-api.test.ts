@@ -6,7 +6,7 @@ import { withClient } from './support/database';
 import { createPost, createWebhookAccount } from './support/engine';
 
 /**
- * POST/GET/PATCH/DELETE /v1/posts against a real app and database (SPEC §2, §3, §8). The worker
+ * POST/GET/PATCH/DELETE /v1/posts against a real app and database (docs/api.md). The worker
  * is off: nothing here is delivered, so every job state seen is the API's own doing or set by SQL.
  */
 

@@ -1,4 +1,4 @@
-/** Warn this long before a token that cannot be refreshed expires (SPEC §5: 7 days before the 60-day LinkedIn token). */
+/** Warn this long before a token that cannot be refreshed expires (docs/delivery.md: 7 days before the 60-day LinkedIn token). */
 export const TOKEN_EXPIRY_WARNING_MS = 7 * 86_400_000;
 
 /**

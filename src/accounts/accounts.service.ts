@@ -78,7 +78,7 @@ export class AccountsService {
   }
 
   /**
-   * Rules (SPEC §3): new `config` (credentials re-entered) or `status: "active"` on a
+   * Rules (docs/api.md "Publishing, step by step"): new `config` (credentials re-entered) or `status: "active"` on a
    * `needs_reauth`/`disabled` account makes it active, closes its circuit and resumes its
    * paused jobs; `status: "disabled"` pauses its waiting jobs.
    */

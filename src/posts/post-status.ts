@@ -1,4 +1,4 @@
-/** A post's status, derived from its jobs (SPEC §3). */
+/** A post's status, derived from its jobs (docs/api.md "Concepts"). */
 export type PostStatus = 'scheduled' | 'publishing' | 'published' | 'partially_failed' | 'failed' | 'cancelled';
 
 export interface JobStatusInput {

@@ -81,7 +81,7 @@ export class PostsService {
   }
 
   /**
-   * Platform limits at intake (SPEC §3), each target with its own platform and its effective
+   * Platform limits at intake (docs/api.md "Limits"), each target with its own platform and its effective
    * text (its override, else the post's). Every problem of every target in one 400.
    */
   private checkPlatforms(

@@ -2,7 +2,7 @@ import { BreakerConfig, recordOutcome } from '../retry/circuit-breaker';
 import type { AccountFeedback, FinishedAttempt, LockedAccount } from './queue.types';
 
 /**
- * What a batch of finished attempts does to their accounts (SPEC §4), folded in the order the
+ * What a batch of finished attempts does to their accounts (docs/delivery.md), folded in the order the
  * attempts finished: the circuit breaker steps once per attempt; an auth failure makes the
  * account `needs_reauth`; reaching the disable threshold makes it `disabled`. An account that
  * is already not active keeps its status (a person must act on it anyway).

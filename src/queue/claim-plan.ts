@@ -23,7 +23,7 @@ export interface ClaimPlan {
 
 /**
  * Which of the due candidates to start, given each account's in-flight attempts and circuit
- * (SPEC §4 "Protection of receivers"):
+ * (docs/delivery.md "the circuit breaker"):
  * - closed circuit: up to maxInFlight − inFlight jobs;
  * - open circuit past its cooldown: exactly one job, the probe (the caller moves the circuit
  *   to half_open in the same transaction, under the account's row lock, so exactly one

@@ -17,7 +17,7 @@ const { baseDelayMs: BASE, maxDelayMs: MAX } = DEFAULT_RETRY_POLICY;
 const BELOW_ONE = 1 - Number.EPSILON / 2; // the largest double below 1
 
 describe('DEFAULT_RETRY_POLICY', () => {
-  it('matches SPEC §4: base 2 s, max 1 h, 16 attempts, server waits up to 24 h', () => {
+  it('has the documented defaults: base 2 s, max 1 h, 16 attempts, server waits up to 24 h', () => {
     expect(DEFAULT_RETRY_POLICY).toEqual({
       baseDelayMs: 2_000,
       maxDelayMs: 3_600_000,

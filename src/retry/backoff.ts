@@ -1,5 +1,5 @@
 /**
- * Exponential backoff with full jitter (SPEC §4 "Retry timing"). Full jitter rather than
+ * Exponential backoff with full jitter (docs/delivery.md "Retry timing"). Full jitter rather than
  * "equal" or "decorrelated" jitter because it spreads the retries of many jobs that failed
  * together (one receiver outage) over the whole window, which is what keeps a recovering receiver
  * from being hit by a synchronised wave.
@@ -18,7 +18,7 @@ export interface RetryPolicy {
 }
 
 /**
- * SPEC §4 defaults: base 2 s, cap 1 h, 16 attempts, server waits honoured up to 24 h.
+ * Defaults (docs/delivery.md): base 2 s, cap 1 h, 16 attempts, server waits honoured up to 24 h.
  * With these the ceilings run 2 s, 4 s, 8 s, ... 2048 s (attempt 11) and 1 h from attempt 12 on,
  * so the 15 retries span about 5 h if every draw hit its ceiling and about half that on average.
  */

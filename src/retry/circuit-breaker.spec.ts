@@ -37,7 +37,7 @@ function replay(start: Circuit, outcomes: ErrorClass[], cfg: BreakerConfig = DEF
 const NON_TRANSIENT_FAILURES = ['auth', 'permanent', 'poison'] as const;
 
 describe('DEFAULT_BREAKER', () => {
-  it('matches SPEC §4: open after 5, cool down 30 s, disable after 50', () => {
+  it('has the documented defaults: open after 5, cool down 30 s, disable after 50', () => {
     expect(DEFAULT_BREAKER).toEqual({ failureThreshold: 5, cooldownMs: 30_000, disableThreshold: 50 });
   });
 });
@@ -260,7 +260,7 @@ describe('recordOutcome', () => {
       disableThreshold: fc.integer({ min: 1, max: 20 }),
     });
 
-    it('keeps the circuit consistent with the SPEC rules whatever the order of outcomes', () => {
+    it('keeps the circuit consistent with the documented rules whatever the order of outcomes', () => {
       fc.assert(
         fc.property(config, fc.array(step, { maxLength: 80 }), (cfg, steps) => {
           let c: Circuit = CLOSED_CIRCUIT;

@@ -2,7 +2,7 @@ import { ErrorClass } from './error-class';
 import { addMsClamped } from './instant';
 
 /**
- * Pure transitions of the per-account circuit breaker (SPEC §4 "Protection of receivers").
+ * Pure transitions of the per-account circuit breaker (docs/delivery.md "the circuit breaker").
  * The caller persists the Circuit and performs the probe claim atomically in the database
  * (compare-and-set from open to half_open), so one probe goes out whatever the number of workers.
  */
@@ -81,7 +81,7 @@ function increment(count: number): number {
 /**
  * Steps the circuit with the class of one finished attempt.
  *
- * - success: closed, count 0, whatever the state. SPEC §4 says any success resets the count; an
+ * - success: closed, count 0, whatever the state. docs/delivery.md: any success resets the count; an
  *   in-flight attempt that succeeds while the circuit is open proves the receiver answers, so it
  *   closes the circuit as a successful probe would.
  * - transient: count + 1.
@@ -89,7 +89,7 @@ function increment(count: number): number {
  *     A non-probe attempt that was in flight and fails while the probe is out has the same
  *     effect; it is as much evidence that the receiver is still unhealthy.
  *   - closed and count ≥ failureThreshold: open for cooldownMs from now (opened).
- *   - open: attempts already in flight finish and count (SPEC §4), but they neither extend the
+ *   - open: attempts already in flight finish and count (docs/delivery.md), but they neither extend the
  *     cooldown nor report opened again: the cooldown starts when the circuit opens.
  *   disable whenever count ≥ disableThreshold; the caller disables idempotently.
  * - auth / permanent / poison: about the credentials or the payload, not the receiver's health,

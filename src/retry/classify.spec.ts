@@ -40,7 +40,7 @@ describe('classifyHttpStatus', () => {
     expect(classifyHttpStatus(status)).toBe('permanent');
   });
 
-  it('covers the common statuses of the SPEC table', () => {
+  it('covers the common statuses of the documented table', () => {
     const expected: Array<[number, ErrorClass]> = [
       [200, 'success'], [201, 'success'], [204, 'success'],
       [301, 'permanent'], [302, 'permanent'], [307, 'permanent'], [308, 'permanent'],

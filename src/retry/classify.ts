@@ -1,7 +1,7 @@
 import { ErrorClass } from './error-class';
 
 /**
- * Maps a final HTTP status onto an outcome class (SPEC §4 classification table).
+ * Maps a final HTTP status onto an outcome class (the table in docs/delivery.md).
  *
  * - 408 Request Timeout, 425 Too Early and 429 Too Many Requests are 4xx codes that say
  *   "not now" rather than "not this": the same request can succeed later, so they are transient

@@ -49,7 +49,7 @@ function usableServerDelay(serverDelayMs: number | null, capMs: number): number 
 }
 
 /**
- * The whole retry decision for one finished attempt (SPEC §4).
+ * The whole retry decision for one finished attempt (docs/delivery.md).
  *
  * - success → succeed.
  * - auth → pause: retrying with rejected credentials cannot succeed and would burn attempts (and

@@ -1,5 +1,5 @@
 /**
- * The five outcome classes of SPEC §4. Every attempt's result (an HTTP status, a network error,
+ * The five outcome classes (docs/delivery.md "Classifying an outcome"). Every attempt's result (an HTTP status, a network error,
  * or a payload that could not be built) is mapped onto exactly one of them before the retry
  * policy and the circuit breaker look at it; connectors translate their platform's own signals
  * (Bluesky `400 ExpiredToken`, LinkedIn `422 DUPLICATE_POST`, ...) into these classes first.

@@ -169,7 +169,7 @@ function msUntil(targetMs: number, now: Date): number {
 /**
  * `Retry-After = HTTP-date / delay-seconds` (RFC 9110 §10.2.3), as milliseconds to wait (≥ 0).
  * delay-seconds is `1*DIGIT` and nothing else: "1.5", "-3", "+3" and "3s" are not valid and are
- * ignored (null) rather than guessed at, as SPEC §4 says of any unparseable value. An HTTP-date
+ * ignored (null) rather than guessed at, as docs/delivery.md says of any unparseable value. An HTTP-date
  * in the past means no extra wait (0).
  */
 export function parseRetryAfter(value: string | undefined | null, now: Date): number | null {

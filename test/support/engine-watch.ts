@@ -4,7 +4,7 @@ import { bearer, TestApp } from './app';
 
 /**
  * Typed reads of the API and polling helpers for the publish-engine tests
- * (engine-retry, engine-circuit). Shapes follow SPEC §3.
+ * (engine-retry, engine-circuit). Shapes follow docs/api.md.
  */
 
 export interface AttemptView {
