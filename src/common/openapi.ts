@@ -111,6 +111,7 @@ const TAGS: ReadonlyArray<[string, string]> = [
   ['dead-letter queue', 'Jobs that will not be retried automatically: inspect, edit, requeue or discard them.'],
   ['media', 'Images for posts, stored by Herald and served to receivers through signed links.'],
   ['workspaces', 'Workspaces and their API keys.'],
+  ['notifications', 'The daily digest and alert mails of a workspace.'],
   ['operations', 'Health checks and metrics for whoever runs Herald; no API key.'],
 ];
 

@@ -1,19 +1,20 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
-import { NotificationErrorView, DigestPreviewView } from '../notifications/notification-settings.dto';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { API_KEY_SCHEME, ApiErrors } from '../common/openapi';
+import { DigestPreviewView } from '../notifications/notification-settings.dto';
 import { NotificationSettingsService } from '../notifications/notification-settings.service';
 import { Auth, AuthContext } from '../workspaces/auth';
 
 @ApiTags('notifications')
-@ApiBearerAuth()
-@ApiUnauthorizedResponse({ type: NotificationErrorView, description: 'No API key, or not a valid one' })
+@ApiBearerAuth(API_KEY_SCHEME)
+@ApiErrors([401])
 @Controller('v1/digest')
 export class DigestController {
   constructor(private readonly settings: NotificationSettingsService) {}
 
   @Post('preview')
   @HttpCode(200)
-  @ApiOperation({ summary: 'The digest a workspace would get if it were made now (subject, HTML and text), without sending or recording anything.' })
+  @ApiOperation({ operationId: 'previewDigest', summary: 'The digest a workspace would get if it were made now (subject, HTML and text), without sending or recording anything.' })
   @ApiOkResponse({ type: DigestPreviewView })
   preview(@Auth() auth: AuthContext): Promise<DigestPreviewView> {
     return this.settings.preview(auth.workspaceId);

@@ -170,13 +170,3 @@ export class DigestPreviewView {
   @ApiProperty({ type: DigestCountsView })
   counts!: DigestCountsView;
 }
-
-/** The error shape of every 4xx (see the exception filter). */
-export class NotificationErrorView {
-  @ApiProperty({ example: 400 })
-  statusCode!: number;
-  @ApiProperty({ example: 'Bad Request' })
-  error!: string;
-  @ApiProperty({ example: 'digest.timezone "Mars/Olympus" is not an IANA time zone name' })
-  message!: string;
-}
