@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { createApp } from './app';
 import { chooseLogFormat } from './common/logging';
@@ -56,7 +58,7 @@ async function main(): Promise<void> {
     };
     const app = await createApp(config);
     await app.listen(config.port, config.host);
-    const address = app.getHttpServer().address() as { port: number } | null;
+    const address = (app.getHttpServer() as Server).address() as AddressInfo | null;
     say(`Herald is listening on http://localhost:${address?.port ?? config.port} (API /v1, docs /docs, settings /settings)`);
 
     const shutdown = (signal: string) => {

@@ -48,7 +48,11 @@ interface PostSeen {
   metadata: Record<string, unknown> | null;
   jobs: Array<{ accountId: string; provider: string; status: string; remoteUrl: string | null; remoteId: string | null }>;
 }
-type RunScenario = (baseUrl: string, apiKey: string, receiverUrl: string) => Promise<{
+type RunScenario = (
+  baseUrl: string,
+  apiKey: string,
+  receiverUrl: string,
+) => Promise<{
   accountId: string;
   secret: string;
   post: PostSeen;
@@ -72,7 +76,10 @@ function compileScenario(): string[] {
   const diagnostics = ts.getPreEmitDiagnostics(program);
   if (diagnostics.length === 0) program.emit();
   return diagnostics.map((d) => {
-    const where = d.file && d.start !== undefined ? `${path.relative(CLIENT_DIR, d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1} ` : '';
+    const where =
+      d.file && d.start !== undefined
+        ? `${path.relative(CLIENT_DIR, d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1} `
+        : '';
     return where + ts.flattenDiagnosticMessageText(d.messageText, '\n');
   });
 }
@@ -87,7 +94,11 @@ describe('a client generated from the OpenAPI document', () => {
     // The JavaScript the type-checked scenario compiled to (the test above emits it).
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { runScenario } = require(path.join(OUT_DIR, 'scenario.js')) as { runScenario: RunScenario };
-    const result = await runScenario(`http://127.0.0.1:${(t.app.getHttpServer().address() as { port: number }).port}`, t.adminKey, receiver.urlFor('/hook'));
+    const result = await runScenario(
+      `http://127.0.0.1:${(t.app.getHttpServer().address() as { port: number }).port}`,
+      t.adminKey,
+      receiver.urlFor('/hook'),
+    );
 
     expect(result.post).toMatchObject({ text: 'Hello from a generated client', status: 'scheduled', metadata: { campaign: 'launch' } });
     expect(result.post.jobs).toEqual([expect.objectContaining({ accountId: result.accountId, provider: 'webhook' })]);

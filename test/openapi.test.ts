@@ -24,7 +24,10 @@ type Operation = {
 type Doc = {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, { required?: string[]; properties?: Record<string, unknown> }>; securitySchemes: Record<string, Record<string, string>> };
+  components: {
+    schemas: Record<string, { required?: string[]; properties?: Record<string, unknown> }>;
+    securitySchemes: Record<string, Record<string, string>>;
+  };
 };
 
 let t: TestApp;
@@ -51,7 +54,10 @@ describe('the OpenAPI document', () => {
         ['lint', file, '--config', path.join(ROOT, 'redocly.yaml'), '--format=json'],
         { env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
       ).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
-      const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string; message: string; location: Array<{ pointer: string }> }> };
+      const report = JSON.parse(stdout) as {
+        totals: { errors: number; warnings: number };
+        problems: Array<{ ruleId: string; message: string; location: Array<{ pointer: string }> }>;
+      };
       const problems = report.problems.map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);
       expect(problems).toEqual([]);
       expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
@@ -77,7 +83,11 @@ describe('the OpenAPI document', () => {
     );
     expect(bare).toEqual([]);
     // And every operation has a success.
-    expect(operations().filter(({ op }) => !Object.keys(op.responses).some((s) => /^2/.test(s))).map(({ path: p }) => p)).toEqual([]);
+    expect(
+      operations()
+        .filter(({ op }) => !Object.keys(op.responses).some((s) => /^2/.test(s)))
+        .map(({ path: p }) => p),
+    ).toEqual([]);
   });
 
   it('documents errors in the one error shape: every /v1 operation lists 401, and every error status has { statusCode, error, message }', () => {
@@ -116,18 +126,49 @@ describe('the OpenAPI document', () => {
 
   it('names the fixed shapes with the fields the product contract fixes', () => {
     const fields = (name: string) => doc.components.schemas[name]?.required ?? [];
-    expect(fields('Account')).toEqual(expect.arrayContaining(['id', 'provider', 'name', 'status', 'config', 'circuit', 'lastError', 'lastSuccessAt', 'createdAt']));
+    expect(fields('Account')).toEqual(
+      expect.arrayContaining(['id', 'provider', 'name', 'status', 'config', 'circuit', 'lastError', 'lastSuccessAt', 'createdAt']),
+    );
     expect(fields('Circuit')).toEqual(expect.arrayContaining(['state', 'openUntil', 'consecutiveFailures']));
     expect(fields('Job')).toEqual(
-      expect.arrayContaining(['id', 'postId', 'accountId', 'provider', 'status', 'attemptCount', 'nextAttemptAt', 'idempotencyKey', 'errorClass', 'lastError', 'deadReason', 'remoteId', 'remoteUrl']),
+      expect.arrayContaining([
+        'id',
+        'postId',
+        'accountId',
+        'provider',
+        'status',
+        'attemptCount',
+        'nextAttemptAt',
+        'idempotencyKey',
+        'errorClass',
+        'lastError',
+        'deadReason',
+        'remoteId',
+        'remoteUrl',
+      ]),
     );
     expect(fields('Attempt')).toEqual(
-      expect.arrayContaining(['number', 'startedAt', 'finishedAt', 'httpStatus', 'networkError', 'errorClass', 'decision', 'retryAt', 'latencyMs', 'responseExcerpt']),
+      expect.arrayContaining([
+        'number',
+        'startedAt',
+        'finishedAt',
+        'httpStatus',
+        'networkError',
+        'errorClass',
+        'decision',
+        'retryAt',
+        'latencyMs',
+        'responseExcerpt',
+      ]),
     );
-    expect(fields('Post')).toEqual(expect.arrayContaining(['id', 'status', 'text', 'title', 'link', 'media', 'scheduledAt', 'publishBy', 'metadata', 'jobs']));
+    expect(fields('Post')).toEqual(
+      expect.arrayContaining(['id', 'status', 'text', 'title', 'link', 'media', 'scheduledAt', 'publishBy', 'metadata', 'jobs']),
+    );
     expect(fields('JobWithAttempts')).toContain('attempts');
-    for (const page of ['AccountPage', 'PostPage', 'DlqEntryPage', 'ApiKeyPage']) expect(fields(page).sort()).toEqual(['data', 'nextCursor']);
-    for (const shape of ['DlqEntry', 'DlqDetail', 'Media', 'ApiKey', 'NewApiKey', 'Error']) expect(doc.components.schemas[shape]).toBeDefined();
+    for (const page of ['AccountPage', 'PostPage', 'DlqEntryPage', 'ApiKeyPage'])
+      expect(fields(page).sort()).toEqual(['data', 'nextCursor']);
+    for (const shape of ['DlqEntry', 'DlqDetail', 'Media', 'ApiKey', 'NewApiKey', 'Error'])
+      expect(doc.components.schemas[shape]).toBeDefined();
   });
 });
 
@@ -137,7 +178,12 @@ describe('the answer checks of the test support', () => {
   async function realAccount(): Promise<Record<string, unknown>> {
     const res = await t.http().get('/v1/accounts').set(bearer(t.adminKey)).expect(200);
     if ((res.body as { data: unknown[] }).data.length === 0) {
-      await t.http().post('/v1/accounts').set(bearer(t.adminKey)).send({ provider: 'webhook', name: 'Checks', config: { url: 'http://127.0.0.1:9/hook' } }).expect(201);
+      await t
+        .http()
+        .post('/v1/accounts')
+        .set(bearer(t.adminKey))
+        .send({ provider: 'webhook', name: 'Checks', config: { url: 'http://127.0.0.1:9/hook' } })
+        .expect(201);
     }
     const page = await t.http().get('/v1/accounts').set(bearer(t.adminKey)).expect(200);
     return (page.body as { data: Array<Record<string, unknown>> }).data[0] ?? {};
@@ -145,31 +191,47 @@ describe('the answer checks of the test support', () => {
 
   it('accept a real answer as the app gives it', async () => {
     const account = await realAccount();
-    expect(t.contract.problem({ ...base, method: 'GET', url: `/v1/accounts/${String(account.id)}`, status: 200, body: account })).toBeNull();
+    expect(
+      t.contract.problem({ ...base, method: 'GET', url: `/v1/accounts/${String(account.id)}`, status: 200, body: account }),
+    ).toBeNull();
   });
 
   it('refuse a field the document does not describe, a missing required field and a value outside an enum', async () => {
     const account = await realAccount();
     const url = `/v1/accounts/${String(account.id)}`;
-    expect(t.contract.problem({ ...base, method: 'GET', url, status: 200, body: { ...account, apiToken: 'x' } })).toMatch(/must NOT have additional properties \(apiToken\)/);
+    expect(t.contract.problem({ ...base, method: 'GET', url, status: 200, body: { ...account, apiToken: 'x' } })).toMatch(
+      /must NOT have additional properties \(apiToken\)/,
+    );
     const { circuit: _circuit, ...withoutCircuit } = account;
-    expect(t.contract.problem({ ...base, method: 'GET', url, status: 200, body: withoutCircuit })).toMatch(/must have required property 'circuit'/);
-    expect(t.contract.problem({ ...base, method: 'GET', url, status: 200, body: { ...account, status: 'sleeping' } })).toMatch(/\/status must be equal to one of the allowed values/);
-    expect(t.contract.problem({ ...base, method: 'GET', url, status: 200, body: { ...account, lastError: 7 } })).toMatch(/\/lastError must be (string|null)/);
+    expect(t.contract.problem({ ...base, method: 'GET', url, status: 200, body: withoutCircuit })).toMatch(
+      /must have required property 'circuit'/,
+    );
+    expect(t.contract.problem({ ...base, method: 'GET', url, status: 200, body: { ...account, status: 'sleeping' } })).toMatch(
+      /\/status must be equal to one of the allowed values/,
+    );
+    expect(t.contract.problem({ ...base, method: 'GET', url, status: 200, body: { ...account, lastError: 7 } })).toMatch(
+      /\/lastError must be (string|null)/,
+    );
   });
 
   it('refuse a status the operation does not list, and an error body not in the error shape', () => {
     const url = '/v1/accounts/6f1c2a3e-8b7d-4c5e-9f01-23456789abcd';
     const error = { statusCode: 409, error: 'Conflict', message: 'no' };
-    expect(t.contract.problem({ ...base, method: 'GET', url, status: 409, body: error })).toMatch(/answered 409, a status its OpenAPI responses do not list/);
+    expect(t.contract.problem({ ...base, method: 'GET', url, status: 409, body: error })).toMatch(
+      /answered 409, a status its OpenAPI responses do not list/,
+    );
     expect(t.contract.problem({ ...base, method: 'GET', url, status: 404, body: { ...error, statusCode: 404 } })).toBeNull();
-    expect(t.contract.problem({ ...base, method: 'GET', url, status: 404, body: { message: 'not found' } })).toMatch(/required property 'statusCode'/);
+    expect(t.contract.problem({ ...base, method: 'GET', url, status: 404, body: { message: 'not found' } })).toMatch(
+      /required property 'statusCode'/,
+    );
     expect(t.contract.problem({ ...base, method: 'GET', url, status: 500, body: { ...error, statusCode: 500 } })).toMatch(/answered 500/);
   });
 
   it('refuse an undocumented /v1 operation, but not a request to a route that does not exist', () => {
     const body = { statusCode: 200, error: 'OK', message: 'hi' };
-    expect(t.contract.problem({ ...base, method: 'GET', url: '/v1/reports', status: 200, body })).toMatch(/GET \/v1\/reports answered 200, but the OpenAPI document has no such operation/);
+    expect(t.contract.problem({ ...base, method: 'GET', url: '/v1/reports', status: 200, body })).toMatch(
+      /GET \/v1\/reports answered 200, but the OpenAPI document has no such operation/,
+    );
     expect(t.contract.problem({ ...base, method: 'PUT', url: '/v1/posts', status: 200, body })).toMatch(/no such operation/);
     const noRoute = { statusCode: 404, error: 'Not Found', message: 'No route GET /v1/reports' };
     expect(t.contract.problem({ ...base, method: 'GET', url: '/v1/reports', status: 404, body: noRoute })).toBeNull();
@@ -180,13 +242,26 @@ describe('the answer checks of the test support', () => {
       paths: { '/v1/reports': { get: { responses: { '200': { description: '' } } } } },
       components: { schemas: {} },
     });
-    expect(bare.problem({ ...base, method: 'GET', url: '/v1/reports?x=1', status: 200, body: { data: [] } })).toMatch(/with a body, but its OpenAPI response describes none/);
+    expect(bare.problem({ ...base, method: 'GET', url: '/v1/reports?x=1', status: 200, body: { data: [] } })).toMatch(
+      /with a body, but its OpenAPI response describes none/,
+    );
   });
 
   it('refuse a meaningful header the answer does not document', () => {
     const url = '/v1/accounts';
     const page = { data: [], nextCursor: null };
-    expect(t.contract.problem({ ...base, method: 'GET', url, status: 200, body: page, headers: { ...base.headers, 'retry-after': '5' } })).toMatch(/retry-after header that its OpenAPI response does not document/);
-    expect(t.contract.problem({ ...base, method: 'GET', url, status: 200, body: page, headers: { ...base.headers, 'idempotent-replayed': 'true' } })).toMatch(/idempotent-replayed/);
+    expect(
+      t.contract.problem({ ...base, method: 'GET', url, status: 200, body: page, headers: { ...base.headers, 'retry-after': '5' } }),
+    ).toMatch(/retry-after header that its OpenAPI response does not document/);
+    expect(
+      t.contract.problem({
+        ...base,
+        method: 'GET',
+        url,
+        status: 200,
+        body: page,
+        headers: { ...base.headers, 'idempotent-replayed': 'true' },
+      }),
+    ).toMatch(/idempotent-replayed/);
   });
 });

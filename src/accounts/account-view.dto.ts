@@ -13,7 +13,11 @@ const CIRCUIT_STATES: readonly CircuitStateName[] = ['closed', 'open', 'half_ope
 
 @ApiSchema({ name: 'Circuit' })
 export class CircuitDto {
-  @ApiProperty({ enum: CIRCUIT_STATES, enumName: 'CircuitState', description: 'open: due jobs wait without an attempt until openUntil; half_open: one probe is allowed' })
+  @ApiProperty({
+    enum: CIRCUIT_STATES,
+    enumName: 'CircuitState',
+    description: 'open: due jobs wait without an attempt until openUntil; half_open: one probe is allowed',
+  })
   state!: CircuitStateName;
 
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'end of the cooldown while open' })
@@ -49,7 +53,8 @@ export class AccountDto implements AccountView {
   @ApiProperty({
     enum: ACCOUNT_STATUSES,
     enumName: 'AccountStatus',
-    description: 'needs_reauth: the platform refused the credentials; disabled: by a person, or after too many failures in a row. Jobs of an account that is not active wait as paused.',
+    description:
+      'needs_reauth: the platform refused the credentials; disabled: by a person, or after too many failures in a row. Jobs of an account that is not active wait as paused.',
   })
   status!: AccountStatus;
 
@@ -59,7 +64,8 @@ export class AccountDto implements AccountView {
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
-    description: 'the non-secret settings: webhook { url, headerNames }; bluesky { identifier, service }; linkedin { authorUrn, tokenExpiresAt, hasRefreshToken, … }. Credentials are never shown.',
+    description:
+      'the non-secret settings: webhook { url, headerNames }; bluesky { identifier, service }; linkedin { authorUrn, tokenExpiresAt, hasRefreshToken, … }. Credentials are never shown.',
     example: { url: 'https://blog.example.com/hooks/herald', headerNames: [] },
   })
   config!: Record<string, unknown>;
@@ -82,14 +88,21 @@ export class AccountDto implements AccountView {
   @ApiProperty({ format: 'date-time' })
   createdAt!: string;
 
-  @ApiProperty({ type: [String], description: 'things to act on, e.g. a LinkedIn token about to expire that cannot be refreshed', example: [] })
+  @ApiProperty({
+    type: [String],
+    description: 'things to act on, e.g. a LinkedIn token about to expire that cannot be refreshed',
+    example: [],
+  })
   warnings!: string[];
 }
 
 /** POST /v1/accounts and rotate-secret: the account, and for webhooks the signing secret, shown this once. */
 @ApiSchema({ name: 'AccountWithSecret' })
 export class AccountWithSecretDto extends AccountDto {
-  @ApiPropertyOptional({ description: 'webhook accounts: the Standard Webhooks signing secret; it is never shown again', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' })
+  @ApiPropertyOptional({
+    description: 'webhook accounts: the Standard Webhooks signing secret; it is never shown again',
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  })
   secret?: string;
 }
 

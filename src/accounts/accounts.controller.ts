@@ -22,14 +22,19 @@ export class AccountsController {
   @ApiOperation({
     operationId: 'createAccount',
     summary: 'Connect an account',
-    description: 'Credentials are checked for shape and encrypted at rest; they are never shown again. A webhook account\'s signing secret is in this answer only.',
+    description:
+      "Credentials are checked for shape and encrypted at rest; they are never shown again. A webhook account's signing secret is in this answer only.",
   })
   @ApiBody({
     type: CreateAccountDto,
     examples: {
       webhook: { value: { provider: 'webhook', name: 'Company blog', config: { url: 'https://blog.example.com/hooks/herald' } } },
-      bluesky: { value: { provider: 'bluesky', name: 'Bluesky', config: { identifier: 'herald.bsky.social', appPassword: 'abcd-efgh-ijkl-mnop' } } },
-      linkedin: { value: { provider: 'linkedin', name: 'LinkedIn page', config: { accessToken: 'AQV…', authorUrn: 'urn:li:organization:1234' } } },
+      bluesky: {
+        value: { provider: 'bluesky', name: 'Bluesky', config: { identifier: 'herald.bsky.social', appPassword: 'abcd-efgh-ijkl-mnop' } },
+      },
+      linkedin: {
+        value: { provider: 'linkedin', name: 'LinkedIn page', config: { accessToken: 'AQV…', authorUrn: 'urn:li:organization:1234' } },
+      },
     },
   })
   @ApiResponse({ status: 201, description: 'The account; webhooks: with `secret`, shown this once', type: AccountWithSecretDto })
@@ -59,7 +64,8 @@ export class AccountsController {
   @ApiOperation({
     operationId: 'updateAccount',
     summary: 'Rename, change settings or credentials, enable or disable, set the retry policy',
-    description: 'On an account that needs re-authentication or is disabled, new `config` (or the same credentials re-entered) or `{ "status": "active" }` makes it active, closes its circuit and resumes its paused jobs. `{ "status": "disabled" }` pauses its waiting jobs.',
+    description:
+      'On an account that needs re-authentication or is disabled, new `config` (or the same credentials re-entered) or `{ "status": "active" }` makes it active, closes its circuit and resumes its paused jobs. `{ "status": "disabled" }` pauses its waiting jobs.',
   })
   @ApiParam(ID_PARAM)
   @ApiResponse({ status: 200, description: 'The account as it is now', type: AccountDto })

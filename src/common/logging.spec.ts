@@ -18,9 +18,9 @@ describe('chooseLogFormat', () => {
 
 describe('prettyMessage', () => {
   it('puts a request on one line: method, path, status, time', () => {
-    expect(prettyMessage({ msg: 'request completed', req: { method: 'POST', path: '/v1/posts' }, res: { statusCode: 201 }, responseTime: 12.4 })).toBe(
-      'POST /v1/posts 201 12 ms',
-    );
+    expect(
+      prettyMessage({ msg: 'request completed', req: { method: 'POST', path: '/v1/posts' }, res: { statusCode: 201 }, responseTime: 12.4 }),
+    ).toBe('POST /v1/posts 201 12 ms');
   });
 
   it('prefixes other messages with their Nest context', () => {

@@ -31,7 +31,8 @@ export function prettyMessage(log: LogLine): string {
     return `${String(log.req.method)} ${String(log.req.path)} ${String(log.res.statusCode)}${time}`;
   }
   const context = typeof log.context === 'string' && log.context ? `[${log.context}] ` : '';
-  return `${context}${log.msg === undefined ? '' : String(log.msg)}`;
+  const msg = log.msg === undefined ? '' : typeof log.msg === 'string' ? log.msg : JSON.stringify(log.msg);
+  return `${context}${msg}`;
 }
 
 /**
@@ -45,7 +46,7 @@ function prettyStream(): PinoPretty.PrettyStream {
     sync: true,
     translateTime: 'SYS:HH:MM:ss.l',
     ignore: 'pid,hostname,context,req,res,responseTime',
-    messageFormat: (log) => prettyMessage(log as LogLine),
+    messageFormat: (log) => prettyMessage(log),
     singleLine: true,
   });
 }
@@ -111,7 +112,7 @@ export function loggerParams(config: Pick<HeraldConfig, 'logLevel' | 'logFormat'
     hooks: {
       logMethod(args, method, level) {
         if (level === INFO && isBootChatter(args)) {
-          this.debug(...(args as Parameters<typeof this.debug>));
+          this.debug(...args);
           return;
         }
         method.apply(this, args);

@@ -31,7 +31,7 @@ const ERROR_MEANING: Readonly<Record<number, string>> = {
   400: 'The input is malformed or invalid (the message names the field); nothing was changed.',
   401: 'No API key, or one that is unknown or revoked.',
   403: 'The API key may not do this.',
-  404: 'No such resource in this workspace (another workspace\'s ids answer the same way).',
+  404: "No such resource in this workspace (another workspace's ids answer the same way).",
   409: 'The resource is not in a state that allows this now; the message says what it is.',
   413: 'The request body is too large.',
   415: 'The request body is not of a supported type.',
@@ -69,7 +69,7 @@ export function PageOf<T>(model: Type<T>): PageDtoClass<T> {
   const known = pageClasses.get(model);
   if (known) return known as PageDtoClass<T>;
   class Page {
-    @ApiProperty({ type: [model], description: 'this page, in the list\'s order' })
+    @ApiProperty({ type: [model], description: "this page, in the list's order" })
     data!: T[];
 
     @ApiProperty({

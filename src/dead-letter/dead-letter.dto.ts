@@ -51,12 +51,12 @@ export class DlqFilterDto {
 
   @ApiPropertyOptional({ enum: ERROR_CLASSES, enumName: 'ErrorClass' })
   @IsOptional()
-  @IsIn(ERROR_CLASSES as unknown as string[], { message: `errorClass must be one of ${ERROR_CLASSES.join(', ')}` })
+  @IsIn(ERROR_CLASSES, { message: `errorClass must be one of ${ERROR_CLASSES.join(', ')}` })
   errorClass?: ErrorClass;
 
   @ApiPropertyOptional({ enum: DEAD_REASONS, enumName: 'DeadReason' })
   @IsOptional()
-  @IsIn(DEAD_REASONS as unknown as string[], { message: `deadReason must be one of ${DEAD_REASONS.join(', ')}` })
+  @IsIn(DEAD_REASONS, { message: `deadReason must be one of ${DEAD_REASONS.join(', ')}` })
   deadReason?: (typeof DEAD_REASONS)[number];
 
   @ApiPropertyOptional({ description: 'dead at or after this instant', example: '2026-12-01T00:00:00Z' })

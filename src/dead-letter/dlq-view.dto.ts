@@ -90,7 +90,10 @@ export class DlqDetailDto extends DlqEntryDto implements DlqDetailView {
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   publishBy!: string | null;
 
-  @ApiProperty({ description: 'the idempotency key a requeue would send: a new one if and only if the payload was edited since the current key was issued' })
+  @ApiProperty({
+    description:
+      'the idempotency key a requeue would send: a new one if and only if the payload was edited since the current key was issued',
+  })
   requeueIdempotencyKey!: string;
 
   @ApiProperty({ type: [AttemptDto], description: 'oldest first' })

@@ -32,7 +32,8 @@ export class JobDto implements JobView {
   @ApiProperty({
     enum: JOB_STATUSES,
     enumName: 'JobStatus',
-    description: 'scheduled: waiting for its time or its next attempt; paused: its account needs re-authentication or is disabled; dead: will not be retried automatically (see the dead-letter queue)',
+    description:
+      'scheduled: waiting for its time or its next attempt; paused: its account needs re-authentication or is disabled; dead: will not be retried automatically (see the dead-letter queue)',
   })
   status!: JobStatus;
 
@@ -46,7 +47,7 @@ export class JobDto implements JobView {
   idempotencyKey!: string;
 
   // Nullable enums stay inline: OpenAPI 3.0 cannot mark a $ref nullable.
-  @ApiProperty({ type: String, enum: ERROR_CLASSES, nullable: true, description: 'class of the last attempt\'s outcome' })
+  @ApiProperty({ type: String, enum: ERROR_CLASSES, nullable: true, description: "class of the last attempt's outcome" })
   errorClass!: ErrorClass | null;
 
   @ApiProperty({ type: String, nullable: true })
@@ -55,13 +56,17 @@ export class JobDto implements JobView {
   @ApiProperty({ type: String, enum: DEAD_REASON_VALUES, nullable: true, description: 'why a dead job is dead' })
   deadReason!: DeadReason | null;
 
-  @ApiProperty({ type: String, nullable: true, description: 'the platform\'s id of the published post (Bluesky AT URI, LinkedIn URN, the receiver\'s id)' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "the platform's id of the published post (Bluesky AT URI, LinkedIn URN, the receiver's id)",
+  })
   remoteId!: string | null;
 
   @ApiProperty({ type: String, nullable: true, description: 'where the published post can be seen, when the platform says' })
   remoteUrl!: string | null;
 
-  @ApiProperty({ description: 'the text this job publishes (the target\'s own text, else the post\'s)' })
+  @ApiProperty({ description: "the text this job publishes (the target's own text, else the post's)" })
   text!: string;
 
   @ApiProperty({ format: 'date-time' })
@@ -76,7 +81,7 @@ export class JobDto implements JobView {
 
 @ApiSchema({ name: 'Attempt' })
 export class AttemptDto implements AttemptView {
-  @ApiProperty({ type: 'integer', description: '1-based, over the job\'s whole history', example: 1 })
+  @ApiProperty({ type: 'integer', description: "1-based, over the job's whole history", example: 1 })
   number!: number;
 
   @ApiProperty({ format: 'date-time' })
@@ -85,10 +90,14 @@ export class AttemptDto implements AttemptView {
   @ApiProperty({ format: 'date-time' })
   finishedAt!: string;
 
-  @ApiProperty({ type: 'integer', nullable: true, description: 'the platform\'s HTTP status, when it answered', example: 503 })
+  @ApiProperty({ type: 'integer', nullable: true, description: "the platform's HTTP status, when it answered", example: 503 })
   httpStatus!: number | null;
 
-  @ApiProperty({ type: String, nullable: true, description: 'when no HTTP answer came: ECONNREFUSED, ECONNRESET, connect_timeout, total_timeout, blocked_address, worker_lost, …' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'when no HTTP answer came: ECONNREFUSED, ECONNRESET, connect_timeout, total_timeout, blocked_address, worker_lost, …',
+  })
   networkError!: string | null;
 
   @ApiProperty({ enum: ERROR_CLASSES, enumName: 'ErrorClass' })
@@ -103,7 +112,7 @@ export class AttemptDto implements AttemptView {
   @ApiProperty({ type: 'integer', example: 120 })
   latencyMs!: number;
 
-  @ApiProperty({ type: String, nullable: true, description: 'the start of the platform\'s answer (bounded)' })
+  @ApiProperty({ type: String, nullable: true, description: "the start of the platform's answer (bounded)" })
   responseExcerpt!: string | null;
 
   @ApiProperty({ type: String, nullable: true, description: 'what happened, for a person' })

@@ -34,7 +34,9 @@ export class JobsController {
   })
   @ApiParam(ID_PARAM)
   @ApiResponse({ status: 200, description: 'The job as it is now', type: JobWithAttemptsDto })
-  @ApiErrors([404, 409], { 409: 'The job cannot be retried now (an attempt is in flight, or it is published, paused, cancelled or discarded); the message says which.' })
+  @ApiErrors([404, 409], {
+    409: 'The job cannot be retried now (an attempt is in flight, or it is published, paused, cancelled or discarded); the message says which.',
+  })
   retry(@Auth() auth: AuthContext, @Param('id', jobId) id: string) {
     return this.jobs.retry(auth.workspaceId, id);
   }

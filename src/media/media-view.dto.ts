@@ -5,7 +5,7 @@ import type { MediaView } from './media.service';
 /** The answers of /v1/media as OpenAPI schemas; they implement MediaView, so the two cannot drift apart. */
 @ApiSchema({ name: 'Media' })
 export class MediaDto implements MediaView {
-  @ApiProperty({ format: 'uuid', description: 'list it in a post\'s `media`' })
+  @ApiProperty({ format: 'uuid', description: "list it in a post's `media`" })
   id!: string;
 
   @ApiProperty({ enum: MEDIA_MIME_TYPES, description: 'read from the bytes, not from the file name or Content-Type' })

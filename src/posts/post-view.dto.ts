@@ -13,7 +13,8 @@ export class PostDto implements PostView {
   @ApiProperty({
     enum: POST_STATUSES,
     enumName: 'PostStatus',
-    description: 'derived from its jobs: cancelled (all cancelled), published (all others succeeded), failed (all others dead or discarded), partially_failed (some succeeded, the rest dead or discarded), scheduled (no attempt started), publishing (otherwise)',
+    description:
+      'derived from its jobs: cancelled (all cancelled), published (all others succeeded), failed (all others dead or discarded), partially_failed (some succeeded, the rest dead or discarded), scheduled (no attempt started), publishing (otherwise)',
   })
   status!: PostStatus;
 

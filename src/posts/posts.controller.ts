@@ -28,18 +28,29 @@ export class PostsController {
   @ApiHeader({
     name: 'Idempotency-Key',
     required: false,
-    description: '1–255 characters of your choice, per workspace. Same key and same body (equal as JSON): the first answer again; another body: 422; while the first request is still running: 409. A request that fails validation does not use the key up.',
+    description:
+      '1–255 characters of your choice, per workspace. Same key and same body (equal as JSON): the first answer again; another body: 422; while the first request is still running: 409. A request that fails validation does not use the key up.',
     schema: { type: 'string', minLength: 1, maxLength: 255, example: 'launch-2026-12-01' },
   })
   @ApiBody({
     type: CreatePostDto,
     examples: {
-      now: { summary: 'publish now', value: { text: 'Herald 1.0 is out!', link: 'https://example.com/blog/herald-1-0', targets: [{ accountId: '6f1c2a3e-8b7d-4c5e-9f01-23456789abcd' }] } },
+      now: {
+        summary: 'publish now',
+        value: {
+          text: 'Herald 1.0 is out!',
+          link: 'https://example.com/blog/herald-1-0',
+          targets: [{ accountId: '6f1c2a3e-8b7d-4c5e-9f01-23456789abcd' }],
+        },
+      },
       scheduled: {
         summary: 'scheduled, with a deadline and a per-account text',
         value: {
           text: 'Our December release notes',
-          targets: [{ accountId: '6f1c2a3e-8b7d-4c5e-9f01-23456789abcd' }, { accountId: '0d9e8f7a-6b5c-4d3e-8f2a-1b0c9d8e7f6a', text: 'December release notes, short version' }],
+          targets: [
+            { accountId: '6f1c2a3e-8b7d-4c5e-9f01-23456789abcd' },
+            { accountId: '0d9e8f7a-6b5c-4d3e-8f2a-1b0c9d8e7f6a', text: 'December release notes, short version' },
+          ],
           scheduledAt: '2026-12-01T09:00:00+01:00',
           publishBy: '2026-12-01T18:00:00+01:00',
         },
@@ -76,7 +87,10 @@ export class PostsController {
   }
 
   @Get()
-  @ApiOperation({ operationId: 'listPosts', summary: 'List posts, newest first; filter by status and by scheduledAt (from inclusive, to exclusive)' })
+  @ApiOperation({
+    operationId: 'listPosts',
+    summary: 'List posts, newest first; filter by status and by scheduledAt (from inclusive, to exclusive)',
+  })
   @ApiPageResponse(PostDto)
   @ApiErrors([400])
   list(@Auth() auth: AuthContext, @Query() query: ListPostsQuery) {
@@ -107,7 +121,7 @@ export class PostsController {
 
   @Delete(':id')
   @HttpCode(200)
-  @ApiOperation({ operationId: 'cancelPost', summary: 'Cancel the post\'s waiting jobs; attempts in flight finish' })
+  @ApiOperation({ operationId: 'cancelPost', summary: "Cancel the post's waiting jobs; attempts in flight finish" })
   @ApiParam(ID_PARAM)
   @ApiResponse({ status: 200, description: 'The post as it is now', type: PostDto })
   @ApiErrors([404])

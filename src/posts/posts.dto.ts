@@ -170,7 +170,7 @@ export const POST_STATUSES = ['scheduled', 'publishing', 'published', 'partially
 export class ListPostsQuery extends PageQuery {
   @ApiPropertyOptional({ enum: POST_STATUSES, enumName: 'PostStatus' })
   @IsOptional()
-  @IsIn(POST_STATUSES as unknown as string[])
+  @IsIn(POST_STATUSES)
   status?: (typeof POST_STATUSES)[number];
 
   @ApiPropertyOptional({ format: 'date-time', description: 'scheduled at or after this instant (ISO 8601 with an offset)', example: '2026-12-01T00:00:00Z' })

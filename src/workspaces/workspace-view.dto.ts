@@ -47,6 +47,6 @@ export class NewWorkspaceDto {
   @ApiProperty({ type: WorkspaceDto })
   workspace!: WorkspaceDto;
 
-  @ApiProperty({ type: NewApiKeyDto, description: 'the workspace\'s first API key' })
+  @ApiProperty({ type: NewApiKeyDto, description: "the workspace's first API key" })
   apiKey!: NewApiKeyDto;
 }

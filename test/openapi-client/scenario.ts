@@ -39,7 +39,12 @@ export async function runScenario(baseUrl: string, apiKey: string, receiverUrl: 
   // 2. Schedule a post with an Idempotency-Key, then send the same request again.
   const request = {
     params: { header: { 'Idempotency-Key': 'generated-client-launch' } },
-    body: { text: 'Hello from a generated client', link: 'https://example.com/launch', targets: [{ accountId }], metadata: { campaign: 'launch' } },
+    body: {
+      text: 'Hello from a generated client',
+      link: 'https://example.com/launch',
+      targets: [{ accountId }],
+      metadata: { campaign: 'launch' },
+    },
   };
   const created = await herald.POST('/v1/posts', request);
   if (!created.data) throw new Error(`createPost answered ${created.response.status}: ${JSON.stringify(created.error)}`);

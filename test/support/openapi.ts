@@ -152,7 +152,9 @@ export class OpenApiContract {
     const op = onPath.find((o) => o.method === method);
     const who = `${r.method.toUpperCase()} ${path}`;
     if (!op) {
-      const noRoute = r.status === 404 && typeof (r.body as { message?: unknown })?.message === 'string' &&
+      const noRoute =
+        r.status === 404 &&
+        typeof (r.body as { message?: unknown })?.message === 'string' &&
         (r.body as { message: string }).message.startsWith('No route');
       if (noRoute || !/^\/v1(\/|$)/.test(path)) return null;
       return `${who} answered ${r.status}, but the OpenAPI document has no such operation: document the route (docs/api-contract.md)`;
@@ -161,8 +163,10 @@ export class OpenApiContract {
     const statusKey = String(r.status);
     const response = op.responses[statusKey] ?? op.responses[`${statusKey[0]}XX`] ?? op.responses.default;
     if (!response) {
-      return `${what} answered ${r.status}, a status its OpenAPI responses do not list (${Object.keys(op.responses).join(', ')}): ` +
-        `document it with @ApiResponse/@ApiErrors, or fix the code${r.hasBody ? `; body: ${JSON.stringify(r.body).slice(0, 300)}` : ''}`;
+      return (
+        `${what} answered ${r.status}, a status its OpenAPI responses do not list (${Object.keys(op.responses).join(', ')}): ` +
+        `document it with @ApiResponse/@ApiErrors, or fix the code${r.hasBody ? `; body: ${JSON.stringify(r.body).slice(0, 300)}` : ''}`
+      );
     }
 
     const headers = (response.headers ?? {}) as Record<string, JsonObject>;
@@ -174,7 +178,8 @@ export class OpenApiContract {
       if (!doc) return `${what} answered ${r.status} with a ${name} header that its OpenAPI response does not document`;
       if (doc.schema !== undefined) {
         const validate = this.validator(`${what} ${statusKey} header ${name}`, doc.schema);
-        if (!validate(value)) return `${what} answered ${r.status} with ${name}: ${String(value)}, which does not match its documented schema`;
+        if (!validate(value))
+          return `${what} answered ${r.status} with ${name}: ${String(value)}, which does not match its documented schema`;
       }
     }
 
@@ -193,7 +198,10 @@ export class OpenApiContract {
     if (validate(r.body)) return null;
     const errors = (validate.errors ?? [])
       .slice(0, 8)
-      .map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`)
+      .map(
+        (e) =>
+          `${e.instancePath || '(body)'} ${e.message ?? ''}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
+      )
       .join('; ');
     return `${what} answered ${r.status} with a body that does not match its OpenAPI schema: ${errors}; body: ${JSON.stringify(r.body).slice(0, 500)}`;
   }
@@ -206,7 +214,11 @@ export class OpenApiContract {
 }
 
 /** supertest response → what the contract reads. */
-export function observed(method: string, url: string, res: { status: number; headers: Record<string, string>; body: unknown; text?: string }): ObservedResponse {
+export function observed(
+  method: string,
+  url: string,
+  res: { status: number; headers: Record<string, string>; body: unknown; text?: string },
+): ObservedResponse {
   const isJson = /json/.test(mediaTypeOf(res.headers['content-type']));
   const text = res.text ?? '';
   return {
@@ -226,7 +238,7 @@ export function observed(method: string, url: string, res: { status: number; hea
 export function checkedTest(test: Test, method: string, contract: OpenApiContract): Test {
   const end = test.end.bind(test);
   test.end = (fn?: (err: Error | null, res: import('supertest').Response) => void) =>
-    end((err, res) => {
+    end((err: Error | null, res: import('supertest').Response) => {
       if (!err && res) {
         const problem = contract.problem(observed(method, test.url, res));
         if (problem) return fn?.(new Error(`OpenAPI contract: ${problem}`), res);
