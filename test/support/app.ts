@@ -1,5 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import request from 'supertest';
@@ -49,11 +50,9 @@ export async function bootTestApp(
   const config = testConfig(databaseUrl, options.config);
   const app = await createApp(config, { print: () => undefined });
   await app.listen(0, '127.0.0.1');
-  const contract = new OpenApiContract((await request(app.getHttpServer()).get('/docs-json').expect(200)).body);
   return {
     app,
-    http: () => checkedAgent(request(app.getHttpServer()), contract),
-    contract,
+    ...(await checkedHttp(app)),
     config,
     databaseUrl,
     adminKey: config.bootstrapApiKey ?? '',
@@ -68,6 +67,16 @@ export async function scrapeMetrics(t: TestApp): Promise<string> {
   const res = await t.http().get('/metrics').set(bearer(t.config.metrics.token ?? ''));
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.text;
+}
+
+/**
+ * supertest on a listening app, every answer checked against the OpenAPI document the app
+ * serves. Any helper that boots an app its own way uses this for its `http()`.
+ */
+export async function checkedHttp(app: INestApplication): Promise<Pick<TestApp, 'http' | 'contract'>> {
+  const server = app.getHttpServer() as Server;
+  const contract = new OpenApiContract((await request(server).get('/docs-json').expect(200)).body as ConstructorParameters<typeof OpenApiContract>[0]);
+  return { http: () => checkedAgent(request(server), contract), contract };
 }
 
 const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'del', 'head', 'options'];

@@ -7,8 +7,7 @@ import { createApp } from '../../src/app';
 import { createTestDatabase } from './database';
 import { fastEngine } from './engine';
 import { freePort } from './net';
-import { testConfig, TestApp } from './app';
-import request from 'supertest';
+import { checkedHttp, testConfig, TestApp } from './app';
 
 /**
  * A real headless Chromium for the settings page's tests: Debian's `chromium` package (installed
@@ -61,7 +60,7 @@ export async function bootPageApp(overrides: Partial<HeraldConfig> = {}, options
   return {
     app,
     baseUrl,
-    http: () => request(app.getHttpServer()),
+    ...(await checkedHttp(app)),
     config,
     databaseUrl,
     adminKey: config.bootstrapApiKey ?? '',

@@ -7,7 +7,7 @@ import type * as net from 'node:net';
  * settings page's "Connect with LinkedIn" tests. No real LinkedIn can run here, so this follows
  * LinkedIn's documentation of the 3-legged flow:
  *
- * - Authorization Code Flow (learn.microsoft.com/linkedin/shared/authentication/authorization-code-flow):
+ * - Authorization Code Flow (Microsoft Learn, LinkedIn authentication, "Authorization Code Flow"):
  *   `GET /oauth/v2/authorization?response_type=code&client_id&redirect_uri&state&scope` shows the
  *   member a consent screen; "Allow" redirects to `redirect_uri?code&state`, "Cancel" to
  *   `redirect_uri?error=user_cancelled_authorize&error_description=…&state`. The redirect_uri must

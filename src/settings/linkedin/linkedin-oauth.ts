@@ -1,6 +1,6 @@
 /**
  * The pure parts of LinkedIn's OAuth 2.0 authorization code flow ("3-legged OAuth",
- * learn.microsoft.com/linkedin/shared/authentication/authorization-code-flow):
+ * Microsoft Learn, LinkedIn authentication, "Authorization Code Flow"):
  *
  * 1. the browser goes to `GET {oauth}/oauth/v2/authorization?response_type=code&client_id&
  *    redirect_uri&state&scope` (scopes space-delimited);
