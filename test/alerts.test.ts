@@ -8,7 +8,7 @@ import { drainMail, MailCatcher, mailConfig, newWorkspace, saveNotificationSetti
 import { startReceiver, Receiver } from './support/receiver';
 
 /**
- * Alerts (SPEC §7, issue 10): account state changes become one mail per incident, written to an
+ * Alerts (docs/notifications.md): account state changes become one mail per incident, written to an
  * outbox in the same transaction as the change (a trigger on accounts), sent at once.
  */
 

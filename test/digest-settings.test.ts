@@ -1,6 +1,6 @@
 import { bearer, bootTestApp, TestApp } from './support/app';
 
-/** GET|PUT /v1/settings/notifications and POST /v1/digest/preview (SPEC §3). */
+/** GET|PUT /v1/settings/notifications and POST /v1/digest/preview (docs/notifications.md). */
 describe('notification settings API', () => {
   let t: TestApp;
   let otherKey: string;

@@ -7,7 +7,7 @@ import { createPost, createWebhookAccount } from './support/engine';
 import { drainMail, MailCatcher, mailConfig, newWorkspace, saveNotificationSettings, startMailCatcher, sweepDigests, tick, Workspace } from './support/mail';
 
 /**
- * The daily digest end to end (SPEC §7, issue 10 "Done means"): real PostgreSQL, a real SMTP
+ * The daily digest end to end (docs/notifications.md): real PostgreSQL, a real SMTP
  * server on loopback, messages parsed with mailparser. The clock is driven: the tests call the
  * minute's sweep with the instant they want, never waiting for real hours. Jobs die at the real
  * time (the database's), so the driven instants are chosen around it.

@@ -6,7 +6,7 @@ import { createWebhookAccount } from './support/engine';
 import { csrfOf, loggedInAgent, setCookie, submitLogin } from './support/settings-http';
 
 /**
- * The settings page's sessions and form safety over HTTP (SPEC §6, issue 9): log in with an API
+ * The settings page's sessions and form safety over HTTP (docs/settings.md): log in with an API
  * key sent in a POST body; a server-side session in PostgreSQL behind an httpOnly, SameSite=Strict
  * cookie; CSRF tokens on every form; refused keys say nothing about why and are slowed.
  */

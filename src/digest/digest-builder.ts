@@ -116,7 +116,7 @@ function errorLabel(job: DeadJobItem): string {
 }
 
 /**
- * The daily digest of one workspace (SPEC §7), as a subject and two readable parts.
+ * The daily digest of one workspace (docs/notifications.md), as a subject and two readable parts.
  *
  * Order: accounts that need a person first (repeated every day until fixed), then each
  * account's delivery in the window, then the newly dead jobs one by one (at most

@@ -28,7 +28,7 @@ export interface SweepResult {
 }
 
 /**
- * The daily digest (SPEC §7): the sweep that decides which workspaces' day is due, the claim that
+ * The daily digest (docs/notifications.md): the sweep that decides which workspaces' day is due, the claim that
  * makes it happen once, and the facts it reports (read through the accounts' and jobs' report
  * repositories). The mail itself is written to the mail outbox in the claim's transaction and
  * sent by MailSender.

@@ -80,8 +80,8 @@ function words(f: AlertFacts, who: string, ctx: AlertContext): AlertWords {
 }
 
 /**
- * An alert mail (SPEC §7: re-authentication needed, disabled by the circuit breaker, the early
- * warning at half the threshold; SPEC §5: a LinkedIn token that cannot be refreshed, 7 days
+ * An alert mail (docs/notifications.md: re-authentication needed, disabled by the circuit breaker, the early
+ * warning at half the threshold; a LinkedIn token that cannot be refreshed, 7 days
  * before it expires). Pure. The account name is the only user content: escaped in the HTML,
  * flattened to one line in the subject.
  */

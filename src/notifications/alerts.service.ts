@@ -37,10 +37,10 @@ export function stillRelevant(event: Pick<AccountEventRow, 'kind' | 'disableThre
 }
 
 /**
- * Alerts (SPEC §7): account events become mails at once, one per incident. The events come
+ * Alerts (docs/notifications.md): account events become mails at once, one per incident. The events come
  * from the outbox table filled by a trigger on accounts (needs re-authentication, disabled by
  * the circuit breaker, the early warning at half the disable threshold) and from the token scan
- * below (a LinkedIn token that cannot be refreshed, 7 days before it expires: SPEC §5).
+ * below (a LinkedIn token that cannot be refreshed, 7 days before it expires).
  */
 @Injectable()
 export class AlertsService implements OnModuleInit {

@@ -11,7 +11,7 @@ import type { DigestPreviewView, NotificationSettingsView, UpdateNotificationSet
 import { NotificationSettings, NotificationSettingsRepository } from './notification-settings.repository';
 
 /**
- * A workspace's notification settings (SPEC §3 `GET|PUT /v1/settings/notifications`) and the
+ * A workspace's notification settings (`GET|PUT /v1/settings/notifications`, docs/notifications.md) and the
  * digest preview (`POST /v1/digest/preview`). The API and the settings page both call this.
  */
 @Injectable()

@@ -12,7 +12,7 @@ import { checkedHttp, testConfig, TestApp } from './app';
 /**
  * A real headless Chromium for the settings page's tests: Debian's `chromium` package (installed
  * by .ci/run when missing) driven by playwright-core, which downloads no browser of its own.
- * Flags from STACK.md: as root, offline, and without Chromium's own background connections
+ * Flags measured on this kind of machine: as root, offline, and without Chromium's own background connections
  * (which the closed network would refuse, many at a time).
  */
 export const CHROMIUM = '/usr/bin/chromium';
