@@ -10,7 +10,7 @@ import { Receiver, startReceiver } from './support/receiver';
  * and a publishBy that has passed dropped. Before, the manual retry kept the passed deadline: an
  * `expired` job was answered 200 and never delivered.
  *
- * And publishBy as the contract reads it (SPEC §3): a job reached after its deadline is dead as
+ * And publishBy as docs/delivery.md reads it: a job reached after its deadline is dead as
  * `expired` without an attempt — also when it was leased and waiting in a worker.
  */
 describe('reviving dead jobs, and publishBy before an attempt', () => {

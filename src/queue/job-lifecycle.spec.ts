@@ -4,7 +4,7 @@ import type { JobStatus } from '../jobs/job.types';
 import { canTransition, fromStates, guard, guardFrom, JOB_OPERATIONS, JOB_STATUSES, JobOperation, targets, TRANSITIONS } from './job-lifecycle';
 
 /**
- * The job lifecycle, written out once more as the contract (SPEC §2 and §4, issue "one owner"):
+ * The job lifecycle, written out once more as the contract (docs/api.md "Concepts", docs/delivery.md):
  * for every operation, exactly these moves. The walk below checks every (operation, from, to)
  * triple against it, so a move added to or dropped from the table without updating this
  * contract fails here.

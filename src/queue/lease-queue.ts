@@ -237,7 +237,7 @@ export class LeaseQueue {
       const now = this.now();
       const { job } = held;
       if (job.publishBy && now > job.publishBy.getTime()) {
-        // SPEC §3: reached after its publishBy, the job is dead as expired without an attempt.
+        // docs/delivery.md: reached after its publishBy, the job is dead as expired without an attempt.
         this.expired.push(ref(job));
         this.o.changed();
         continue;

@@ -16,14 +16,14 @@ import { trickle } from './hostile';
  *   `LinkedIn-Version: YYYYMM`; a missing one is 400 VERSION_MISSING; a retired one is 426
  *   NONEXISTENT_VERSION "Requested version … is not active") and the Rest.li 2.0 protocol header
  *   `X-Restli-Protocol-Version: 2.0.0`.
- * - Errors: learn.microsoft.com/linkedin/shared/api-guide/concepts/error-handling
+ * - Errors: Microsoft Learn, LinkedIn API guide, "Error handling"
  *   ({ message, serviceErrorCode, status }; 401 for an invalid, expired or revoked token; 429
  *   over the daily quota — no Retry-After is documented, so none is sent).
  * - Duplicates: LinkedIn's 422 answer for repeated content ("Content is a duplicate of
  *   urn:li:share:…", inputErrors code DUPLICATE_POST).
  * - OpenID userinfo: learn.microsoft.com/linkedin/consumer/integrations/self-serve/sign-in-with-linkedin-v2
  *   (GET /v2/userinfo → { sub, name, … }).
- * - Refresh: learn.microsoft.com/linkedin/shared/authentication/programmatic-refresh-tokens
+ * - Refresh: Microsoft Learn, LinkedIn authentication, "Programmatic refresh tokens"
  *   (POST /oauth/v2/accessToken, form grant_type=refresh_token, refresh_token, client_id,
  *   client_secret → { access_token, expires_in, refresh_token, refresh_token_expires_in };
  *   a bad refresh token is 400 invalid_request).

@@ -185,8 +185,8 @@ export class LinkedInConnector implements Connector {
   }
 
   /**
-   * `POST /oauth/v2/accessToken` with `grant_type=refresh_token` (learn.microsoft.com/linkedin/
-   * shared/authentication/programmatic-refresh-tokens). Returns a failure outcome, or null after
+   * `POST /oauth/v2/accessToken` with `grant_type=refresh_token` (Microsoft Learn, LinkedIn
+   * authentication, "Programmatic refresh tokens"). Returns a failure outcome, or null after
    * storing the new tokens in the session. A refused refresh token is `auth`.
    */
   private async refresh(session: Session, job: DeliveryJob, signal: AbortSignal): Promise<DeliveryOutcome | null> {

@@ -4,7 +4,7 @@ import { guard } from '../job-lifecycle';
 /**
  * expire (scheduled | paused → dead, expired): jobs whose publishBy passed while they waited
  * (for their time, a retry, an open circuit, or a person fixing their account) are dead as
- * `expired`, without an attempt: stale content is not published late (SPEC §3). Runs every poll
+ * `expired`, without an attempt: stale content is not published late (docs/delivery.md "Retry timing"). Runs every poll
  * interval on the partial index jobs_publish_by; SKIP LOCKED so sweeps of several processes and
  * a person's edit never wait on each other.
  */

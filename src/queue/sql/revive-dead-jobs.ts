@@ -3,7 +3,7 @@ import { guard } from '../job-lifecycle';
 
 /**
  * The idempotency key a dead job goes back to the queue with: a new one iff its payload was
- * edited (PATCH /v1/dlq/:jobId) since the current key was issued, else the same (SPEC §4:
+ * edited (PATCH /v1/dlq/:jobId) since the current key was issued, else the same (docs/dead-letter-queue.md:
  * receivers may have cached their answer to the old key). New keys are `<jobId>.<n>`, n = 2, 3,
  * … (a job's first key is its id): unique because job ids are, readable in a receiver's logs,
  * and within Bluesky's record-key alphabet. Also read by the DLQ's detail view, which announces

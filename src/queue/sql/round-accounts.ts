@@ -5,7 +5,7 @@ import type { AccountFeedback, LockedAccount } from '../queue.types';
 /**
  * The account side of a worker round: the queue owns the circuit-breaker columns of `accounts`
  * (circuit_*, consecutive_failures, last_error, last_success_at) and moves `status` to
- * needs_reauth or disabled when attempts say so (SPEC §4). Everything else about an account
+ * needs_reauth or disabled when attempts say so (docs/delivery.md). Everything else about an account
  * belongs to AccountsService.
  *
  * Lock order, everywhere in Herald: job rows first, then account rows in id order. A round locks
