@@ -229,7 +229,7 @@ export async function withFingerprints<T>(url: string, work: (print: () => Promi
   return withClient(url, (client) => work(() => databaseFingerprint(client)));
 }
 
-/** The JSON error shape every 4xx answers with (SPEC §3). */
+/** The JSON error shape every 4xx answers with (docs/api.md "Errors"). */
 export function isErrorBody(body: unknown, status: number): boolean {
   if (typeof body !== 'object' || body === null) return false;
   const b = body as Record<string, unknown>;
