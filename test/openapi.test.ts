@@ -90,10 +90,12 @@ describe('the OpenAPI document', () => {
     ).toEqual([]);
   });
 
-  it('documents errors in the one error shape: every /v1 operation lists 401, and every error status has { statusCode, error, message }', () => {
+  it('documents errors in the one error shape: every /v1 operation lists 401 (and what any request can meet: 400, 413, 415, 431), and every error status has { statusCode, error, message }', () => {
     const v1 = operations().filter(({ path: p }) => p.startsWith('/v1/'));
     expect(v1.length).toBeGreaterThanOrEqual(27);
-    expect(v1.filter(({ op }) => !op.responses['401']).map(({ method, path: p }) => `${method} ${p}`)).toEqual([]);
+    for (const status of ['400', '401', '413', '415', '431']) {
+      expect(v1.filter(({ op }) => !op.responses[status]).map(({ method, path: p }) => `${status} ${method} ${p}`)).toEqual([]);
+    }
     const errorRef = { $ref: '#/components/schemas/Error' };
     for (const { op } of v1) {
       for (const [status, r] of Object.entries(op.responses)) {
@@ -121,7 +123,7 @@ describe('the OpenAPI document', () => {
     expect(headers).toHaveLength(1);
     expect(headers[0]?.required).toBe(false);
     expect(Object.keys(create?.responses['201']?.headers ?? {})).toEqual(['Idempotent-Replayed']);
-    expect(Object.keys(create?.responses ?? {}).sort()).toEqual(['201', '400', '401', '409', '413', '415', '422']);
+    expect(Object.keys(create?.responses ?? {}).sort()).toEqual(['201', '400', '401', '409', '413', '415', '422', '431']);
   });
 
   it('names the fixed shapes with the fields the product contract fixes', () => {

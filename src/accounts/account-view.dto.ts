@@ -101,7 +101,7 @@ export class AccountDto implements AccountView {
 export class AccountWithSecretDto extends AccountDto {
   @ApiPropertyOptional({
     description: 'webhook accounts: the Standard Webhooks signing secret; it is never shown again',
-    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    example: 'whsec_…',
   })
   secret?: string;
 }

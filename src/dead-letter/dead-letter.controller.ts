@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { API_KEY_SCHEME, ApiErrors, ApiPageResponse, BODY_ERRORS } from '../common/openapi';
+import { API_KEY_SCHEME, ApiErrors, ApiPageResponse, ApiV1Errors, BODY_ERRORS } from '../common/openapi';
 import { ParseIdPipe } from '../common/parse-id.pipe';
 import { Auth, AuthContext } from '../workspaces/auth';
 import { BulkRequeueDto, EditDeadJobDto, ListDlqQuery, RequeueDto } from './dead-letter.dto';
@@ -13,7 +13,7 @@ const NOT_DEAD = 'The job is not dead (any more); the message says what it is no
 
 @ApiTags('dead-letter queue')
 @ApiBearerAuth(API_KEY_SCHEME)
-@ApiErrors([401])
+@ApiV1Errors()
 @Controller('v1/dlq')
 export class DeadLetterController {
   constructor(private readonly dlq: DeadLetterService) {}

@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { API_KEY_SCHEME, ApiErrors } from '../common/openapi';
+import { API_KEY_SCHEME, ApiErrors, ApiV1Errors } from '../common/openapi';
 import { ParseIdPipe } from '../common/parse-id.pipe';
 import { Auth, AuthContext } from '../workspaces/auth';
 import { JobWithAttemptsDto } from './job-view.dto';
@@ -11,7 +11,7 @@ const ID_PARAM = { name: 'id', format: 'uuid', description: 'the job id' } as co
 
 @ApiTags('jobs')
 @ApiBearerAuth(API_KEY_SCHEME)
-@ApiErrors([401])
+@ApiV1Errors()
 @Controller('v1/jobs')
 export class JobsController {
   constructor(private readonly jobs: JobsService) {}

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Query, Res, UploadedFile, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiConsumes, ApiNoContentResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { API_KEY_SCHEME, ApiErrors, ApiPageResponse, BODY_ERRORS } from '../common/openapi';
+import { API_KEY_SCHEME, ApiErrors, ApiPageResponse, ApiV1Errors, BODY_ERRORS } from '../common/openapi';
 import { PageQuery } from '../common/pagination';
 import { ParseIdPipe } from '../common/parse-id.pipe';
 import { Auth, AuthContext, Public } from '../workspaces/auth';
@@ -17,7 +17,7 @@ const ID_PARAM = { name: 'id', format: 'uuid', description: 'the media id' } as 
 
 @ApiTags('media')
 @ApiBearerAuth(API_KEY_SCHEME)
-@ApiErrors([401])
+@ApiV1Errors()
 @Controller('v1/media')
 export class MediaController {
   constructor(private readonly media: MediaService) {}

@@ -1,13 +1,13 @@
 import { Body, Controller, Get, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { API_KEY_SCHEME, ApiErrors, BODY_ERRORS } from '../common/openapi';
+import { API_KEY_SCHEME, ApiErrors, ApiV1Errors, BODY_ERRORS } from '../common/openapi';
 import { Auth, AuthContext } from '../workspaces/auth';
 import { NotificationSettingsView, UpdateNotificationSettingsDto } from './notification-settings.dto';
 import { NotificationSettingsService } from './notification-settings.service';
 
 @ApiTags('notifications')
 @ApiBearerAuth(API_KEY_SCHEME)
-@ApiErrors([401])
+@ApiV1Errors()
 @Controller('v1/settings/notifications')
 export class NotificationSettingsController {
   constructor(private readonly settings: NotificationSettingsService) {}

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { API_KEY_SCHEME, ApiErrors, ApiPageResponse, BODY_ERRORS } from '../common/openapi';
+import { API_KEY_SCHEME, ApiErrors, ApiPageResponse, ApiV1Errors, BODY_ERRORS } from '../common/openapi';
 import { ParseIdPipe } from '../common/parse-id.pipe';
 import { Auth, AuthContext } from '../workspaces/auth';
 import { PostDto } from './post-view.dto';
@@ -13,7 +13,7 @@ const ID_PARAM = { name: 'id', format: 'uuid', description: 'the post id' } as c
 
 @ApiTags('posts')
 @ApiBearerAuth(API_KEY_SCHEME)
-@ApiErrors([401])
+@ApiV1Errors()
 @Controller('v1/posts')
 export class PostsController {
   constructor(private readonly posts: PostsService) {}

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { API_KEY_SCHEME, ApiErrors, ApiPageResponse, BODY_ERRORS } from '../common/openapi';
+import { API_KEY_SCHEME, ApiErrors, ApiPageResponse, ApiV1Errors, BODY_ERRORS } from '../common/openapi';
 import { PageQuery } from '../common/pagination';
 import { ParseIdPipe } from '../common/parse-id.pipe';
 import { ApiKeysService } from './api-keys.service';
@@ -10,7 +10,7 @@ import { CreateApiKeyDto, CreateWorkspaceDto } from './workspaces.dto';
 
 @ApiTags('workspaces')
 @ApiBearerAuth(API_KEY_SCHEME)
-@ApiErrors([401])
+@ApiV1Errors()
 @Controller('v1')
 export class WorkspacesController {
   constructor(private readonly apiKeys: ApiKeysService) {}

@@ -4,23 +4,6 @@
  */
 
 export interface paths {
-    "/metrics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Prometheus metrics, text exposition format (no API key) */
-        get: operations["metrics"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/health/live": {
         parameters: {
             query?: never;
@@ -391,13 +374,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The workspace's images, newest first (details only, never the bytes) */
+        get: operations["listMedia"];
         put?: never;
         /**
          * Upload an image (PNG, JPEG, WebP or GIF, ≤ 5 MB)
          * @description The type is read from the bytes, not from the file name or Content-Type. List the id in a post's `media`.
          */
         post: operations["uploadMedia"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/media/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the workspace's images take, and the quota (MEDIA_QUOTA_BYTES, MEDIA_QUOTA_COUNT) */
+        get: operations["getMediaUsage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -415,7 +416,11 @@ export interface paths {
         get: operations["getMedia"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete an image: its bytes, its signed links and its share of the quota
+         * @description Refused (409, naming them) while posts not yet published, or dead jobs that could be requeued, still need it.
+         */
+        delete: operations["deleteMedia"];
         options?: never;
         head?: never;
         /** Set the alt text */
@@ -732,7 +737,7 @@ export interface components {
             warnings: string[];
             /**
              * @description webhook accounts: the Standard Webhooks signing secret; it is never shown again
-             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             * @example whsec_…
              */
             secret?: string;
         };
@@ -1435,6 +1440,25 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        MediaPage: {
+            /** @description this page, in the list's order */
+            data: components["schemas"]["Media"][];
+            /**
+             * @description pass as `cursor` to get the next page; null on the last page
+             * @example null
+             */
+            nextCursor: string | null;
+        };
+        MediaUsage: {
+            /** @description bytes of the workspace's stored images */
+            bytes: number;
+            /** @description number of stored images */
+            count: number;
+            /** @description MEDIA_QUOTA_BYTES */
+            quotaBytes: number;
+            /** @description MEDIA_QUOTA_COUNT */
+            quotaCount: number;
+        };
         MediaWithUrl: {
             /**
              * Format: uuid
@@ -1482,26 +1506,6 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    metrics: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The metrics */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-        };
-    };
     live: {
         parameters: {
             query?: never;
@@ -1618,6 +1622,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listApiKeys: {
@@ -1654,6 +1667,33 @@ export interface operations {
             };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1721,6 +1761,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     revokeApiKey: {
@@ -1742,6 +1791,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
                 headers: {
@@ -1753,6 +1811,33 @@ export interface operations {
             };
             /** @description No such resource in this workspace (another workspace's ids answer the same way). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1796,6 +1881,33 @@ export interface operations {
             };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1863,6 +1975,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAccount: {
@@ -1886,6 +2007,15 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
                 headers: {
@@ -1897,6 +2027,33 @@ export interface operations {
             };
             /** @description No such resource in this workspace (another workspace's ids answer the same way). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1925,6 +2082,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
                 headers: {
@@ -1936,6 +2102,33 @@ export interface operations {
             };
             /** @description No such resource in this workspace (another workspace's ids answer the same way). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2015,6 +2208,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     verifyAccount: {
@@ -2038,6 +2240,15 @@ export interface operations {
                     "application/json": components["schemas"]["VerifyResult"];
                 };
             };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
                 headers: {
@@ -2049,6 +2260,33 @@ export interface operations {
             };
             /** @description No such resource in this workspace (another workspace's ids answer the same way). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2106,6 +2344,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listPosts: {
@@ -2147,6 +2412,33 @@ export interface operations {
             };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2237,6 +2529,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getPost: {
@@ -2260,6 +2561,15 @@ export interface operations {
                     "application/json": components["schemas"]["Post"];
                 };
             };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
                 headers: {
@@ -2271,6 +2581,33 @@ export interface operations {
             };
             /** @description No such resource in this workspace (another workspace's ids answer the same way). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2301,6 +2638,15 @@ export interface operations {
                     "application/json": components["schemas"]["Post"];
                 };
             };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
                 headers: {
@@ -2312,6 +2658,33 @@ export interface operations {
             };
             /** @description No such resource in this workspace (another workspace's ids answer the same way). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2400,6 +2773,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getJob: {
@@ -2423,6 +2805,15 @@ export interface operations {
                     "application/json": components["schemas"]["JobWithAttempts"];
                 };
             };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
                 headers: {
@@ -2434,6 +2825,33 @@ export interface operations {
             };
             /** @description No such resource in this workspace (another workspace's ids answer the same way). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2464,6 +2882,15 @@ export interface operations {
                     "application/json": components["schemas"]["JobWithAttempts"];
                 };
             };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
                 headers: {
@@ -2484,6 +2911,33 @@ export interface operations {
             };
             /** @description The job cannot be retried now (an attempt is in flight, or it is published, paused, cancelled or discarded); the message says which. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2541,6 +2995,33 @@ export interface operations {
             };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2608,6 +3089,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDeadJob: {
@@ -2631,6 +3121,15 @@ export interface operations {
                     "application/json": components["schemas"]["DlqDetail"];
                 };
             };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
                 headers: {
@@ -2642,6 +3141,33 @@ export interface operations {
             };
             /** @description No such resource in this workspace (another workspace's ids answer the same way). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2672,6 +3198,15 @@ export interface operations {
                     "application/json": components["schemas"]["DlqDetail"];
                 };
             };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
                 headers: {
@@ -2692,6 +3227,33 @@ export interface operations {
             };
             /** @description The job is not dead (any more); the message says what it is now. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2780,6 +3342,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     requeueDeadJob: {
@@ -2861,6 +3432,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getNotificationSettings: {
@@ -2880,8 +3460,44 @@ export interface operations {
                     "application/json": components["schemas"]["NotificationSettingsView"];
                 };
             };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2948,6 +3564,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     previewDigest: {
@@ -2967,8 +3592,114 @@ export interface operations {
                     "application/json": components["schemas"]["DigestPreviewView"];
                 };
             };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMedia: {
+        parameters: {
+            query?: {
+                /** @description items per page */
+                limit?: number;
+                /** @description the `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the list */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaPage"];
+                };
+            };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or one that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3009,7 +3740,7 @@ export interface operations {
                     "application/json": components["schemas"]["Media"];
                 };
             };
-            /** @description No `file` field, or the image's header is damaged. */
+            /** @description No `file` field, or the image's header or frames are damaged. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3027,7 +3758,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The image is larger than 5 MB. */
+            /** @description The workspace's media quota (MEDIA_QUOTA_BYTES, MEDIA_QUOTA_COUNT) is used up: delete images first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The image is larger than 5 MB, or has too many pixels or frames. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3038,6 +3778,80 @@ export interface operations {
             };
             /** @description The bytes are not a PNG, JPEG, WebP or GIF image. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMediaUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Usage and quota */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaUsage"];
+                };
+            };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or one that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3068,6 +3882,15 @@ export interface operations {
                     "application/json": components["schemas"]["MediaWithUrl"];
                 };
             };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
                 headers: {
@@ -3079,6 +3902,117 @@ export interface operations {
             };
             /** @description No such resource in this workspace (another workspace's ids answer the same way). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteMedia: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the media id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or one that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace's ids answer the same way). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Still needed by the posts or dead jobs named in the message. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3151,6 +4085,15 @@ export interface operations {
             };
             /** @description The request body is not of a supported type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
