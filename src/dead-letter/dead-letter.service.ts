@@ -136,7 +136,9 @@ export class DeadLetterService {
    * dead (any more), or whose account cannot take it, is skipped and reported; unknown ids
    * (another workspace's included) are a 400 and nothing changes, as for any id in a body.
    */
-  async bulkRequeue(auth: AuthContext, dto: BulkRequeueDto): Promise<BulkRequeueResult> {
+  async bulkRequeue(auth: AuthContext, body: BulkRequeueDto): Promise<BulkRequeueResult> {
+    // @IsOptional() lets `null` through as if absent: read it so (it reached `null.map`, a 500).
+    const dto: BulkRequeueDto = { ...body, ids: body.ids ?? undefined, filter: body.filter ?? undefined };
     if ((dto.ids === undefined) === (dto.filter === undefined)) throw invalidInput('give either ids or filter (exactly one)');
     const runAt = dto.runAt ? parseInstant(dto.runAt, 'runAt') : null;
     const force = dto.force === true;

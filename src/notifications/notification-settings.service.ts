@@ -39,7 +39,8 @@ export class NotificationSettingsService {
     const next = {
       workspaceId,
       digestEnabled: d.enabled ?? current.digestEnabled,
-      recipients: d.recipients !== undefined ? checkRecipients(d.recipients) : current.recipients,
+      // null keeps the list, like the other fields (@IsOptional lets null through as absent).
+      recipients: d.recipients != null ? checkRecipients(d.recipients) : current.recipients,
       hour: d.hour ?? current.hour,
       timezone: d.timezone !== undefined ? checkTimeZone(d.timezone) : current.timezone,
       sendWhenEmpty: d.sendWhenEmpty ?? current.sendWhenEmpty,
