@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { bearer, bootTestApp, TestApp } from './support/app';
 import { makeImage } from './support/media';
+import { loggedInAgent } from './support/settings-http';
 import {
   appRoutes,
   createFixtures,
+  genericRequest,
   Fixtures,
   isErrorBody,
   requestFor,
@@ -119,6 +121,43 @@ describe('workspace isolation on every /v1 route', () => {
     expect(accounts.text).toContain(mine.accountId);
     const dlq = await t.http().get(`/v1/dlq?accountId=${mine.accountId}`).set(bearer(mine.key)).expect(200);
     expect(dlq.text).toContain(mine.deadJobId);
+  });
+
+  it('refuses another workspace\'s id on every settings page (404) and form (as for an unknown id), and changes nothing', async () => {
+    const { agent, csrf } = await loggedInAgent(t, mine.key);
+    const seen = new Set<string>();
+    const pages = appRoutes(t, '/settings/').filter((r) => {
+      const fresh = !seen.has(routeKey(r));
+      seen.add(routeKey(r));
+      return fresh && hasParams(r) && !r.path.includes('/assets/') && !r.path.includes(':provider');
+    });
+    expect(pages.length).toBeGreaterThanOrEqual(15);
+    // The page's own session row is touched by every request it makes (and holds the next flash message).
+    const withoutSessions = (print: Record<string, string>) => Object.fromEntries(Object.entries(print).filter(([table]) => !/session/.test(table)));
+    const sendAs = (route: Route, url: string) => (route.method === 'get' ? agent.get(url) : agent.post(url).type('form').send({ _csrf: csrf }));
+    await withFingerprints(t.databaseUrl, async (fingerprint) => {
+      const problems: string[] = [];
+      for (const route of pages) {
+        const foreign = genericRequest(route, theirs);
+        const before = withoutSessions(await fingerprint());
+        const res = await sendAs(route, urlFor(route, foreign));
+        if (JSON.stringify(withoutSessions(await fingerprint())) !== JSON.stringify(before)) problems.push(`${routeKey(route)}: rows changed`);
+        if (/Theirs/.test(res.text)) problems.push(`${routeKey(route)} shows the other workspace's content`);
+        if (route.method === 'get' && res.status !== 404) problems.push(`${routeKey(route)}: ${res.status}`);
+        // A form answers a foreign id exactly as an id that exists nowhere (a page: 404 either way).
+        const unknownIds = Object.fromEntries(Object.keys(foreign.params ?? {}).map((k) => [k, randomUUID()]));
+        const res2 = await sendAs(route, urlFor(route, { params: unknownIds }));
+        const mask = (text: string | undefined, ids: string[]) => ids.reduce((x, id) => x.split(id).join('<id>'), text ?? '');
+        const a = `${res.status} ${mask(res.headers.location, Object.values(foreign.params ?? {}))}`;
+        const b = `${res2.status} ${mask(res2.headers.location, Object.values(unknownIds))}`;
+        if (a !== b) problems.push(`${routeKey(route)}: foreign "${a}" vs unknown "${b}"`);
+        if (res.status >= 500) problems.push(`${routeKey(route)}: ${res.status}`);
+      }
+      expect(problems).toEqual([]);
+    });
+    // The same pages open for the workspace's own ids (the check above can fail).
+    expect((await agent.get(`/settings/accounts/${mine.accountId}/reconnect`)).status).toBe(200);
+    expect((await agent.get(`/settings/failed-posts/${mine.deadJobId}`)).status).toBe(200);
   });
 
   it('keeps the bootstrap-only routes to the bootstrap key (403 for a workspace key)', async () => {

@@ -165,6 +165,7 @@ export function genericRequest(route: Route, f: Fixtures): RequestSpec {
     posts: f.postId,
     jobs: f.jobId,
     dlq: f.deadJobId,
+    'failed-posts': f.deadJobId,
     media: f.mediaId,
     workspaces: f.workspaceId,
   };
