@@ -1,7 +1,7 @@
 import { bearer, TestApp } from './support/app';
 import { withClient } from './support/database';
 import { bootEngine, createPost, createWebhookAccount, fastEngine, waitForJob } from './support/engine';
-import { JobView, sleep } from './support/engine-watch';
+import { JobView, pollUntil, sleep } from './support/engine-watch';
 import { Receiver, startReceiver } from './support/receiver';
 
 /**
@@ -76,6 +76,49 @@ describe('attempts longer than a lease', () => {
     const lost = await withClient(first.databaseUrl, async (db) => (await db.query(`SELECT count(*)::int AS n FROM attempts WHERE network_error = 'worker_lost'`)).rows[0].n);
     expect(lost).toBe(0);
   }, 45_000);
+
+  it('an outcome waiting behind a slow round keeps its lease: its job is not reclaimed, and not sent twice', async () => {
+    const first = await worker(null, 1_500);
+    await worker(first, 1_500); // a second process, whose crash recovery would take a lapsed lease over
+    const r = await receiver();
+    const answer = new Map<string, () => void>();
+    r.setHandler(async (req) => {
+      await new Promise<void>((resolve) => answer.set(String(req.headers['idempotency-key']), resolve));
+      return { status: 200, body: { id: `remote-${String(req.headers['idempotency-key'])}` } };
+    });
+    const account = await createWebhookAccount(first, first.adminKey, r.urlFor('/slow-round'));
+    const [a, b] = [
+      (await createPost(first, first.adminKey, { text: 'first', targets: [{ accountId: account.id }] })).jobs[0]!.id,
+      (await createPost(first, first.adminKey, { text: 'second', targets: [{ accountId: account.id }] })).jobs[0]!.id,
+    ];
+    await r.waitFor(2);
+
+    // A slow round, made certain: the account's row is locked here, so the round recording a's
+    // success waits for it (a round locks the accounts it touches). b's success comes back
+    // meanwhile and waits in its worker for the next round, for three leases.
+    await withClient(first.databaseUrl, async (db) => {
+      await db.query('BEGIN');
+      await db.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [account.id]);
+      answer.get(a)!();
+      await pollUntil(
+        "the round recording a's outcome waiting for the account's lock",
+        async () => (await db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0].n,
+        (n: number) => n > 0,
+      );
+      answer.get(b)!();
+      await r.waitFor(2);
+      await sleep(4_500);
+      await db.query('COMMIT');
+    });
+
+    for (const id of [a, b]) {
+      const job = await waitForJob<JobView>(first, first.adminKey, id, (j) => j.status === 'succeeded');
+      expect(job.remoteId).toBe(`remote-${id}`);
+      expect(job.attempts.map((x) => [x.number, x.errorClass, x.networkError])).toEqual([[1, 'success', null]]);
+    }
+    await sleep(1_000);
+    expect(r.requests.map((q) => q.headers['idempotency-key']).sort()).toEqual([a, b].sort());
+  }, 30_000);
 
   it('a success that comes back after its lease was lost is kept: succeeded with its remote id, not dead, not sent again', async () => {
     // Leases of 30 s: the owner's first renewal would come after 10 s, so the test can make the

@@ -112,7 +112,7 @@ describe('LeaseQueue', () => {
     q.add([job()], Date.now());
     for (let i = 0; i < 10; i++) {
       jest.advanceTimersByTime(3_000);
-      q.renewed(new Set(q.heldIds()), Date.now());
+      q.renewed(q.renewal(), new Set(q.heldIds()), Date.now());
     }
     expect(started[0]!.signal.aborted).toBe(false); // 30 s in, on a 9 s lease
   });
@@ -122,7 +122,7 @@ describe('LeaseQueue', () => {
     const { q, started } = setup({ leaseMs, attemptTimeoutMs: 60_000 });
     q.add([job()], Date.now());
     jest.advanceTimersByTime(3_000);
-    q.renewed(new Set(q.heldIds()), Date.now()); // lease now ends at 12 s
+    q.renewed(q.renewal(), new Set(q.heldIds()), Date.now()); // lease now ends at 12 s
     jest.advanceTimersByTime(12_000 - leaseMargin(leaseMs) - 3_000 - 1);
     expect(started[0]!.signal.aborted).toBe(false);
     jest.advanceTimersByTime(1);
@@ -147,13 +147,39 @@ describe('LeaseQueue', () => {
     const [a, b, c] = [job('a', { maxInFlight: 1 }), job('a', { maxInFlight: 1 }), job('a', { maxInFlight: 1 })];
     q.add([a, b, c], Date.now());
     jest.advanceTimersByTime(3_000);
-    q.renewed(new Set([a.id, b.id]), Date.now()); // c was reclaimed by another process
+    q.renewed(q.renewal(), new Set([a.id, b.id]), Date.now()); // c was reclaimed by another process
     expect(q.heldIds().sort()).toEqual([a.id, b.id].sort());
     jest.advanceTimersByTime(5_000); // no renewal since: b's lease is nearly over
     started[0]!.end();
     await flush();
     expect(started).toHaveLength(1);
     expect(q.takeReturns().release.map((r) => r.id)).toEqual([b.id]);
+  });
+
+  it('keeps renewing a waiting job claimed while a renewal was on its way (the answer does not name it)', () => {
+    const { q, started } = setup({ leaseMs: 9_000 });
+    const [a, b] = [job('a', { maxInFlight: 1 }), job('a', { maxInFlight: 1 })];
+    q.add([a], Date.now());
+    const scope = q.renewal(); // a renewal is sent for [a] ...
+    jest.advanceTimersByTime(10);
+    q.add([b], Date.now()); // ... a round claims b meanwhile: it waits behind a for the account's slot
+    q.renewed(scope, new Set(scope.ids), Date.now()); // ... and the renewal answers for a alone
+    expect(q.heldIds().sort()).toEqual([a.id, b.id].sort());
+    expect(q.takeReturns().release).toEqual([]);
+    expect(started.map((s) => s.job.id)).toEqual([a.id]);
+  });
+
+  it('keeps a job given back and claimed again while a renewal was on its way: the answer was about the old claim', () => {
+    const { q } = setup({ leaseMs: 9_000 });
+    const running = job('a', { maxInFlight: 1 });
+    const waiting = job('a', { maxInFlight: 1 });
+    q.add([running, waiting], Date.now());
+    const scope = q.renewal(); // sent for [running, waiting]
+    q.giveBack('a'); // waiting goes back (its release is written) ...
+    const again: ClaimedJob = { ...waiting }; // ... and a later round claims it again
+    q.add([again], Date.now());
+    q.renewed(scope, new Set([running.id]), Date.now()); // the renewal ran between the two: not ours then
+    expect(q.heldIds().sort()).toEqual([running.id, again.id].sort());
   });
 
   it('drains at shutdown: waiting jobs go back at once, running ones get the grace period, then their signal fires', async () => {

@@ -47,6 +47,15 @@ export interface LeaseQueueOptions {
   now?: () => number;
 }
 
+/**
+ * The jobs one renewal covers. Claims are told apart by their ClaimedJob object, not their id: a
+ * job given back and claimed again by this process is a new claim the old answer says nothing about.
+ */
+export interface RenewalScope {
+  readonly ids: string[];
+  readonly claims: ReadonlySet<ClaimedJob>;
+}
+
 interface Held {
   job: ClaimedJob;
   /** This process's clock: until when the lease is surely ours (sent-at + lease). */
@@ -151,34 +160,54 @@ export class LeaseQueue {
 
   /** Every job whose lease this process renews: running (within their overrun allowance) and waiting. */
   heldIds(): string[] {
+    return this.renewal().ids;
+  }
+
+  /**
+   * What a renewal sent now covers: the ids to send, and the claims they stand for. The answer
+   * (`renewed`) speaks only for these claims: a job claimed while the renewal was on its way is
+   * not in it, and must not be taken for one another worker took over.
+   */
+  renewal(): RenewalScope {
     const now = this.now();
     const ids: string[] = [];
+    const claims = new Set<ClaimedJob>();
     for (const r of this.running.values()) {
-      if (now <= r.renewUntil) ids.push(r.job.id);
-      else if (!r.overrunReported) {
+      if (now <= r.renewUntil) {
+        ids.push(r.job.id);
+        claims.add(r.job);
+      } else if (!r.overrunReported) {
         r.overrunReported = true;
         this.o.warn(`the attempt of job ${r.job.id} is still running long after its deadline: its lease is no longer renewed, another worker will retry it`);
       }
     }
-    for (const list of this.queued.values()) for (const h of list) ids.push(h.job.id);
-    return ids;
+    for (const list of this.queued.values()) {
+      for (const h of list) {
+        ids.push(h.job.id);
+        claims.add(h.job);
+      }
+    }
+    return { ids, claims };
   }
 
   /**
-   * A renewal sent at `sentAt` came back with the jobs still ours. Those get a new lease; a
-   * waiting job that is not ours any more (reclaimed while we could not reach the database) is
-   * dropped without a write; a running one keeps its old lease end, so its signal fires before it.
+   * The renewal of `scope`, sent at `sentAt`, came back with `stillHeld`, the jobs still ours.
+   * Those get a new lease; a waiting job of the scope that is not ours any more (reclaimed while
+   * we could not reach the database) is dropped without a write; a running one keeps its old
+   * lease end, so its signal fires before it. Jobs outside the scope (claimed after it was sent)
+   * keep the lease of their claim until the next renewal.
    */
-  renewed(stillHeld: Set<string>, sentAt: number): void {
+  renewed(scope: RenewalScope, stillHeld: Set<string>, sentAt: number): void {
     const heldUntil = sentAt + this.o.leaseMs;
+    const ours = (job: ClaimedJob) => scope.claims.has(job) && stillHeld.has(job.id);
     for (const r of this.running.values()) {
-      if (!stillHeld.has(r.job.id)) continue;
+      if (!ours(r.job)) continue;
       r.heldUntil = Math.max(r.heldUntil, heldUntil);
       this.arm(r);
     }
     for (const [accountId, list] of this.queued) {
-      const kept = list.filter((h) => stillHeld.has(h.job.id));
-      for (const h of kept) h.heldUntil = Math.max(h.heldUntil, heldUntil);
+      const kept = list.filter((h) => !scope.claims.has(h.job) || stillHeld.has(h.job.id));
+      for (const h of kept) if (ours(h.job)) h.heldUntil = Math.max(h.heldUntil, heldUntil);
       if (kept.length === list.length) continue;
       this.o.warn(`${list.length - kept.length} waiting jobs of account ${accountId} were taken over by another worker while this one could not reach the database`);
       this.queuedCount -= list.length - kept.length;

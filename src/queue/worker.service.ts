@@ -45,6 +45,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private readonly leases: LeaseQueue;
   private readonly wakeTimer = new WakeTimer(() => this.kick());
   private pending: FinishedAttempt[] = [];
+  /** The outcomes the round in flight is writing. */
+  private recording: FinishedAttempt[] = [];
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
   private pollTimer: NodeJS.Timeout | null = null;
@@ -150,6 +152,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       const room = this.stopping ? 0 : Math.min(batchSize, this.leases.room);
       if (this.pending.length === 0 && !this.leases.hasReturns && room <= 0) return; // a finishing attempt kicks again
       const finished = this.pending.splice(0, FINISHED_BATCH);
+      this.recording = finished;
       const returns = this.leases.takeReturns();
       const sentAt = Date.now();
       let round: RoundResult;
@@ -167,9 +170,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
           plan: (candidates, slots, now) => planClaim(candidates, slots, now, room),
         });
       } catch (err) {
-        // Outcomes are kept and written again: their jobs stay leased to us meanwhile (renewed
-        // once the database answers again), and if this process dies their leases expire and
-        // they are retried (same idempotency key).
+        // Outcomes are kept and written again: their jobs stay leased to us meanwhile (renew()
+        // covers them as soon as the database answers again), and if this process dies their
+        // leases expire and they are retried (same idempotency key).
         this.pending.unshift(...finished);
         this.leases.restore(returns);
         this.logger.error(`worker round failed, will retry: ${isConnectionError(err) ? 'the database is unavailable' : String(err)}`);
@@ -178,6 +181,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         continue;
       } finally {
         stop();
+        this.recording = [];
       }
       this.reportLate(finished, round);
       // Accounts this round found not active: their leased jobs that have not started go back.
@@ -225,24 +229,43 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     }
   }
 
-  /** Every third of a lease: the leases of every job this process holds are pushed forward. */
+  /**
+   * Every third of a lease: the leases of every job this process holds are pushed forward, those
+   * of its outcomes not yet written included (a success waiting behind a slow round is still
+   * ours: taken over, it would be sent again).
+   */
   private async renew(): Promise<void> {
-    const held = this.leases.heldIds();
-    if (held.length === 0) return;
+    const { leaseMs } = this.config.worker;
+    // Outcomes of a round already sent are left out: that round may hold their rows locked, and
+    // it ends their leases itself. Those still waiting go in a statement of their own, so a lock
+    // on one of them can never hold back the renewal of running attempts.
+    const waiting = this.pending.map((a) => a.jobId);
+    if (waiting.length > 0) {
+      this.queue.extendLeases(this.owner, waiting, leaseMs).catch((err: unknown) => {
+        this.logger.warn(`renewing the leases of ${waiting.length} outcomes not yet written failed: ${isConnectionError(err) ? 'the database is unavailable' : String(err)}`);
+      });
+    }
+    const scope = this.leases.renewal();
+    if (scope.ids.length === 0) return;
     const sentAt = Date.now();
     try {
-      this.leases.renewed(await this.queue.extendLeases(this.owner, held, this.config.worker.leaseMs), sentAt);
+      this.leases.renewed(scope, await this.queue.extendLeases(this.owner, scope.ids, leaseMs), sentAt);
     } catch (err) {
       // Running attempts stop before their last known lease ends (LeaseQueue): nothing runs unleased.
-      this.logger.warn(`renewing ${held.length} leases failed: ${isConnectionError(err) ? 'the database is unavailable' : String(err)}`);
+      this.logger.warn(`renewing ${scope.ids.length} leases failed: ${isConnectionError(err) ? 'the database is unavailable' : String(err)}`);
     }
+  }
+
+  /** Jobs this process's own crash recovery must not take: held, or with an outcome not yet written. */
+  private ownJobIds(): string[] {
+    return [...this.leases.heldIds(), ...this.pending.map((a) => a.jobId), ...this.recording.map((a) => a.jobId)];
   }
 
   /** Every poll interval: crash recovery, deadlines, and a claim in case a wake-up was missed. */
   private async maintain(): Promise<void> {
     if (this.stopping) return;
     try {
-      const reclaimed = await this.queue.reclaimExpiredLeases(this.config.retry.maxAttempts, this.owner, this.leases.heldIds());
+      const reclaimed = await this.queue.reclaimExpiredLeases(this.config.retry.maxAttempts, this.owner, this.ownJobIds());
       if (reclaimed > 0) this.logger.warn(`reclaimed ${reclaimed} jobs whose worker stopped (lease expired)`);
       await this.queue.expireDeadlines();
     } catch (err) {
