@@ -31,9 +31,7 @@ async function main(): Promise<void> {
     concurrency,
     noHandleSignals: true,
     pollInterval: 1000,
-    ...(mode === 'batched'
-      ? { preset: { worker: { localQueue: { size: 500 }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } } }
-      : {}),
+    ...(mode === 'batched' ? { preset: { worker: { localQueue: { size: 500 }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } } } : {}),
     taskList: {
       deliver: async (payload) => {
         const p = payload as { url: string; key: string; text: string };

@@ -1,4 +1,3 @@
-/* eslint-disable no-console */
 import autocannon from 'autocannon';
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -30,11 +29,11 @@ const SECRET = 'cd'.repeat(32);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const percentile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 };
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
@@ -50,7 +49,11 @@ function freePort(): Promise<number> {
 }
 
 /** A child process that prints `marker` on stdout when ready. */
-function startChild(args: string[], env: Record<string, string>, marker: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
+function startChild(
+  args: string[],
+  env: Record<string, string>,
+  marker: RegExp,
+): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -140,7 +143,8 @@ async function startReceiver(): Promise<Receiver> {
 
 async function startHerald(databaseUrl: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const profile = process.env.BENCH_PROFILE && env.WORKER_ENABLED === 'true' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const profile =
+    process.env.BENCH_PROFILE && env.WORKER_ENABLED === 'true' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const { child } = await startChild(
     [...profile, path.join(ROOT, 'dist/src/main.js')],
     {
@@ -171,7 +175,15 @@ async function call<T>(base: string, method: string, p: string, body?: unknown):
 async function createAccounts(api: string, receiverUrl: string, n: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    ids.push((await call<{ id: string }>(api, 'POST', '/v1/accounts', { provider: 'webhook', name: `bench ${i}`, config: { url: `${receiverUrl}/hook` } })).id);
+    ids.push(
+      (
+        await call<{ id: string }>(api, 'POST', '/v1/accounts', {
+          provider: 'webhook',
+          name: `bench ${i}`,
+          config: { url: `${receiverUrl}/hook` },
+        })
+      ).id,
+    );
   }
   return ids;
 }
@@ -184,7 +196,11 @@ async function createPosts(api: string, accounts: string[], jobs: number, extra:
     Array.from({ length: 16 }, async () => {
       while (next < posts) {
         next += 1;
-        await call(api, 'POST', '/v1/posts', { text: `bench post ${next}`, targets: accounts.map((accountId) => ({ accountId })), ...extra });
+        await call(api, 'POST', '/v1/posts', {
+          text: `bench post ${next}`,
+          targets: accounts.map((accountId) => ({ accountId })),
+          ...extra,
+        });
       }
     }),
   );
@@ -231,7 +247,8 @@ async function heraldThroughput(db: Db, receiver: Receiver, workers: number): Pr
     // every outcome is durable: polling must not steal the CPU it measures.
     await waitFor(async () => (await receiver.stats()).count >= JOBS, 300_000, 'Herald deliveries', 50);
     const done = await waitFor(
-      async () => db.with(url, async (c) => (await c.query(`SELECT count(*)::int AS n FROM jobs WHERE status = 'succeeded'`)).rows[0].n >= JOBS),
+      async () =>
+        db.with(url, async (c) => (await c.query(`SELECT count(*)::int AS n FROM jobs WHERE status = 'succeeded'`)).rows[0].n >= JOBS),
       300_000,
       'Herald outcomes',
       10,
@@ -240,7 +257,7 @@ async function heraldThroughput(db: Db, receiver: Receiver, workers: number): Pr
     const attempts = await db.with(url, async (c) => (await c.query(`SELECT count(*)::int AS n FROM attempts`)).rows[0].n as number);
     const cpuAfter = await pgCpu(db, name);
     const pgCpuUs = postgresCpu() - pgCpuBefore;
-    const usage = (await Promise.all(procs.map((p) => childCpu(p.child)))).map((u, i) => u - bootCpu[i]!);
+    const usage = (await Promise.all(procs.map((p) => childCpu(p.child)))).map((u, i) => u - bootCpu[i]);
     await Promise.all(procs.map((p) => stopChild(p.child)));
     const seconds = (done - stats.first) / 1000;
     const workerCpuUs = usage.reduce((a, b) => a + b, 0);
@@ -255,7 +272,9 @@ async function heraldThroughput(db: Db, receiver: Receiver, workers: number): Pr
 
 /** Commits on this database so far (pg_stat_database.xact_commit). */
 async function pgCpu(db: Db, name: string): Promise<number> {
-  return db.admin(async (c) => Number((await c.query(`SELECT xact_commit FROM pg_stat_database WHERE datname = $1`, [name])).rows[0]?.xact_commit ?? 0));
+  return db.admin(async (c) =>
+    Number((await c.query(`SELECT xact_commit FROM pg_stat_database WHERE datname = $1`, [name])).rows[0]?.xact_commit ?? 0),
+  );
 }
 
 /**
@@ -269,7 +288,7 @@ function postgresCpu(): number {
     try {
       const raw = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
       if (!raw.includes('(postgres)')) continue;
-      const stat = raw.split(') ')[1]!.split(' ');
+      const stat = raw.split(') ')[1].split(' ');
       total += ((Number(stat[11]) + Number(stat[12]) + Number(stat[13]) + Number(stat[14])) / 100) * 1e6;
     } catch {
       /* gone */
@@ -281,7 +300,7 @@ function postgresCpu(): number {
 /** User+system CPU time of a child process so far, in µs (Linux /proc). */
 async function childCpu(child: ChildProcess): Promise<number> {
   try {
-    const stat = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const stat = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
     const ticks = Number(stat[11]) + Number(stat[12]);
     return (ticks / 100) * 1e6;
   } catch {
@@ -334,7 +353,7 @@ async function trickle(receiver: Receiver, enqueue: (i: number, dueAt: Date) => 
   }
   await waitFor(async () => (await receiver.stats()).count >= total, 30_000, 'trickle deliveries');
   const { arrivals } = await receiver.stats();
-  return [...due].map(([key, at]) => arrivals[key]! - at);
+  return [...due].map(([key, at]) => arrivals[key] - at);
 }
 
 async function heraldTrickle(db: Db, receiver: Receiver): Promise<number[]> {
@@ -348,7 +367,7 @@ async function heraldTrickle(db: Db, receiver: Receiver): Promise<number[]> {
         targets: [{ accountId: account }],
         scheduledAt: dueAt.toISOString(),
       });
-      return post.jobs[0]!.idempotencyKey;
+      return post.jobs[0].idempotencyKey;
     });
     await stopChild(herald.child);
     return latencies;
@@ -377,7 +396,10 @@ async function graphileTrickle(db: Db, receiver: Receiver): Promise<number[]> {
 }
 
 /** POST /v1/posts accepted per second (commit, then 201), one target each, 10 s. */
-async function postsThroughput(db: Db, receiver: Receiver): Promise<{ rate: number; p50: number; p99: number; non2xx: number; rows: number }> {
+async function postsThroughput(
+  db: Db,
+  receiver: Receiver,
+): Promise<{ rate: number; p50: number; p99: number; non2xx: number; rows: number }> {
   const { name, url } = await db.create();
   try {
     const api = await startHerald(url, { WORKER_ENABLED: 'false' });
@@ -428,9 +450,14 @@ async function claimScaling(db: Db): Promise<{ empty: number; loaded: number; pl
     });
     const loaded = await db.with(url, claimOnce);
     const plan = await db.with(url, async (c) =>
-      (await c.query(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ${CANDIDATES_SQL}`, [CANDIDATES_LIMIT, 'bench', 2])).rows.map((r) => r['QUERY PLAN']).join('\n'),
+      (await c.query(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ${CANDIDATES_SQL}`, [CANDIDATES_LIMIT, 'bench', 2])).rows
+        .map((r) => r['QUERY PLAN'])
+        .join('\n'),
     );
-    const old = await db.with(url, async (c) => (await c.query(`SELECT count(*)::int AS n FROM jobs WHERE status <> 'scheduled'`)).rows[0].n as number);
+    const old = await db.with(
+      url,
+      async (c) => (await c.query(`SELECT count(*)::int AS n FROM jobs WHERE status <> 'scheduled'`)).rows[0].n as number,
+    );
     return { empty, loaded, plan: `${fmt(old)} finished jobs in the table\n${plan}` };
   } finally {
     await db.drop(name);
@@ -465,7 +492,12 @@ async function main(): Promise<void> {
   if (!serverUrl) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-pg-'));
     fs.chmodSync(dir, 0o755);
-    const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'data'), port: await freePort(), persistent: false, log: () => undefined });
+    const pg = await startEmbeddedPostgres({
+      dataDir: path.join(dir, 'data'),
+      port: await freePort(),
+      persistent: false,
+      log: () => undefined,
+    });
     serverUrl = pg.url;
     stopEmbedded = async () => {
       await pg.stop();
@@ -475,9 +507,15 @@ async function main(): Promise<void> {
   const db = new Db(serverUrl);
   const version = await db.admin(async (c) => (await c.query('SHOW server_version')).rows[0].server_version as string);
   say(`Herald benchmark — ${new Date().toISOString()}`);
-  say(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${fmt(os.totalmem() / 2 ** 30)} GiB; Node ${process.version}; PostgreSQL ${version} (${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded'})`);
-  say(`work: ${fmt(JOBS)} webhook jobs due at once over ${ACCOUNTS} accounts (≤ 5 in flight each), receiver in its own process; medians of ${REPS} runs`);
-  say('noise: this is a shared 2-core VM; the receiver, PostgreSQL and the workers share those cores; compare ratios within one run, not absolute figures across runs.');
+  say(
+    `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${fmt(os.totalmem() / 2 ** 30)} GiB; Node ${process.version}; PostgreSQL ${version} (${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded'})`,
+  );
+  say(
+    `work: ${fmt(JOBS)} webhook jobs due at once over ${ACCOUNTS} accounts (≤ 5 in flight each), receiver in its own process; medians of ${REPS} runs`,
+  );
+  say(
+    'noise: this is a shared 2-core VM; the receiver, PostgreSQL and the workers share those cores; compare ratios within one run, not absolute figures across runs.',
+  );
   const receiver = await startReceiver();
   try {
     let ceiling = 0;
@@ -508,24 +546,38 @@ async function main(): Promise<void> {
     }
     if (results.herald1 && results['graphile-batched']) {
       say(`ratio herald(1 process) / graphile-worker batched: ${fmt(results.herald1 / results['graphile-batched'], 2)}×`);
-      say(`ratio herald(2 processes) / graphile-worker batched: ${fmt(results.herald2! / results['graphile-batched'], 2)}×`);
-      say(`ratio herald(1 process) / graphile-worker defaults: ${fmt(results.herald1 / results['graphile-default']!, 2)}×`);
+      say(`ratio herald(2 processes) / graphile-worker batched: ${fmt(results.herald2 / results['graphile-batched'], 2)}×`);
+      say(`ratio herald(1 process) / graphile-worker defaults: ${fmt(results.herald1 / results['graphile-default'], 2)}×`);
       if (ceiling) say(`herald(1 process) / receiver ceiling: ${fmt((results.herald1 / ceiling) * 100, 1)} %`);
     }
     if (!SKIP.has('trickle')) {
       const h = await heraldTrickle(db, receiver);
-      say(`trickle 50 jobs/s × ${TRICKLE_SECONDS} s, due→received: herald p50 ${fmt(percentile(h, 50), 1)} ms, p99 ${fmt(percentile(h, 99), 1)} ms, max ${fmt(Math.max(...h), 1)} ms`);
+      say(
+        `trickle 50 jobs/s × ${TRICKLE_SECONDS} s, due→received: herald p50 ${fmt(percentile(h, 50), 1)} ms, p99 ${fmt(percentile(h, 99), 1)} ms, max ${fmt(Math.max(...h), 1)} ms`,
+      );
       const g = await graphileTrickle(db, receiver);
-      say(`trickle 50 jobs/s × ${TRICKLE_SECONDS} s, due→received: graphile-worker p50 ${fmt(percentile(g, 50), 1)} ms, p99 ${fmt(percentile(g, 99), 1)} ms, max ${fmt(Math.max(...g), 1)} ms`);
+      say(
+        `trickle 50 jobs/s × ${TRICKLE_SECONDS} s, due→received: graphile-worker p50 ${fmt(percentile(g, 50), 1)} ms, p99 ${fmt(percentile(g, 99), 1)} ms, max ${fmt(Math.max(...g), 1)} ms`,
+      );
     }
     if (!SKIP.has('posts')) {
       const p = await postsThroughput(db, receiver);
-      say(`POST /v1/posts (autocannon, 50 connections, 10 s, 1 target): ${fmt(p.rate)} posts/s, p50 ${p.p50} ms, p99 ${p.p99} ms, non-2xx ${p.non2xx}, ${fmt(p.rows)} posts committed`);
+      say(
+        `POST /v1/posts (autocannon, 50 connections, 10 s, 1 target): ${fmt(p.rate)} posts/s, p50 ${p.p50} ms, p99 ${p.p99} ms, non-2xx ${p.non2xx}, ${fmt(p.rows)} posts committed`,
+      );
     }
     if (!SKIP.has('claim')) {
       const c = await claimScaling(db);
-      say(`claim candidate scan (2,000 due): median ${fmt(c.empty, 2)} ms with no finished jobs, ${fmt(c.loaded, 2)} ms with ${c.plan.split('\n')[0]}`);
-      say(c.plan.split('\n').slice(1).map((l) => `    ${l}`).join('\n'));
+      say(
+        `claim candidate scan (2,000 due): median ${fmt(c.empty, 2)} ms with no finished jobs, ${fmt(c.loaded, 2)} ms with ${c.plan.split('\n')[0]}`,
+      );
+      say(
+        c.plan
+          .split('\n')
+          .slice(1)
+          .map((l) => `    ${l}`)
+          .join('\n'),
+      );
     }
   } finally {
     await stopChild(receiver.child);

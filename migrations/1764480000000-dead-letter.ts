@@ -26,9 +26,7 @@ export class DeadLetter1764480000000 implements MigrationInterface {
     // by an edit, so a page cursor stays stable while people edit. Replaces jobs_dead (on
     // updated_at, which an edit would move, and used by nothing).
     await q.query(`DROP INDEX IF EXISTS jobs_dead`);
-    await q.query(
-      `CREATE INDEX jobs_dlq ON jobs (workspace_id, finished_at DESC, id DESC) WHERE status IN ('dead', 'discarded')`,
-    );
+    await q.query(`CREATE INDEX jobs_dlq ON jobs (workspace_id, finished_at DESC, id DESC) WHERE status IN ('dead', 'discarded')`);
 
     await q.query(`
       CREATE TABLE job_audit (
@@ -66,6 +64,6 @@ export class DeadLetter1764480000000 implements MigrationInterface {
        WHERE conrelid = 'jobs'::regclass AND contype = 'c' AND pg_get_constraintdef(oid) LIKE '%''dead''::text) = (dead_reason IS NOT NULL)%'`,
     );
     if (rows.length !== 1) throw new Error(`expected one jobs check on dead_reason, found ${rows.length}`);
-    await q.query(`ALTER TABLE jobs DROP CONSTRAINT "${rows[0]!.conname}"`);
+    await q.query(`ALTER TABLE jobs DROP CONSTRAINT "${rows[0].conname}"`);
   }
 }

@@ -149,7 +149,9 @@ export class Notifications1764530000000 implements MigrationInterface {
         CHECK ((kind = 'token_expiring') = (token_expires_at IS NOT NULL))
       )`);
     await q.query(`CREATE INDEX account_events_pending ON account_events (id) WHERE processed_at IS NULL`);
-    await q.query(`CREATE UNIQUE INDEX account_events_token ON account_events (account_id, token_expires_at) WHERE kind = 'token_expiring'`);
+    await q.query(
+      `CREATE UNIQUE INDEX account_events_token ON account_events (account_id, token_expires_at) WHERE kind = 'token_expiring'`,
+    );
 
     await q.query(`
       CREATE FUNCTION accounts_alert_outbox() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -17,10 +17,7 @@ export const JSON_BODY_LIMIT = '1mb';
  * Builds the whole application (API, workers, scheduler, page) for a resolved config.
  * Used by main.ts and by the end-to-end tests, so both run exactly the same wiring.
  */
-export async function createApp(
-  config: HeraldConfig,
-  options: { print?: (text: string) => void } = {},
-): Promise<INestApplication> {
+export async function createApp(config: HeraldConfig, options: { print?: (text: string) => void } = {}): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
     bufferLogs: true,

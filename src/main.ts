@@ -16,7 +16,9 @@ function say(message: string): void {
 
 async function resolveDatabase(env: EnvConfig): Promise<{ url: string; embedded: EmbeddedPostgresHandle | null }> {
   if (env.databaseUrl) return { url: env.databaseUrl, embedded: null };
-  say(`DATABASE_URL is not set: starting the embedded PostgreSQL (data in ${path.join(env.dataDir, 'postgres')}, port ${env.embeddedPostgresPort})`);
+  say(
+    `DATABASE_URL is not set: starting the embedded PostgreSQL (data in ${path.join(env.dataDir, 'postgres')}, port ${env.embeddedPostgresPort})`,
+  );
   const embedded = await startEmbeddedPostgres({
     dataDir: path.join(env.dataDir, 'postgres'),
     port: env.embeddedPostgresPort,

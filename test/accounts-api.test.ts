@@ -22,8 +22,13 @@ describe('accounts API', () => {
   let t: TestApp;
   let receiver: Receiver;
   const q = <T = Record<string, unknown>>(text: string, params: unknown[] = []) => query<T>(t.databaseUrl, text, params);
-  const accountCount = async () => (await q<{ n: number }>('SELECT count(*)::int AS n FROM accounts'))[0]!.n;
-  const create = (body: unknown, key = t.adminKey) => t.http().post('/v1/accounts').set(bearer(key)).send(body as object);
+  const accountCount = async () => (await q<{ n: number }>('SELECT count(*)::int AS n FROM accounts'))[0].n;
+  const create = (body: unknown, key = t.adminKey) =>
+    t
+      .http()
+      .post('/v1/accounts')
+      .set(bearer(key))
+      .send(body as object);
 
   beforeAll(async () => {
     t = await bootTestApp({ config: { allowPrivateUrls: true } });
@@ -37,7 +42,11 @@ describe('accounts API', () => {
   describe('POST /v1/accounts (webhook)', () => {
     it('answers 201 with the account and its signing secret, once; the secret is never shown again', async () => {
       const url = receiver.urlFor('/hooks/blog');
-      const res = await create({ provider: 'webhook', name: 'Company blog', config: { url, headers: { 'X-Blog-Token': HEADER_VALUE } } }).expect(201);
+      const res = await create({
+        provider: 'webhook',
+        name: 'Company blog',
+        config: { url, headers: { 'X-Blog-Token': HEADER_VALUE } },
+      }).expect(201);
       const acc = res.body;
       expect(acc).toMatchObject({
         id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -71,12 +80,12 @@ describe('accounts API', () => {
 
       // At rest: sealed, neither the secret nor the header value in clear.
       const [row] = await q<{ credentials: string; config: unknown }>('SELECT credentials, config FROM accounts WHERE id = $1', [acc.id]);
-      expect(row!.credentials.length).toBeGreaterThan(20);
+      expect(row.credentials.length).toBeGreaterThan(20);
       for (const plain of [secret, bare, HEADER_VALUE, Buffer.from(HEADER_VALUE).toString('base64')]) {
-        expect(row!.credentials).not.toContain(plain);
+        expect(row.credentials).not.toContain(plain);
       }
-      expect(JSON.stringify(row!.config)).not.toContain(HEADER_VALUE);
-      expect(row!.config).toEqual({ url, headerNames: ['X-Blog-Token'] });
+      expect(JSON.stringify(row.config)).not.toContain(HEADER_VALUE);
+      expect(row.config).toEqual({ url, headerNames: ['X-Blog-Token'] });
     });
 
     it('each account gets its own secret', async () => {
@@ -88,22 +97,74 @@ describe('accounts API', () => {
     });
 
     it.each<[string, Record<string, unknown>, RegExp | string]>([
-      ['an unknown provider', { provider: 'mastodon', name: 'M', config: { url: 'https://example.com' } }, /^provider must be one of the following values: bluesky, linkedin, webhook/],
+      [
+        'an unknown provider',
+        { provider: 'mastodon', name: 'M', config: { url: 'https://example.com' } },
+        /^provider must be one of the following values: bluesky, linkedin, webhook/,
+      ],
       ['a missing url', { provider: 'webhook', name: 'W', config: {} }, 'config.url must be an absolute http(s) URL (it is required)'],
-      ['a non-http url', { provider: 'webhook', name: 'W', config: { url: 'ftp://example.com/hook' } }, 'config.url must be an absolute http(s) URL'],
+      [
+        'a non-http url',
+        { provider: 'webhook', name: 'W', config: { url: 'ftp://example.com/hook' } },
+        'config.url must be an absolute http(s) URL',
+      ],
       ['a relative url', { provider: 'webhook', name: 'W', config: { url: '/hook' } }, 'config.url must be an absolute http(s) URL'],
-      ['an unknown config field', { provider: 'webhook', name: 'W', config: { url: 'http://127.0.0.1:9/x', secret: 'whsec_mine' } }, /^config has unknown field\(s\) "secret"/],
-      ['a reserved header', { provider: 'webhook', name: 'W', config: { url: 'http://127.0.0.1:9/x', headers: { 'Webhook-Signature': 'v1,forged' } } }, 'config.headers: "Webhook-Signature" is set by Herald and cannot be overridden'],
-      ['a reserved header in another case', { provider: 'webhook', name: 'W', config: { url: 'http://127.0.0.1:9/x', headers: { 'idempotency-KEY': 'k' } } }, /"idempotency-KEY" is set by Herald/],
-      ['a header value that is not a string', { provider: 'webhook', name: 'W', config: { url: 'http://127.0.0.1:9/x', headers: { 'X-A': 1 } } }, 'config.headers["X-A"] must be a string'],
+      [
+        'an unknown config field',
+        { provider: 'webhook', name: 'W', config: { url: 'http://127.0.0.1:9/x', secret: 'whsec_mine' } },
+        /^config has unknown field\(s\) "secret"/,
+      ],
+      [
+        'a reserved header',
+        { provider: 'webhook', name: 'W', config: { url: 'http://127.0.0.1:9/x', headers: { 'Webhook-Signature': 'v1,forged' } } },
+        'config.headers: "Webhook-Signature" is set by Herald and cannot be overridden',
+      ],
+      [
+        'a reserved header in another case',
+        { provider: 'webhook', name: 'W', config: { url: 'http://127.0.0.1:9/x', headers: { 'idempotency-KEY': 'k' } } },
+        /"idempotency-KEY" is set by Herald/,
+      ],
+      [
+        'a header value that is not a string',
+        { provider: 'webhook', name: 'W', config: { url: 'http://127.0.0.1:9/x', headers: { 'X-A': 1 } } },
+        'config.headers["X-A"] must be a string',
+      ],
       ['config that is not an object', { provider: 'webhook', name: 'W', config: 'http://127.0.0.1:9/x' }, /^config must be an object/],
       ['a missing name', { provider: 'webhook', config: { url: 'http://127.0.0.1:9/x' } }, /^name must be a string/],
-      ['an unknown top-level field', { provider: 'webhook', name: 'W', config: { url: 'http://127.0.0.1:9/x' }, owner: 'me' }, 'owner is not allowed (unknown field)'],
-      ['a bad retryPolicy', { provider: 'webhook', name: 'W', config: { url: 'http://127.0.0.1:9/x' }, retryPolicy: { baseDelayMs: 5000, maxDelayMs: 1000 } }, /retryPolicy\.maxDelayMs \(1000\) must be at least retryPolicy\.baseDelayMs \(5000\)/],
-      ['a bluesky config without an app password', { provider: 'bluesky', name: 'B', config: { identifier: 'me.bsky.social' } }, 'config.appPassword is required (a non-empty string)'],
-      ['a bluesky service that is not a URL', { provider: 'bluesky', name: 'B', config: { identifier: 'me.bsky.social', appPassword: 'abcd-efgh-ijkl-mnop', service: 'bsky.social' } }, 'config.service must be an absolute http(s) URL, e.g. https://bsky.social'],
-      ['a linkedin author that is not a URN', { provider: 'linkedin', name: 'L', config: { accessToken: 'AQV-token-value', authorUrn: 'me' } }, /^config\.authorUrn must be urn:li:person:\{id\}/],
-      ['a linkedin config without a token', { provider: 'linkedin', name: 'L', config: { authorUrn: 'urn:li:person:1' } }, 'config.accessToken is required'],
+      [
+        'an unknown top-level field',
+        { provider: 'webhook', name: 'W', config: { url: 'http://127.0.0.1:9/x' }, owner: 'me' },
+        'owner is not allowed (unknown field)',
+      ],
+      [
+        'a bad retryPolicy',
+        { provider: 'webhook', name: 'W', config: { url: 'http://127.0.0.1:9/x' }, retryPolicy: { baseDelayMs: 5000, maxDelayMs: 1000 } },
+        /retryPolicy\.maxDelayMs \(1000\) must be at least retryPolicy\.baseDelayMs \(5000\)/,
+      ],
+      [
+        'a bluesky config without an app password',
+        { provider: 'bluesky', name: 'B', config: { identifier: 'me.bsky.social' } },
+        'config.appPassword is required (a non-empty string)',
+      ],
+      [
+        'a bluesky service that is not a URL',
+        {
+          provider: 'bluesky',
+          name: 'B',
+          config: { identifier: 'me.bsky.social', appPassword: 'abcd-efgh-ijkl-mnop', service: 'bsky.social' },
+        },
+        'config.service must be an absolute http(s) URL, e.g. https://bsky.social',
+      ],
+      [
+        'a linkedin author that is not a URN',
+        { provider: 'linkedin', name: 'L', config: { accessToken: 'AQV-token-value', authorUrn: 'me' } },
+        /^config\.authorUrn must be urn:li:person:\{id\}/,
+      ],
+      [
+        'a linkedin config without a token',
+        { provider: 'linkedin', name: 'L', config: { authorUrn: 'urn:li:person:1' } },
+        'config.accessToken is required',
+      ],
     ])('rejects %s with a 400 naming it, and writes nothing', async (_, body, message) => {
       const before = await accountCount();
       const res = await create(body);
@@ -114,7 +175,8 @@ describe('accounts API', () => {
       if (typeof message === 'string') expect(res.body.message).toBe(message);
       else expect(res.body.message).toMatch(message);
       // Secrets from the request never come back in the error.
-      for (const secret of ['abcd-efgh-ijkl-mnop', 'AQV-token-value', 'v1,forged', 'whsec_mine']) expect(res.body.message).not.toContain(secret);
+      for (const secret of ['abcd-efgh-ijkl-mnop', 'AQV-token-value', 'v1,forged', 'whsec_mine'])
+        expect(res.body.message).not.toContain(secret);
       expect(await accountCount()).toBe(before);
     });
   });
@@ -135,9 +197,13 @@ describe('accounts API', () => {
       ['IPv6 loopback', 'http://[::1]/hook'],
       ['IPv4-mapped IPv6 loopback', 'http://[::ffff:127.0.0.1]/hook'],
     ])('refuses a %s URL at save time, naming the setting', async (_, url) => {
-      const count = async () => (await query<{ n: number }>(strict.databaseUrl, 'SELECT count(*)::int AS n FROM accounts'))[0]!.n;
+      const count = async () => (await query<{ n: number }>(strict.databaseUrl, 'SELECT count(*)::int AS n FROM accounts'))[0].n;
       const before = await count();
-      const res = await strict.http().post('/v1/accounts').set(bearer(strict.adminKey)).send({ provider: 'webhook', name: 'LAN', config: { url } });
+      const res = await strict
+        .http()
+        .post('/v1/accounts')
+        .set(bearer(strict.adminKey))
+        .send({ provider: 'webhook', name: 'LAN', config: { url } });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ statusCode: 400, error: 'Bad Request', message: expect.stringContaining('HERALD_ALLOW_PRIVATE_URLS') });
       expect(res.body.message).toMatch(/^config\.url /);
@@ -146,9 +212,17 @@ describe('accounts API', () => {
 
     it('refuses a PATCH to a private URL and keeps the old one', async () => {
       // A public IP literal: no DNS needed.
-      const res = await strict.http().post('/v1/accounts').set(bearer(strict.adminKey))
-        .send({ provider: 'webhook', name: 'Public', config: { url: 'http://93.184.215.14/hook' } }).expect(201);
-      const patch = await strict.http().patch(`/v1/accounts/${res.body.id}`).set(bearer(strict.adminKey)).send({ config: { url: 'http://10.0.0.1/hook' } });
+      const res = await strict
+        .http()
+        .post('/v1/accounts')
+        .set(bearer(strict.adminKey))
+        .send({ provider: 'webhook', name: 'Public', config: { url: 'http://93.184.215.14/hook' } })
+        .expect(201);
+      const patch = await strict
+        .http()
+        .patch(`/v1/accounts/${res.body.id}`)
+        .set(bearer(strict.adminKey))
+        .send({ config: { url: 'http://10.0.0.1/hook' } });
       expect(patch.status).toBe(400);
       expect(patch.body.message).toContain('HERALD_ALLOW_PRIVATE_URLS');
       const got = await strict.http().get(`/v1/accounts/${res.body.id}`).set(bearer(strict.adminKey)).expect(200);
@@ -180,14 +254,34 @@ describe('accounts API', () => {
       expect(res.body.retryPolicy).toEqual(policy);
       expect(await q('SELECT retry_policy FROM accounts WHERE id = $1', [acc.id])).toEqual([{ retry_policy: policy }]);
 
-      const bad = await t.http().patch(path).set(bearer(t.adminKey)).send({ retryPolicy: { baseDelayMs: 5000, maxDelayMs: 1000 } }).expect(400);
+      const bad = await t
+        .http()
+        .patch(path)
+        .set(bearer(t.adminKey))
+        .send({ retryPolicy: { baseDelayMs: 5000, maxDelayMs: 1000 } })
+        .expect(400);
       expect(bad.body.message).toBe('retryPolicy.maxDelayMs (1000) must be at least retryPolicy.baseDelayMs (5000)');
       // Against the configured default base (2 s) too.
-      const bad2 = await t.http().patch(path).set(bearer(t.adminKey)).send({ retryPolicy: { maxDelayMs: 1000 } }).expect(400);
+      const bad2 = await t
+        .http()
+        .patch(path)
+        .set(bearer(t.adminKey))
+        .send({ retryPolicy: { maxDelayMs: 1000 } })
+        .expect(400);
       expect(bad2.body.message).toMatch(/retryPolicy\.maxDelayMs \(1000\) must be at least retryPolicy\.baseDelayMs \(2000\)/);
-      const bad3 = await t.http().patch(path).set(bearer(t.adminKey)).send({ retryPolicy: { maxAttempts: 0 } }).expect(400);
+      const bad3 = await t
+        .http()
+        .patch(path)
+        .set(bearer(t.adminKey))
+        .send({ retryPolicy: { maxAttempts: 0 } })
+        .expect(400);
       expect(bad3.body.message).toMatch(/^retryPolicy\.maxAttempts must not be less than 1/);
-      const bad4 = await t.http().patch(path).set(bearer(t.adminKey)).send({ retryPolicy: { jitter: false } }).expect(400);
+      const bad4 = await t
+        .http()
+        .patch(path)
+        .set(bearer(t.adminKey))
+        .send({ retryPolicy: { jitter: false } })
+        .expect(400);
       expect(bad4.body.message).toBe('retryPolicy.jitter is not allowed (unknown field)');
       expect(await q('SELECT retry_policy FROM accounts WHERE id = $1', [acc.id])).toEqual([{ retry_policy: policy }]);
 
@@ -203,13 +297,25 @@ describe('accounts API', () => {
     it('disabled pauses its waiting jobs; active resumes them and closes the circuit', async () => {
       const acc = await createWebhookAccount(t, t.adminKey, receiver.urlFor('/toggle'));
       const other = await createWebhookAccount(t, t.adminKey, receiver.urlFor('/bystander'));
-      const p1 = await createPost(t, t.adminKey, { text: 'one', targets: [{ accountId: acc.id }, { accountId: other.id }], scheduledAt: FUTURE });
+      const p1 = await createPost(t, t.adminKey, {
+        text: 'one',
+        targets: [{ accountId: acc.id }, { accountId: other.id }],
+        scheduledAt: FUTURE,
+      });
       const p2 = await createPost(t, t.adminKey, { text: 'two', targets: [{ accountId: acc.id }], scheduledAt: FUTURE });
       const p3 = await createPost(t, t.adminKey, { text: 'done', targets: [{ accountId: acc.id }], scheduledAt: FUTURE });
       await q(`UPDATE jobs SET status = 'succeeded', attempt_count = 1 WHERE post_id = $1`, [p3.id]);
       const statuses = async () =>
-        (await q<{ post_id: string; account_id: string; status: string }>('SELECT post_id, account_id, status FROM jobs WHERE post_id = ANY($1::uuid[])', [[p1.id, p2.id, p3.id]]))
-          .map((r) => `${r.post_id === p1.id ? 'p1' : r.post_id === p2.id ? 'p2' : 'p3'}/${r.account_id === acc.id ? 'acc' : 'other'}=${r.status}`)
+        (
+          await q<{ post_id: string; account_id: string; status: string }>(
+            'SELECT post_id, account_id, status FROM jobs WHERE post_id = ANY($1::uuid[])',
+            [[p1.id, p2.id, p3.id]],
+          )
+        )
+          .map(
+            (r) =>
+              `${r.post_id === p1.id ? 'p1' : r.post_id === p2.id ? 'p2' : 'p3'}/${r.account_id === acc.id ? 'acc' : 'other'}=${r.status}`,
+          )
           .sort();
 
       const off = await t.http().patch(`/v1/accounts/${acc.id}`).set(bearer(t.adminKey)).send({ status: 'disabled' }).expect(200);
@@ -219,19 +325,31 @@ describe('accounts API', () => {
       expect((await t.http().get(`/v1/posts/${p2.id}`).set(bearer(t.adminKey)).expect(200)).body.jobs[0].status).toBe('paused');
 
       // Pretend the circuit had opened before it was disabled.
-      await q(`UPDATE accounts SET circuit_state = 'open', circuit_open_until = now() + interval '1 hour', consecutive_failures = 7 WHERE id = $1`, [acc.id]);
+      await q(
+        `UPDATE accounts SET circuit_state = 'open', circuit_open_until = now() + interval '1 hour', consecutive_failures = 7 WHERE id = $1`,
+        [acc.id],
+      );
       const on = await t.http().patch(`/v1/accounts/${acc.id}`).set(bearer(t.adminKey)).send({ status: 'active' }).expect(200);
       expect(on.body).toMatchObject({ status: 'active', circuit: { state: 'closed', openUntil: null, consecutiveFailures: 0 } });
       expect(await statuses()).toEqual(['p1/acc=scheduled', 'p1/other=scheduled', 'p2/acc=scheduled', 'p3/acc=succeeded']);
     });
 
     it('new config on a disabled account re-activates it and keeps the signing secret and headers', async () => {
-      const res = await create({ provider: 'webhook', name: 'Moving', config: { url: receiver.urlFor('/old'), headers: { 'X-Blog-Token': HEADER_VALUE } } }).expect(201);
+      const res = await create({
+        provider: 'webhook',
+        name: 'Moving',
+        config: { url: receiver.urlFor('/old'), headers: { 'X-Blog-Token': HEADER_VALUE } },
+      }).expect(201);
       const id: string = res.body.id;
       const p = await createPost(t, t.adminKey, { text: 'moving', targets: [{ accountId: id }], scheduledAt: FUTURE });
       await t.http().patch(`/v1/accounts/${id}`).set(bearer(t.adminKey)).send({ status: 'disabled' }).expect(200);
-      const before = (await q<{ credentials: string }>('SELECT credentials FROM accounts WHERE id = $1', [id]))[0]!.credentials;
-      const moved = await t.http().patch(`/v1/accounts/${id}`).set(bearer(t.adminKey)).send({ config: { url: receiver.urlFor('/new') } }).expect(200);
+      const before = (await q<{ credentials: string }>('SELECT credentials FROM accounts WHERE id = $1', [id]))[0].credentials;
+      const moved = await t
+        .http()
+        .patch(`/v1/accounts/${id}`)
+        .set(bearer(t.adminKey))
+        .send({ config: { url: receiver.urlFor('/new') } })
+        .expect(200);
       expect(moved.body).toMatchObject({ status: 'active', config: { url: receiver.urlFor('/new'), headerNames: ['X-Blog-Token'] } });
       expect(moved.body.secret).toBeUndefined();
       expect(await q('SELECT status FROM jobs WHERE post_id = $1', [p.id])).toEqual([{ status: 'scheduled' }]);
@@ -241,10 +359,10 @@ describe('accounts API', () => {
       const verify = await t.http().post(`/v1/accounts/${id}/verify`).set(bearer(t.adminKey)).expect(200);
       expect(verify.body.ok).toBe(true);
       const [ping] = await receiver.waitFor(1);
-      expect(ping!.path).toBe('/new');
-      expect(ping!.headers['x-blog-token']).toBe(HEADER_VALUE);
-      expect(() => verifySignature(res.body.secret, ping!)).not.toThrow();
-      expect((await q<{ credentials: string }>('SELECT credentials FROM accounts WHERE id = $1', [id]))[0]!.credentials).not.toBe(before);
+      expect(ping.path).toBe('/new');
+      expect(ping.headers['x-blog-token']).toBe(HEADER_VALUE);
+      expect(() => verifySignature(res.body.secret, ping)).not.toThrow();
+      expect((await q<{ credentials: string }>('SELECT credentials FROM accounts WHERE id = $1', [id]))[0].credentials).not.toBe(before);
     });
   });
 
@@ -256,9 +374,9 @@ describe('accounts API', () => {
       const res = await t.http().post(`/v1/accounts/${acc.id}/verify`).set(bearer(t.adminKey)).expect(200);
       expect(res.body).toMatchObject({ ok: true, message: expect.stringContaining('200') });
       const [ping] = await receiver.waitFor(1);
-      expect(ping!.method).toBe('POST');
-      expect(ping!.path).toBe('/verify-ok');
-      expect(() => verifySignature(acc.secret, ping!)).not.toThrow();
+      expect(ping.method).toBe('POST');
+      expect(ping.path).toBe('/verify-ok');
+      expect(() => verifySignature(acc.secret, ping)).not.toThrow();
       expect(JSON.stringify(res.body)).not.toContain(acc.secret.slice(6));
     });
 
@@ -278,7 +396,11 @@ describe('accounts API', () => {
     it('204, then 404 everywhere; its waiting jobs are cancelled, finished ones kept', async () => {
       const acc = await createWebhookAccount(t, t.adminKey, receiver.urlFor('/gone'));
       const keep = await createWebhookAccount(t, t.adminKey, receiver.urlFor('/stays'));
-      const p1 = await createPost(t, t.adminKey, { text: 'waiting', targets: [{ accountId: acc.id }, { accountId: keep.id }], scheduledAt: FUTURE });
+      const p1 = await createPost(t, t.adminKey, {
+        text: 'waiting',
+        targets: [{ accountId: acc.id }, { accountId: keep.id }],
+        scheduledAt: FUTURE,
+      });
       const p2 = await createPost(t, t.adminKey, { text: 'sent', targets: [{ accountId: acc.id }], scheduledAt: FUTURE });
       await q(`UPDATE jobs SET status = 'succeeded', attempt_count = 1 WHERE post_id = $1`, [p2.id]);
       const p3 = await createPost(t, t.adminKey, { text: 'paused', targets: [{ accountId: acc.id }], scheduledAt: FUTURE });
@@ -296,14 +418,21 @@ describe('accounts API', () => {
       expect(list.body.data.map((a: { id: string }) => a.id)).not.toContain(acc.id);
 
       const jobs = await q<{ post_id: string; account_id: string; status: string }>(
-        'SELECT post_id, account_id, status FROM jobs WHERE post_id = ANY($1::uuid[])', [[p1.id, p2.id, p3.id]]);
+        'SELECT post_id, account_id, status FROM jobs WHERE post_id = ANY($1::uuid[])',
+        [[p1.id, p2.id, p3.id]],
+      );
       const by = (postId: string, accountId: string) => jobs.find((j) => j.post_id === postId && j.account_id === accountId)?.status;
       expect(by(p1.id, acc.id)).toBe('cancelled');
       expect(by(p1.id, keep.id)).toBe('scheduled');
       expect(by(p2.id, acc.id)).toBe('succeeded');
       expect(by(p3.id, acc.id)).toBe('cancelled');
       // A deleted account is an unknown account for new posts.
-      const post = await t.http().post('/v1/posts').set(bearer(t.adminKey)).send({ text: 'x', targets: [{ accountId: acc.id }] }).expect(400);
+      const post = await t
+        .http()
+        .post('/v1/posts')
+        .set(bearer(t.adminKey))
+        .send({ text: 'x', targets: [{ accountId: acc.id }] })
+        .expect(400);
       expect(post.body.message).toBe(`targets.0.accountId: unknown account ${acc.id}`);
       // The post's history still shows the cancelled job.
       const view = await t.http().get(`/v1/posts/${p3.id}`).set(bearer(t.adminKey)).expect(200);
@@ -317,7 +446,7 @@ describe('accounts API', () => {
   });
 
   describe('workspaces are kept apart', () => {
-    it('another workspace\'s account is 404 on GET, PATCH, DELETE, verify and rotate-secret, and stays untouched', async () => {
+    it("another workspace's account is 404 on GET, PATCH, DELETE, verify and rotate-secret, and stays untouched", async () => {
       const other = await newWorkspace(t, 'Other');
       const theirs = await createWebhookAccount(t, other.key, receiver.urlFor('/theirs'));
       const before = await q('SELECT name, status, credentials, config, deleted_at FROM accounts WHERE id = $1', [theirs.id]);
@@ -331,7 +460,11 @@ describe('accounts API', () => {
       ];
       for (const [name, call] of calls) {
         const res = await call();
-        expect({ name, status: res.status, message: res.body.message }).toEqual({ name, status: 404, message: `account "${theirs.id}" was not found` });
+        expect({ name, status: res.status, message: res.body.message }).toEqual({
+          name,
+          status: 404,
+          message: `account "${theirs.id}" was not found`,
+        });
       }
       expect(receiver.requests).toHaveLength(0);
       expect(await q('SELECT name, status, credentials, config, deleted_at FROM accounts WHERE id = $1', [theirs.id])).toEqual(before);
@@ -386,16 +519,19 @@ describe('rotate-secret with deliveries', () => {
 
   it('returns a new secret once; later deliveries verify with the new secret and not the old one', async () => {
     receiver.respondWith({ status: 200, body: { ok: true } });
-    const created = await e.http().post('/v1/accounts').set(bearer(e.adminKey))
+    const created = await e
+      .http()
+      .post('/v1/accounts')
+      .set(bearer(e.adminKey))
       .send({ provider: 'webhook', name: 'Rotating', config: { url: receiver.urlFor('/rot'), headers: { 'X-Blog-Token': HEADER_VALUE } } })
       .expect(201);
     const id: string = created.body.id;
     const oldSecret: string = created.body.secret;
 
     const p1 = await createPost(e, e.adminKey, { text: 'before rotation', targets: [{ accountId: id }] });
-    await waitForJob(e, e.adminKey, p1.jobs[0]!.id, (j) => j.status === 'succeeded');
+    await waitForJob(e, e.adminKey, p1.jobs[0].id, (j) => j.status === 'succeeded');
     const [first] = await receiver.waitFor(1);
-    expect(() => verifySignature(oldSecret, first!)).not.toThrow();
+    expect(() => verifySignature(oldSecret, first)).not.toThrow();
 
     const rotated = await e.http().post(`/v1/accounts/${id}/rotate-secret`).set(bearer(e.adminKey)).expect(200);
     const newSecret: string = rotated.body.secret;
@@ -406,10 +542,10 @@ describe('rotate-secret with deliveries', () => {
     expect(JSON.stringify(got.body)).not.toContain(newSecret.slice(6));
     expect(got.body.secret).toBeUndefined();
     const [row] = await query<{ credentials: string }>(e.databaseUrl, 'SELECT credentials FROM accounts WHERE id = $1', [id]);
-    expect(row!.credentials).not.toContain(newSecret.slice(6));
+    expect(row.credentials).not.toContain(newSecret.slice(6));
 
     const p2 = await createPost(e, e.adminKey, { text: 'after rotation', targets: [{ accountId: id }] });
-    await waitForJob(e, e.adminKey, p2.jobs[0]!.id, (j) => j.status === 'succeeded');
+    await waitForJob(e, e.adminKey, p2.jobs[0].id, (j) => j.status === 'succeeded');
     const requests = await receiver.waitFor(2);
     const second = requests.find((r) => r.body.includes('after rotation'))!;
     expect(second).toBeDefined();
@@ -424,7 +560,7 @@ describe('rotate-secret with deliveries', () => {
     const verify = await e.http().post(`/v1/accounts/${id}/verify`).set(bearer(e.adminKey)).expect(200);
     expect(verify.body.ok).toBe(true);
     const [ping] = await receiver.waitFor(1);
-    expect(() => verifySignature(again.body.secret, ping!)).not.toThrow();
-    expect(() => verifySignature(newSecret, ping!)).toThrow();
+    expect(() => verifySignature(again.body.secret, ping)).not.toThrow();
+    expect(() => verifySignature(newSecret, ping)).toThrow();
   });
 });

@@ -4,7 +4,16 @@ import { bearer, bootTestApp, TestApp } from './support/app';
 import { withClient } from './support/database';
 import { insertAccount } from './support/dlq';
 import { createPost, createWebhookAccount, fastEngine } from './support/engine';
-import { drainMail, MailCatcher, mailConfig, newWorkspace, saveNotificationSettings, startMailCatcher, tick, Workspace } from './support/mail';
+import {
+  drainMail,
+  MailCatcher,
+  mailConfig,
+  newWorkspace,
+  saveNotificationSettings,
+  startMailCatcher,
+  tick,
+  Workspace,
+} from './support/mail';
 import { startReceiver, Receiver } from './support/receiver';
 
 /**
@@ -21,12 +30,15 @@ async function waitUntil(check: () => boolean | Promise<boolean>, what: string, 
 }
 
 async function events(t: TestApp, accountId: string) {
-  return withClient(t.databaseUrl, async (db) =>
-    (await db.query(`SELECT kind, consecutive_failures AS n, outcome FROM account_events WHERE account_id = $1 ORDER BY id`, [accountId])).rows as {
-      kind: string;
-      n: number;
-      outcome: string | null;
-    }[],
+  return withClient(
+    t.databaseUrl,
+    async (db) =>
+      (await db.query(`SELECT kind, consecutive_failures AS n, outcome FROM account_events WHERE account_id = $1 ORDER BY id`, [accountId]))
+        .rows as {
+        kind: string;
+        n: number;
+        outcome: string | null;
+      }[],
   );
 }
 
@@ -51,7 +63,10 @@ describe('alerts from a real worker', () => {
   it('sends one alert when an account turns needs_reauth after 20 failed jobs, and another for a second incident after recovery', async () => {
     const ws = await newWorkspace(t, 'Acme');
     await saveNotificationSettings(t, ws.key, { digest: { recipients: ['oncall@example.com'] } });
-    const account = await createWebhookAccount(t, ws.key, receiver.urlFor('/hook'), { name: 'Company blog', retryPolicy: { maxAttempts: 1 } });
+    const account = await createWebhookAccount(t, ws.key, receiver.urlFor('/hook'), {
+      name: 'Company blog',
+      retryPolicy: { maxAttempts: 1 },
+    });
     // 19 jobs fail (503, one attempt each: dead), the 20th is refused (401): the account needs re-authentication.
     receiver.setHandler((_req, i) => (i < 19 ? 503 : 401));
     for (let i = 0; i < 20; i++) await createPost(t, ws.key, { text: `post ${i}`, targets: [{ accountId: account.id }] });
@@ -60,9 +75,9 @@ describe('alerts from a real worker', () => {
     await new Promise((r) => setTimeout(r, 1000)); // time enough for a second alert, were one coming
     expect(receiver.requests).toHaveLength(20);
     expect(smtp.received).toHaveLength(1);
-    expect(smtp.received[0]!.to).toEqual(['oncall@example.com']);
-    expect(smtp.received[0]!.parsed.subject).toBe('Herald: "Company blog" (webhook) needs to be reconnected');
-    expect(smtp.received[0]!.parsed.text).toContain('Re-enter its credentials');
+    expect(smtp.received[0].to).toEqual(['oncall@example.com']);
+    expect(smtp.received[0].parsed.subject).toBe('Herald: "Company blog" (webhook) needs to be reconnected');
+    expect(smtp.received[0].parsed.text).toContain('Re-enter its credentials');
 
     // Recovery: a person enables it again; the receiver accepts; a post succeeds.
     receiver.reset();
@@ -81,7 +96,9 @@ describe('alerts from a real worker', () => {
       ['needs_reauth', 'queued'],
       ['needs_reauth', 'queued'],
     ]);
-    expect((await t.http().get('/metrics').set(bearer(t.config.metrics.token!)).expect(200)).text).toMatch(/herald_mails_sent_total\{kind="alert"\} 2\n/);
+    expect((await t.http().get('/metrics').set(bearer(t.config.metrics.token!)).expect(200)).text).toMatch(
+      /herald_mails_sent_total\{kind="alert"\} 2\n/,
+    );
   }, 90_000);
 });
 
@@ -94,7 +111,9 @@ describe('alert events written by the accounts trigger', () => {
   beforeAll(async () => {
     smtp = await startMailCatcher();
     // Disable threshold 10: the early warning comes at 5 failures in a row.
-    t = await bootTestApp({ config: { ...mailConfig(smtp.url), circuit: { failureThreshold: 3, cooldownMs: 30_000, disableThreshold: 10 } } });
+    t = await bootTestApp({
+      config: { ...mailConfig(smtp.url), circuit: { failureThreshold: 3, cooldownMs: 30_000, disableThreshold: 10 } },
+    });
     ws = await newWorkspace(t, 'Acme');
     await saveNotificationSettings(t, ws.key, { digest: { recipients: ['oncall@example.com'] } });
     db = new Client({ connectionString: t.databaseUrl });
@@ -111,7 +130,8 @@ describe('alert events written by the accounts trigger', () => {
   });
 
   /** What the queue's round writes after a failed or successful attempt (queue.repository.ts writeFeedback). */
-  const fail = (id: string, n: number) => db.query(`UPDATE accounts SET consecutive_failures = $2, last_error = 'HTTP 503' WHERE id = $1`, [id, n]);
+  const fail = (id: string, n: number) =>
+    db.query(`UPDATE accounts SET consecutive_failures = $2, last_error = 'HTTP 503' WHERE id = $1`, [id, n]);
   const succeed = (id: string) => db.query(`UPDATE accounts SET consecutive_failures = 0, last_success_at = now() WHERE id = $1`, [id]);
   const deliver = async () => {
     await tick(t, new Date());
@@ -128,7 +148,7 @@ describe('alert events written by the accounts trigger', () => {
     for (let n = 1; n <= 9; n++) await fail(id, n);
     await deliver();
     expect(smtp.received.map((m) => m.parsed.subject)).toEqual(['Herald: "Shop hook" (webhook) has failed 5 times in a row']);
-    expect(smtp.received[0]!.parsed.text).toContain('At 10 failures in a row it disables the account');
+    expect(smtp.received[0].parsed.text).toContain('At 10 failures in a row it disables the account');
 
     await succeed(id);
     for (let n = 1; n <= 4; n++) await fail(id, n);
@@ -163,7 +183,9 @@ describe('alert events written by the accounts trigger', () => {
     await t.http().patch(`/v1/accounts/${manual.id}`).set(bearer(ws.key)).send({ status: 'disabled' }).expect(200);
     await deliver();
     // The warning recorded at 5 failures is moot once the account is disabled: one alert for the incident.
-    expect(smtp.received.map((m) => m.parsed.subject)).toEqual(['Herald: "Flaky hook" (webhook) was disabled after 10 failed attempts in a row']);
+    expect(smtp.received.map((m) => m.parsed.subject)).toEqual([
+      'Herald: "Flaky hook" (webhook) was disabled after 10 failed attempts in a row',
+    ]);
     expect((await events(t, auto)).map((e) => [e.kind, e.outcome])).toEqual([
       ['failure_warning', 'resolved'],
       ['disabled', 'queued'],
@@ -208,7 +230,10 @@ describe('alert events written by the accounts trigger', () => {
   it('warns once about a LinkedIn token that cannot be refreshed and expires within 7 days; a new token gets its own warning', async () => {
     const id = await insertAccount(t.databaseUrl, ws.id, 'linkedin', 'Company page');
     const setToken = (expires: Date, hasRefreshToken: boolean) =>
-      db.query(`UPDATE accounts SET config = $2 WHERE id = $1`, [id, { authorUrn: 'urn:li:organization:1', tokenExpiresAt: expires.toISOString(), hasRefreshToken }]);
+      db.query(`UPDATE accounts SET config = $2 WHERE id = $1`, [
+        id,
+        { authorUrn: 'urn:li:organization:1', tokenExpiresAt: expires.toISOString(), hasRefreshToken },
+      ]);
     await setToken(new Date(Date.now() + 20 * 86_400_000), false);
     await deliver();
     expect(smtp.received).toHaveLength(0); // 20 days away: not yet
@@ -216,7 +241,9 @@ describe('alert events written by the accounts trigger', () => {
     await setToken(new Date(Date.now() + 5 * 86_400_000), false);
     await deliver();
     await deliver();
-    expect(smtp.received.map((m) => m.parsed.subject)).toEqual([expect.stringMatching(/^Herald: the access token of "Company page" \(LinkedIn\) expires on /)]);
+    expect(smtp.received.map((m) => m.parsed.subject)).toEqual([
+      expect.stringMatching(/^Herald: the access token of "Company page" \(LinkedIn\) expires on /),
+    ]);
 
     await setToken(new Date(Date.now() + 3 * 86_400_000), true); // refreshable: nothing to say
     await deliver();

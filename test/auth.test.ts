@@ -71,7 +71,7 @@ describe('API keys and workspaces', () => {
     expect(text).not.toMatch(/hash/i);
   });
 
-  it('keeps workspaces apart: another workspace\'s key ids are 404', async () => {
+  it("keeps workspaces apart: another workspace's key ids are 404", async () => {
     const a = await newWorkspace('A');
     const b = await newWorkspace('B');
     const bKey = await t.http().post('/v1/api-keys').set(bearer(b.key)).send({ name: 'b-only' }).expect(201);
@@ -100,10 +100,7 @@ describe('the bootstrap key', () => {
     const { url } = await createTestDatabase();
     const key = 'operator-chosen-bootstrap-key-0001';
     const config = { bootstrapApiKey: key };
-    const [a, b] = await Promise.all([
-      bootTestApp({ databaseUrl: url, config }),
-      bootTestApp({ databaseUrl: url, config }),
-    ]);
+    const [a, b] = await Promise.all([bootTestApp({ databaseUrl: url, config }), bootTestApp({ databaseUrl: url, config })]);
     await a.close();
     await b.close();
     const c = await bootTestApp({ databaseUrl: url, config });
@@ -188,7 +185,7 @@ describe('the bootstrap key', () => {
     const app2 = await createApp(testConfig(url, { bootstrapApiKey: null }), { print: (s) => printed.push(s) });
     try {
       expect(printed).toHaveLength(1);
-      const key = /hk_[A-Za-z0-9_-]{43}/.exec(printed[0]!)?.[0];
+      const key = /hk_[A-Za-z0-9_-]{43}/.exec(printed[0])?.[0];
       expect(key).toBeDefined();
       await app2.listen(0, '127.0.0.1');
       const res = await fetch(`${await app2.getUrl()}/v1/workspaces`, {

@@ -37,12 +37,16 @@ interface Job {
 /** Random pixels compress badly: a PNG of them is well over Bluesky's 1,000,000-byte blob limit. */
 async function noisyPng(width: number, height: number): Promise<Buffer> {
   const pixels = Buffer.alloc(width * height * 3);
-  for (let i = 0; i < pixels.length; i++) pixels[i] = (i * 2654435761) >>> 24 ^ (i & 0xff);
-  return sharp(pixels, { raw: { width, height, channels: 3 } }).png({ compressionLevel: 0 }).toBuffer();
+  for (let i = 0; i < pixels.length; i++) pixels[i] = ((i * 2654435761) >>> 24) ^ (i & 0xff);
+  return sharp(pixels, { raw: { width, height, channels: 3 } })
+    .png({ compressionLevel: 0 })
+    .toBuffer();
 }
 
 async function smallJpeg(width: number, height: number): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: { r: 30, g: 120, b: 200 } } }).jpeg().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: { r: 30, g: 120, b: 200 } } })
+    .jpeg()
+    .toBuffer();
 }
 
 function byteRange(text: string, part: string): { byteStart: number; byteEnd: number } {
@@ -102,7 +106,11 @@ describe('Bluesky connector against a real PDS', () => {
       .http()
       .post('/v1/accounts')
       .set(bearer(key))
-      .send({ provider: 'bluesky', name: account.handle, config: { identifier: account.handle, appPassword: account.appPassword, service: proxy.url } });
+      .send({
+        provider: 'bluesky',
+        name: account.handle,
+        config: { identifier: account.handle, appPassword: account.appPassword, service: proxy.url },
+      });
     expect(res.status).toBe(201);
     expect(res.body.config).toEqual({ identifier: account.handle, service: proxy.url });
     expect(JSON.stringify(res.body)).not.toContain(account.appPassword);
@@ -116,8 +124,14 @@ describe('Bluesky connector against a real PDS', () => {
     try {
       const { rows } = await db.query('SELECT workspace_id, name, config, credentials FROM accounts WHERE id = $1', [accountId]);
       const row = rows[0] as { workspace_id: string; name: string; config: Record<string, unknown>; credentials: string };
-      const box = new SecretBox(t.config.secretKey as Buffer);
-      return { id: accountId, workspaceId: row.workspace_id, name: row.name, config: row.config, credentials: openCredentials(box, accountId, row.credentials) };
+      const box = new SecretBox(t.config.secretKey);
+      return {
+        id: accountId,
+        workspaceId: row.workspace_id,
+        name: row.name,
+        config: row.config,
+        credentials: openCredentials(box, accountId, row.credentials),
+      };
     } finally {
       await db.end();
     }
@@ -150,7 +164,9 @@ describe('Bluesky connector against a real PDS', () => {
   }
 
   async function listPosts(account: TestBskyAccount): Promise<{ uri: string; value: AppBskyFeedPost.Record }[]> {
-    const res = await pds.network.pds.getClient().com.atproto.repo.listRecords({ repo: account.did, collection: 'app.bsky.feed.post', limit: 100 });
+    const res = await pds.network.pds
+      .getClient()
+      .com.atproto.repo.listRecords({ repo: account.did, collection: 'app.bsky.feed.post', limit: 100 });
     return res.data.records.map((r) => ({ uri: r.uri, value: r.value as AppBskyFeedPost.Record }));
   }
 
@@ -165,11 +181,20 @@ describe('Bluesky connector against a real PDS', () => {
     const accountId = await connect(author);
     const big = await noisyPng(1000, 700);
     expect(big.length).toBeGreaterThan(1_000_000);
-    const media = [await uploadMedia(big, 'big.png', 'A very noisy sunset'), await uploadMedia(await smallJpeg(300, 200), 'small.jpg', 'A blue square')];
+    const media = [
+      await uploadMedia(big, 'big.png', 'A very noisy sunset'),
+      await uploadMedia(await smallJpeg(300, 200), 'small.jpg', 'A blue square'),
+    ];
     const link = 'https://example.com/launch?utm=1';
     const text = `Launch day 🚀👩‍👩‍👧 with @${friend.handle} and @nobody-here.test #herald ✨ ${link}`;
-    const post = await createPost(t, key, { text, link, media, targets: [{ accountId }], scheduledAt: new Date(Date.now() + 300).toISOString() });
-    const job = await waitForJob<Job>(t, key, post.jobs[0]!.id, (j) => j.status !== 'scheduled' && j.status !== 'in_progress');
+    const post = await createPost(t, key, {
+      text,
+      link,
+      media,
+      targets: [{ accountId }],
+      scheduledAt: new Date(Date.now() + 300).toISOString(),
+    });
+    const job = await waitForJob<Job>(t, key, post.jobs[0].id, (j) => j.status !== 'scheduled' && j.status !== 'in_progress');
     expect(job).toMatchObject({ status: 'succeeded', errorClass: 'success' });
     const rkey = job.remoteId?.split('/').pop() ?? '';
     expect(job.remoteId).toBe(`at://${author.did}/app.bsky.feed.post/${rkey}`);
@@ -177,8 +202,11 @@ describe('Bluesky connector against a real PDS', () => {
 
     const record = await readPost(author, job.remoteId ?? '');
     expect(record.text).toBe(text);
-    const facets = (record.facets ?? []) as AppBskyRichtextFacet.Main[];
-    const simple = facets.map((f) => ({ index: { byteStart: f.index.byteStart, byteEnd: f.index.byteEnd }, features: f.features.map(({ $type, ...rest }) => ({ $type, ...rest })) }));
+    const facets = record.facets ?? [];
+    const simple = facets.map((f) => ({
+      index: { byteStart: f.index.byteStart, byteEnd: f.index.byteEnd },
+      features: f.features.map(({ $type, ...rest }) => ({ $type, ...rest })),
+    }));
     expect(simple).toEqual([
       { index: byteRange(text, `@${friend.handle}`), features: [{ $type: 'app.bsky.richtext.facet#mention', did: friend.did }] },
       // @nobody-here.test does not resolve: plain text, no facet.
@@ -191,7 +219,10 @@ describe('Bluesky connector against a real PDS', () => {
     const embed = record.embed as AppBskyEmbedImages.Main;
     expect(embed.$type).toBe('app.bsky.embed.images');
     expect(embed.images.map((i) => i.alt)).toEqual(['A very noisy sunset', 'A blue square']);
-    expect(embed.images.map((i) => i.aspectRatio)).toEqual([{ width: 1000, height: 700 }, { width: 300, height: 200 }]);
+    expect(embed.images.map((i) => i.aspectRatio)).toEqual([
+      { width: 1000, height: 700 },
+      { width: 300, height: 200 },
+    ]);
     for (const image of embed.images) {
       const cid = image.image.ref.toString();
       const size = await blobSize(author.did, cid);
@@ -199,16 +230,16 @@ describe('Bluesky connector against a real PDS', () => {
       expect(image.image.size).toBe(size);
     }
     // The large PNG was recompressed to get under the limit.
-    expect(embed.images[0]!.image.size).toBeLessThan(big.length);
+    expect(embed.images[0].image.size).toBeLessThan(big.length);
   });
 
-  it('adds a link card whose title, description and thumbnail come from the page\'s Open Graph tags', async () => {
+  it("adds a link card whose title, description and thumbnail come from the page's Open Graph tags", async () => {
     const page = await startPage(await noisyPng(1200, 630));
     try {
       const author = await pds.createAccount('carder');
       const accountId = await connect(author);
       const post = await createPost(t, key, { text: 'Read the launch notes', link: page.url, targets: [{ accountId }] });
-      const job = await waitForJob<Job>(t, key, post.jobs[0]!.id, (j) => j.status === 'succeeded' || j.status === 'dead');
+      const job = await waitForJob<Job>(t, key, post.jobs[0].id, (j) => j.status === 'succeeded' || j.status === 'dead');
       expect(job.status).toBe('succeeded');
       const record = await readPost(author, job.remoteId ?? '');
       expect(record.text).toBe('Read the launch notes');
@@ -220,7 +251,11 @@ describe('Bluesky connector against a real PDS', () => {
       expect(thumb).toBeDefined();
       const size = await blobSize(author.did, thumb!.ref.toString());
       expect(size).toBeLessThanOrEqual(1_000_000);
-      const meta = await sharp(Buffer.from(await (await fetch(`${pds.url}/xrpc/com.atproto.sync.getBlob?did=${author.did}&cid=${thumb!.ref.toString()}`)).arrayBuffer())).metadata();
+      const meta = await sharp(
+        Buffer.from(
+          await (await fetch(`${pds.url}/xrpc/com.atproto.sync.getBlob?did=${author.did}&cid=${thumb!.ref.toString()}`)).arrayBuffer(),
+        ),
+      ).metadata();
       // Same picture, resized: the aspect ratio of the page's 1200×630 image.
       expect(Math.abs((meta.width ?? 0) / (meta.height ?? 1) - 1200 / 630)).toBeLessThan(0.01);
     } finally {
@@ -233,12 +268,14 @@ describe('Bluesky connector against a real PDS', () => {
     const accountId = await connect(author);
     const link = 'http://127.0.0.1:9/gone';
     const post = await createPost(t, key, { text: 'Our notes', link, targets: [{ accountId }] });
-    const job = await waitForJob<Job>(t, key, post.jobs[0]!.id, (j) => j.status === 'succeeded' || j.status === 'dead');
+    const job = await waitForJob<Job>(t, key, post.jobs[0].id, (j) => j.status === 'succeeded' || j.status === 'dead');
     expect(job.status).toBe('succeeded');
     const record = await readPost(author, job.remoteId ?? '');
     expect(record.text).toBe(`Our notes\n\n${link}`);
     expect(record.embed).toBeUndefined();
-    expect(record.facets).toEqual([{ index: byteRange(record.text, link), features: [{ $type: 'app.bsky.richtext.facet#link', uri: link }] }]);
+    expect(record.facets).toEqual([
+      { index: byteRange(record.text, link), features: [{ $type: 'app.bsky.richtext.facet#link', uri: link }] },
+    ]);
     // The person sees why the post has no card: a warning on the successful attempt.
     const detail = await t.http().get(`/v1/jobs/${job.id}`).set(bearer(key)).expect(200);
     const last = detail.body.attempts[detail.body.attempts.length - 1];
@@ -250,8 +287,10 @@ describe('Bluesky connector against a real PDS', () => {
     const author = await pds.createAccount('busy');
     const accountId = await connect(author);
     const loginsBefore = proxy.calls(CREATE_SESSION);
-    const posts = await Promise.all(Array.from({ length: 50 }, (_, i) => createPost(t, key, { text: `Post number ${i + 1}`, targets: [{ accountId }] })));
-    for (const post of posts) await waitForJob<Job>(t, key, post.jobs[0]!.id, (j) => j.status === 'succeeded', 30_000);
+    const posts = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => createPost(t, key, { text: `Post number ${i + 1}`, targets: [{ accountId }] })),
+    );
+    for (const post of posts) await waitForJob<Job>(t, key, post.jobs[0].id, (j) => j.status === 'succeeded', 30_000);
     expect(proxy.calls(CREATE_SESSION) - loginsBefore).toBe(1);
     const records = await listPosts(author);
     expect(records).toHaveLength(50);
@@ -273,7 +312,7 @@ describe('Bluesky connector against a real PDS', () => {
     const author = await pds.createAccount('refresher');
     const accountId = await connect(author);
     const first = await createPost(t, key, { text: 'first', targets: [{ accountId }] });
-    await waitForJob<Job>(t, key, first.jobs[0]!.id, (j) => j.status === 'succeeded');
+    await waitForJob<Job>(t, key, first.jobs[0].id, (j) => j.status === 'succeeded');
     const stored = await storedAccount(accountId);
     const session = stored.credentials.session as Record<string, string>;
     const logins = proxy.calls(CREATE_SESSION);
@@ -288,9 +327,14 @@ describe('Bluesky connector against a real PDS', () => {
     expect(proxy.calls(CREATE_SESSION)).toBe(logins);
 
     // A process holding a refresh token that is no longer accepted: the refresh fails, one login.
-    const dead = { ...stored, credentials: { ...stored.credentials, session: { ...session, accessJwt: 'not-a-jwt', refreshJwt: 'not-a-jwt-either' } } };
+    const dead = {
+      ...stored,
+      credentials: { ...stored.credentials, session: { ...session, accessJwt: 'not-a-jwt', refreshJwt: 'not-a-jwt-either' } },
+    };
     const b = new BlueskyConnector(t.config);
-    const outB = await Promise.all([1, 2, 3].map((n) => b.deliver(deliveryJob(accountId, `concurrent ${n}`), dead, new AbortController().signal)));
+    const outB = await Promise.all(
+      [1, 2, 3].map((n) => b.deliver(deliveryJob(accountId, `concurrent ${n}`), dead, new AbortController().signal)),
+    );
     expect(outB.map((o) => o.errorClass)).toEqual(['success', 'success', 'success']);
     // Three concurrent attempts, one login (single-flight).
     expect(b.sessions.counters(accountId)?.logins).toBe(1);
@@ -303,14 +347,14 @@ describe('Bluesky connector against a real PDS', () => {
     proxy.dropResponses(CREATE_RECORD, 1);
     const dropsBefore = proxy.dropped(CREATE_RECORD);
     const post = await createPost(t, key, { text: 'Exactly once, please', targets: [{ accountId }] });
-    const job = await waitForJob<Job>(t, key, post.jobs[0]!.id, (j) => j.status === 'succeeded' || j.status === 'dead', 20_000);
+    const job = await waitForJob<Job>(t, key, post.jobs[0].id, (j) => j.status === 'succeeded' || j.status === 'dead', 20_000);
     expect(proxy.dropped(CREATE_RECORD) - dropsBefore).toBe(1);
     expect(job.status).toBe('succeeded');
     expect(job.attemptCount).toBe(2);
     expect(job.attempts[0]).toMatchObject({ errorClass: 'transient', httpStatus: null });
     const records = await listPosts(author);
     expect(records.map((r) => r.value.text)).toEqual(['Exactly once, please']);
-    expect(job.remoteId).toBe(records[0]!.uri);
+    expect(job.remoteId).toBe(records[0].uri);
   });
 
   it('marks the account needs_reauth when its app password was revoked', async () => {
@@ -319,7 +363,12 @@ describe('Bluesky connector against a real PDS', () => {
     const owner = await pds.ownerAgent(author);
     await owner.com.atproto.server.revokeAppPassword({ name: author.appPasswordName });
     const post = await createPost(t, key, { text: 'Will not go out', targets: [{ accountId }] });
-    const job = await waitForJob<Job>(t, key, post.jobs[0]!.id, (j) => j.status === 'paused' || j.status === 'dead' || j.status === 'succeeded');
+    const job = await waitForJob<Job>(
+      t,
+      key,
+      post.jobs[0].id,
+      (j) => j.status === 'paused' || j.status === 'dead' || j.status === 'succeeded',
+    );
     expect(job).toMatchObject({ status: 'paused', errorClass: 'auth' });
     expect(job.attempts[0]).toMatchObject({ httpStatus: 401 });
     const account = await t.http().get(`/v1/accounts/${accountId}`).set(bearer(key));
@@ -344,7 +393,7 @@ describe('Bluesky connector against a real PDS', () => {
     }
     expect(reset).not.toBeNull();
     const post = await createPost(t, key, { text: 'Later', targets: [{ accountId }] });
-    const job = await waitForJob<Job>(t, key, post.jobs[0]!.id, (j) => j.attemptCount >= 1 && j.status === 'scheduled');
+    const job = await waitForJob<Job>(t, key, post.jobs[0].id, (j) => j.attemptCount >= 1 && j.status === 'scheduled');
     expect(job.attempts[0]).toMatchObject({ errorClass: 'transient', httpStatus: 429 });
     const next = new Date(job.nextAttemptAt ?? 0).getTime();
     // The wait is the server's (minutes away), not the test backoff (≤ 200 ms).

@@ -15,7 +15,12 @@ describe('notification settings API', () => {
   });
 
   const get = (key = t.adminKey) => t.http().get('/v1/settings/notifications').set(bearer(key));
-  const put = (body: unknown, key = t.adminKey) => t.http().put('/v1/settings/notifications').set(bearer(key)).send(body as object);
+  const put = (body: unknown, key = t.adminKey) =>
+    t
+      .http()
+      .put('/v1/settings/notifications')
+      .set(bearer(key))
+      .send(body as object);
 
   it('answers the defaults before anything was saved: digest off, 08:00 UTC, alerts on, mail to the outbox folder', async () => {
     const res = await get().expect(200);
@@ -28,7 +33,15 @@ describe('notification settings API', () => {
   });
 
   it('saves the digest settings and answers them back; GET then shows the same', async () => {
-    const body = { digest: { enabled: true, recipients: ['ops@example.com', 'Ann.Lee@example.org'], hour: 7, timezone: 'Europe/Paris', sendWhenEmpty: true } };
+    const body = {
+      digest: {
+        enabled: true,
+        recipients: ['ops@example.com', 'Ann.Lee@example.org'],
+        hour: 7,
+        timezone: 'Europe/Paris',
+        sendWhenEmpty: true,
+      },
+    };
     const saved = await put(body).expect(200);
     expect(saved.body.digest).toEqual(body.digest);
     const again = await get().expect(200);
@@ -36,9 +49,17 @@ describe('notification settings API', () => {
   });
 
   it('keeps the fields a PUT leaves out', async () => {
-    await put({ digest: { enabled: true, recipients: ['ops@example.com'], hour: 9, timezone: 'Asia/Tokyo', sendWhenEmpty: false } }).expect(200);
+    await put({ digest: { enabled: true, recipients: ['ops@example.com'], hour: 9, timezone: 'Asia/Tokyo', sendWhenEmpty: false } }).expect(
+      200,
+    );
     const res = await put({ digest: { hour: 18 }, alerts: { enabled: false } }).expect(200);
-    expect(res.body.digest).toEqual({ enabled: true, recipients: ['ops@example.com'], hour: 18, timezone: 'Asia/Tokyo', sendWhenEmpty: false });
+    expect(res.body.digest).toEqual({
+      enabled: true,
+      recipients: ['ops@example.com'],
+      hour: 18,
+      timezone: 'Asia/Tokyo',
+      sendWhenEmpty: false,
+    });
     expect(res.body.alerts).toEqual({ enabled: false });
   });
 
@@ -48,7 +69,10 @@ describe('notification settings API', () => {
     [{ digest: { hour: 24 } }, 'digest.hour must be a whole number from 0 to 23'],
     [{ digest: { hour: 7.5 } }, 'digest.hour must be a whole number from 0 to 23'],
     [{ digest: { recipients: ['not-an-address'] } }, 'digest.recipients.0 "not-an-address" is not a valid email address'],
-    [{ digest: { recipients: ['a@example.com', 'Bob <b@example.com>'] } }, 'digest.recipients.1 "Bob <b@example.com>" is not a valid email address'],
+    [
+      { digest: { recipients: ['a@example.com', 'Bob <b@example.com>'] } },
+      'digest.recipients.1 "Bob <b@example.com>" is not a valid email address',
+    ],
     [{ digest: { recipients: ['a@example.com\r\nBcc: evil@example.com'] } }, 'is not a valid email address'],
     [{ digest: { recipients: ['a@example.com', 'A@Example.com'] } }, 'digest.recipients.1 "A@Example.com" is listed twice'],
     [{ digest: { recipients: Array.from({ length: 21 }, (_, i) => `r${i}@example.com`) } }, 'digest.recipients lists at most 20 addresses'],
@@ -80,7 +104,11 @@ describe('notification settings API', () => {
 
   it('needs an API key', async () => {
     await t.http().get('/v1/settings/notifications').expect(401);
-    await t.http().put('/v1/settings/notifications').send({ digest: { hour: 3 } }).expect(401);
+    await t
+      .http()
+      .put('/v1/settings/notifications')
+      .send({ digest: { hour: 3 } })
+      .expect(401);
     await t.http().post('/v1/digest/preview').expect(401);
   });
 

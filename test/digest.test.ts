@@ -4,7 +4,17 @@ import { bearer, bootTestApp, TestApp } from './support/app';
 import { withClient } from './support/database';
 import { killJobs } from './support/dlq';
 import { createPost, createWebhookAccount } from './support/engine';
-import { drainMail, MailCatcher, mailConfig, newWorkspace, saveNotificationSettings, startMailCatcher, sweepDigests, tick, Workspace } from './support/mail';
+import {
+  drainMail,
+  MailCatcher,
+  mailConfig,
+  newWorkspace,
+  saveNotificationSettings,
+  startMailCatcher,
+  sweepDigests,
+  tick,
+  Workspace,
+} from './support/mail';
 
 /**
  * The daily digest end to end (docs/notifications.md): real PostgreSQL, a real SMTP
@@ -17,24 +27,37 @@ const HOUR = 3_600_000;
 const floorHour = (ms: number) => Math.floor(ms / HOUR) * HOUR;
 
 /** A webhook account and `texts.length` posts to it whose jobs are dead (permanent, HTTP 400) now. */
-async function deadJobs(t: TestApp, ws: Workspace, texts: string[], accountName = 'Company blog'): Promise<{ accountId: string; jobIds: string[] }> {
+async function deadJobs(
+  t: TestApp,
+  ws: Workspace,
+  texts: string[],
+  accountName = 'Company blog',
+): Promise<{ accountId: string; jobIds: string[] }> {
   const account = await createWebhookAccount(t, ws.key, 'http://127.0.0.1:9/hook', { name: accountName });
   const jobIds: string[] = [];
   for (const text of texts) {
-    const post = await createPost(t, ws.key, { text, targets: [{ accountId: account.id }], scheduledAt: new Date(Date.now() + 86_400_000).toISOString() });
-    jobIds.push(post.jobs[0]!.id);
+    const post = await createPost(t, ws.key, {
+      text,
+      targets: [{ accountId: account.id }],
+      scheduledAt: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    jobIds.push(post.jobs[0].id);
   }
   await killJobs(t.databaseUrl, jobIds, { lastError: 'HTTP 400: {"error":"title is required"}' });
   return { accountId: account.id, jobIds };
 }
 
 async function digestRows(t: TestApp, workspaceId: string) {
-  return withClient(t.databaseUrl, async (db) =>
-    (await db.query(
-      `SELECT local_date::text AS "localDate", outcome, window_start AS "windowStart", window_end AS "windowEnd"
+  return withClient(
+    t.databaseUrl,
+    async (db) =>
+      (
+        await db.query(
+          `SELECT local_date::text AS "localDate", outcome, window_start AS "windowStart", window_end AS "windowEnd"
        FROM digests WHERE workspace_id = $1 ORDER BY local_date`,
-      [workspaceId],
-    )).rows as { localDate: string; outcome: string; windowStart: Date; windowEnd: Date }[],
+          [workspaceId],
+        )
+      ).rows as { localDate: string; outcome: string; windowStart: Date; windowEnd: Date }[],
   );
 }
 
@@ -63,7 +86,14 @@ describe('daily digest', () => {
     const { accountId, jobIds } = await deadJobs(t, ws, ['Spring launch is live!', 'Our Q3 numbers are in']);
     const zone = 'Asia/Tokyo';
     const at = floorHour(Date.now()) + 2 * HOUR; // the digest hour: two hours from now, on the hour
-    await saveNotificationSettings(t, ws.key, { digest: { enabled: true, recipients: ['team@example.com', 'lead@example.com'], hour: localTime(new Date(at), zone).hour, timezone: zone } });
+    await saveNotificationSettings(t, ws.key, {
+      digest: {
+        enabled: true,
+        recipients: ['team@example.com', 'lead@example.com'],
+        hour: localTime(new Date(at), zone).hour,
+        timezone: zone,
+      },
+    });
 
     await tick(t, new Date(at - HOUR)); // an hour early: nothing
     await tick(t, new Date(at - 60_000));
@@ -76,12 +106,12 @@ describe('daily digest', () => {
 
     expect(smtp.received).toHaveLength(1);
     const [mail] = smtp.received;
-    expect(mail!.to).toEqual(['team@example.com', 'lead@example.com']);
-    expect(mail!.from).toBe('herald@example.com');
-    expect(mail!.parsed.subject).toBe('Herald: 2 posts failed in the last 24 hours');
-    expect(mail!.parsed.headers.get('auto-submitted')).toBe('auto-generated');
-    const text = mail!.parsed.text ?? '';
-    const html = mail!.parsed.html || '';
+    expect(mail.to).toEqual(['team@example.com', 'lead@example.com']);
+    expect(mail.from).toBe('herald@example.com');
+    expect(mail.parsed.subject).toBe('Herald: 2 posts failed in the last 24 hours');
+    expect(mail.parsed.headers.get('auto-submitted')).toBe('auto-generated');
+    const text = mail.parsed.text ?? '';
+    const html = mail.parsed.html || '';
     expect(text).toContain('Herald daily digest for Acme');
     expect(text).toContain('Company blog (webhook): 0 published, 2 failed attempts, 2 newly dead-lettered');
     expect(text).toContain('"Spring launch is live!"');
@@ -109,7 +139,9 @@ describe('daily digest', () => {
       const zone = 'Europe/Paris';
       const at = floorHour(Date.now()) + HOUR;
       for (const ws of workspaces) {
-        await saveNotificationSettings(t, ws.key, { digest: { enabled: true, recipients: ['team@example.com'], hour: localTime(new Date(at), zone).hour, timezone: zone } });
+        await saveNotificationSettings(t, ws.key, {
+          digest: { enabled: true, recipients: ['team@example.com'], hour: localTime(new Date(at), zone).hour, timezone: zone },
+        });
       }
       const claims: string[] = [];
       for (let s = -30; s < 3600; s++) {
@@ -130,8 +162,17 @@ describe('daily digest', () => {
     const ws = await newWorkspace(t);
     const repo = t.app.get(DigestRepository);
     const record = {
-      workspaceId: ws.id, localDate: '2027-01-15', timezone: 'UTC', hour: 8, windowStart: new Date('2027-01-14T08:00:00Z'),
-      windowEnd: new Date('2027-01-15T08:00:00Z'), outcome: 'empty' as const, mailId: null, deadJobs: 0, failedAttempts: 0, accountsAttention: 0,
+      workspaceId: ws.id,
+      localDate: '2027-01-15',
+      timezone: 'UTC',
+      hour: 8,
+      windowStart: new Date('2027-01-14T08:00:00Z'),
+      windowEnd: new Date('2027-01-15T08:00:00Z'),
+      outcome: 'empty' as const,
+      mailId: null,
+      deadJobs: 0,
+      failedAttempts: 0,
+      accountsAttention: 0,
     };
     const results = await Promise.all(Array.from({ length: 8 }, () => repo.transaction((tx) => repo.insert(tx, record))));
     expect(results.filter(Boolean)).toHaveLength(1);
@@ -140,7 +181,9 @@ describe('daily digest', () => {
 
   it('sends a workspace in America/New_York exactly one digest at 08:00 local on each day around both DST changes', async () => {
     const ws = await newWorkspace(t, 'New York');
-    await saveNotificationSettings(t, ws.key, { digest: { enabled: true, recipients: ['ny@example.com'], hour: 8, timezone: 'America/New_York', sendWhenEmpty: true } });
+    await saveNotificationSettings(t, ws.key, {
+      digest: { enabled: true, recipients: ['ny@example.com'], hour: 8, timezone: 'America/New_York', sendWhenEmpty: true },
+    });
     const run = async (from: string, to: string) => {
       const claims: [string, string][] = [];
       for (let ms = Date.parse(from); ms <= Date.parse(to); ms += 5 * 60_000) {
@@ -183,7 +226,9 @@ describe('daily digest', () => {
     const ws = await newWorkspace(t);
     await deadJobs(t, ws, ['Refused once']);
     const at = floorHour(Date.now()) + HOUR;
-    await saveNotificationSettings(t, ws.key, { digest: { enabled: true, recipients: ['team@example.com'], hour: localTime(new Date(at), 'UTC').hour, timezone: 'UTC' } });
+    await saveNotificationSettings(t, ws.key, {
+      digest: { enabled: true, recipients: ['team@example.com'], hour: localTime(new Date(at), 'UTC').hour, timezone: 'UTC' },
+    });
     smtp.refuseNext(1, 451, 'Greylisted, try again later');
 
     await tick(t, new Date(at));
@@ -193,8 +238,12 @@ describe('daily digest', () => {
     await drainMail(t);
 
     expect(smtp.received).toHaveLength(1);
-    expect(smtp.received[0]!.parsed.subject).toBe('Herald: 1 post failed in the last 24 hours');
-    const [row] = await withClient(t.databaseUrl, async (db) => (await db.query(`SELECT status, attempts, last_error, response FROM mail_outbox WHERE workspace_id = $1`, [ws.id])).rows);
+    expect(smtp.received[0].parsed.subject).toBe('Herald: 1 post failed in the last 24 hours');
+    const [row] = await withClient(
+      t.databaseUrl,
+      async (db) =>
+        (await db.query(`SELECT status, attempts, last_error, response FROM mail_outbox WHERE workspace_id = $1`, [ws.id])).rows,
+    );
     expect(row).toMatchObject({ status: 'sent', attempts: 2 });
     expect(row.last_error).toContain('451 Greylisted, try again later');
     expect(row.response).toMatch(/^250 /);
@@ -208,7 +257,9 @@ describe('daily digest', () => {
     const ws = await newWorkspace(t);
     await deadJobs(t, ws, ['Refused for good']);
     const at = floorHour(Date.now()) + HOUR;
-    await saveNotificationSettings(t, ws.key, { digest: { enabled: true, recipients: ['team@example.com'], hour: localTime(new Date(at), 'UTC').hour, timezone: 'UTC' } });
+    await saveNotificationSettings(t, ws.key, {
+      digest: { enabled: true, recipients: ['team@example.com'], hour: localTime(new Date(at), 'UTC').hour, timezone: 'UTC' },
+    });
     smtp.refuseNext(1, 554, 'Message rejected as spam');
     await tick(t, new Date(at));
     await drainMail(t);
@@ -217,7 +268,9 @@ describe('daily digest', () => {
     const settings = await t.http().get('/v1/settings/notifications').set(bearer(ws.key)).expect(200);
     expect(settings.body.lastDigest.mail).toMatchObject({ status: 'failed', attempts: 1, sentAt: null });
     expect(settings.body.lastDigest.mail.lastError).toContain('554 Message rejected as spam');
-    expect((await t.http().get('/metrics').set(bearer(t.config.metrics.token!)).expect(200)).text).toMatch(/herald_mails_failed_total\{kind="digest",outcome="gave_up"\} 1\n/);
+    expect((await t.http().get('/metrics').set(bearer(t.config.metrics.token!)).expect(200)).text).toMatch(
+      /herald_mails_failed_total\{kind="digest",outcome="gave_up"\} 1\n/,
+    );
   });
 
   it('escapes a post text containing HTML in the HTML part, and keeps it as written in the text part', async () => {
@@ -225,15 +278,19 @@ describe('daily digest', () => {
     const evil = '<script>alert("pwned")</script><img src=x onerror=alert(1)> <b>bold</b> & more';
     await deadJobs(t, ws, [evil], '<i>Blog</i>');
     const at = floorHour(Date.now()) + HOUR;
-    await saveNotificationSettings(t, ws.key, { digest: { enabled: true, recipients: ['team@example.com'], hour: localTime(new Date(at), 'UTC').hour, timezone: 'UTC' } });
+    await saveNotificationSettings(t, ws.key, {
+      digest: { enabled: true, recipients: ['team@example.com'], hour: localTime(new Date(at), 'UTC').hour, timezone: 'UTC' },
+    });
     await tick(t, new Date(at));
     await drainMail(t);
     const [mail] = await smtp.waitFor(1);
-    const html = mail!.parsed.html || '';
+    const html = mail.parsed.html || '';
     expect(html).not.toMatch(/<script|<img|<b>|<i>/);
-    expect(html).toContain('&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt; &lt;b&gt;bold&lt;/b&gt; &amp; more');
+    expect(html).toContain(
+      '&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt; &lt;b&gt;bold&lt;/b&gt; &amp; more',
+    );
     expect(html).toContain('&lt;i&gt;Blog&lt;/i&gt;');
-    expect(mail!.parsed.text).toContain(`"${evil}"`);
+    expect(mail.parsed.text).toContain(`"${evil}"`);
   });
 
   it('sends nothing for a day without failures, unless sendWhenEmpty', async () => {
@@ -242,11 +299,15 @@ describe('daily digest', () => {
     const at = floorHour(Date.now()) + HOUR;
     const hour = localTime(new Date(at), 'UTC').hour;
     await saveNotificationSettings(t, quiet.key, { digest: { enabled: true, recipients: ['quiet@example.com'], hour, timezone: 'UTC' } });
-    await saveNotificationSettings(t, wanted.key, { digest: { enabled: true, recipients: ['wanted@example.com'], hour, timezone: 'UTC', sendWhenEmpty: true } });
+    await saveNotificationSettings(t, wanted.key, {
+      digest: { enabled: true, recipients: ['wanted@example.com'], hour, timezone: 'UTC', sendWhenEmpty: true },
+    });
     await tick(t, new Date(at));
     await tick(t, new Date(at + 10 * 60_000));
     await drainMail(t);
-    expect(smtp.received.map((m) => [m.to, m.parsed.subject])).toEqual([[['wanted@example.com'], 'Herald: no failures in the last 24 hours']]);
+    expect(smtp.received.map((m) => [m.to, m.parsed.subject])).toEqual([
+      [['wanted@example.com'], 'Herald: no failures in the last 24 hours'],
+    ]);
     // The quiet day is still recorded as done: it is not "missed", and not sent later.
     expect((await digestRows(t, quiet.id)).map((r) => r.outcome)).toEqual(['empty']);
   });
@@ -275,9 +336,9 @@ describe('daily digest', () => {
     expect(smtp.received).toHaveLength(2);
     const rows = await digestRows(t, ws.id);
     expect(rows).toHaveLength(2);
-    expect(rows[1]!.windowStart.getTime()).toBe(first);
-    expect(rows[1]!.windowEnd.getTime()).toBe(back);
-    expect(smtp.received[1]!.parsed.subject).toBe('Herald: 1 post failed in the last 2 days');
-    expect(smtp.received[1]!.parsed.text).toContain('"Died while nobody was looking"');
+    expect(rows[1].windowStart.getTime()).toBe(first);
+    expect(rows[1].windowEnd.getTime()).toBe(back);
+    expect(smtp.received[1].parsed.subject).toBe('Herald: 1 post failed in the last 2 days');
+    expect(smtp.received[1].parsed.text).toContain('"Died while nobody was looking"');
   });
 });

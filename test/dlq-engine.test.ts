@@ -27,7 +27,7 @@ describe('dead-letter queue: requeued jobs reach the receiver', () => {
   };
   const jobIdOf = (r: ReceivedRequest) => (JSON.parse(r.body) as PublishEvent).data.jobId;
   const count = async (sql: string, params: unknown[]) =>
-    withClient(t.databaseUrl, async (db) => (await db.query<{ n: number }>(sql, params)).rows[0]!.n);
+    withClient(t.databaseUrl, async (db) => (await db.query<{ n: number }>(sql, params)).rows[0].n);
 
   beforeAll(async () => {
     // Circuit thresholds out of the way: 400s are permanent anyway, and this file is not about it.
@@ -52,10 +52,13 @@ describe('dead-letter queue: requeued jobs reach the receiver', () => {
   /** A post to one account whose receiver answers `first` and then 200; waits for its job to be dead. */
   async function deadByA400(text: string): Promise<{ r: Receiver; account: WebhookAccount; jobId: string }> {
     const r = await receiver();
-    r.respondSequence([{ status: 400, body: { error: 'title is required' } }, { status: 200, body: { id: 'ok' } }]);
+    r.respondSequence([
+      { status: 400, body: { error: 'title is required' } },
+      { status: 200, body: { id: 'ok' } },
+    ]);
     const account = await createWebhookAccount(t, key, r.urlFor('/hook'));
     const post = await createPost(t, key, { text, targets: [{ accountId: account.id }] });
-    const jobId = post.jobs[0]!.id;
+    const jobId = post.jobs[0].id;
     const dead = await waitForJob<JobView>(t, key, jobId, (j) => j.status === 'dead');
     expect(dead).toMatchObject({ deadReason: 'permanent', errorClass: 'permanent', idempotencyKey: jobId });
     return { r, account, jobId };
@@ -63,19 +66,24 @@ describe('dead-letter queue: requeued jobs reach the receiver', () => {
 
   it('a job dead by a 400, edited and requeued, arrives with the edited text and a new idempotency key', async () => {
     const { r, account, jobId } = await deadByA400('Missing the title');
-    const edited = await t.http().patch(`/v1/dlq/${jobId}`).set(bearer(key)).send({ text: 'Now with a title', title: 'Herald 1.0' }).expect(200);
+    const edited = await t
+      .http()
+      .patch(`/v1/dlq/${jobId}`)
+      .set(bearer(key))
+      .send({ text: 'Now with a title', title: 'Herald 1.0' })
+      .expect(200);
     expect(edited.body.requeueIdempotencyKey).toBe(`${jobId}.2`);
     await t.http().post(`/v1/dlq/${jobId}/requeue`).set(bearer(key)).send({}).expect(200);
 
     const job = await waitForJob<JobView>(t, key, jobId, (j) => j.status === 'succeeded');
     const [first, second] = await r.waitFor(2);
     expect(r.requests).toHaveLength(2);
-    const before = verifySignature(account.secret, first!) as PublishEvent;
-    const after = verifySignature(account.secret, second!) as PublishEvent & { data: { title: string } };
+    const before = verifySignature(account.secret, first) as PublishEvent;
+    const after = verifySignature(account.secret, second) as PublishEvent & { data: { title: string } };
     expect(before).toMatchObject({ id: jobId, data: { text: 'Missing the title' } });
     expect(after).toMatchObject({ id: `${jobId}.2`, data: { jobId, text: 'Now with a title', title: 'Herald 1.0' } });
-    expect(second!.headers['idempotency-key']).toBe(`${jobId}.2`);
-    expect(second!.headers['webhook-id']).toBe(`${jobId}.2`);
+    expect(second.headers['idempotency-key']).toBe(`${jobId}.2`);
+    expect(second.headers['webhook-id']).toBe(`${jobId}.2`);
     // History kept: both attempts, each with the key it was sent under.
     expect(job.idempotencyKey).toBe(`${jobId}.2`);
     expect(job.attempts.map((a) => [a.number, a.httpStatus, a.decision, a.idempotencyKey])).toEqual([
@@ -98,17 +106,21 @@ describe('dead-letter queue: requeued jobs reach the receiver', () => {
     const [one, two, bulk, retry] = await Promise.all([
       t.http().post(`/v1/dlq/${jobId}/requeue`).set(bearer(key)).send({}),
       t.http().post(`/v1/dlq/${jobId}/requeue`).set(bearer(key)).send({}),
-      t.http().post('/v1/dlq/requeue').set(bearer(key)).send({ ids: [jobId] }),
+      t
+        .http()
+        .post('/v1/dlq/requeue')
+        .set(bearer(key))
+        .send({ ids: [jobId] }),
       t.http().post(`/v1/jobs/${jobId}/retry`).set(bearer(key)),
     ]);
     // Of the three DLQ requeues at most one moved the job (the others: 409, or a reported no-op);
     // none did if the manual retry got there first. The retry answers 200 on a job that is
     // scheduled again ("retry now" only moves its run time) or took it from dead itself.
-    const dlqMoved = [one!.status === 200, two!.status === 200, bulk!.body.requeued === 1].filter(Boolean).length;
+    const dlqMoved = [one.status === 200, two.status === 200, bulk.body.requeued === 1].filter(Boolean).length;
     expect(dlqMoved).toBeLessThanOrEqual(1);
-    for (const a of [one!, two!]) expect([200, 409]).toContain(a.status);
-    expect(bulk!.status).toBe(200);
-    expect([200, 409]).toContain(retry!.status);
+    for (const a of [one, two]) expect([200, 409]).toContain(a.status);
+    expect(bulk.status).toBe(200);
+    expect([200, 409]).toContain(retry.status);
     const requeues = await count(`SELECT count(*)::int AS n FROM job_audit WHERE job_id = $1 AND action = 'requeue'`, [jobId]);
     expect(requeues).toBe(dlqMoved);
 
@@ -121,7 +133,9 @@ describe('dead-letter queue: requeued jobs reach the receiver', () => {
   it('bulk requeue by filter moves exactly the 500 matching dead jobs, and every one is delivered', async () => {
     const r = await receiver();
     let failing = true;
-    r.setHandler((req) => (req.path.startsWith('/other') ? { status: 404 } : failing ? { status: 400, body: 'rejected' } : { status: 200 }));
+    r.setHandler((req) =>
+      req.path.startsWith('/other') ? { status: 404 } : failing ? { status: 400, body: 'rejected' } : { status: 200 },
+    );
     const accounts = await Promise.all(Array.from({ length: 20 }, (_, i) => createWebhookAccount(t, key, r.urlFor(`/a/${i}`))));
     const odd = await createWebhookAccount(t, key, r.urlFor('/other'));
     const posts = await Promise.all(
@@ -132,20 +146,31 @@ describe('dead-letter queue: requeued jobs reach the receiver', () => {
     await Promise.all(Array.from({ length: 5 }, (_, i) => createPost(t, key, { text: `Gone ${i}`, targets: [{ accountId: odd.id }] })));
 
     const deadOf = (ids: string[]) => count(`SELECT count(*)::int AS n FROM jobs WHERE status = 'dead' AND id = ANY($1::uuid[])`, [ids]);
-    await pollUntil('500 jobs dead by a 400', () => deadOf([...bulkIds]), (n) => n === 500, 30_000);
+    await pollUntil(
+      '500 jobs dead by a 400',
+      () => deadOf([...bulkIds]),
+      (n) => n === 500,
+      30_000,
+    );
     const odds = () => count(`SELECT count(*)::int AS n FROM jobs WHERE status = 'dead' AND account_id = $1`, [odd.id]);
     await pollUntil('5 jobs dead by a 404', odds, (n) => n === 5, 10_000);
     expect(r.requests).toHaveLength(505);
     failing = false;
     r.reset();
 
-    const res = await t.http().post('/v1/dlq/requeue').set(bearer(key)).send({ filter: { q: 'HTTP 400', provider: 'webhook' } }).expect(200);
+    const res = await t
+      .http()
+      .post('/v1/dlq/requeue')
+      .set(bearer(key))
+      .send({ filter: { q: 'HTTP 400', provider: 'webhook' } })
+      .expect(200);
     expect(res.body.requeued).toBe(500);
     expect(new Set(res.body.ids as string[])).toEqual(bulkIds);
     expect(res.body.skipped).toEqual([]);
     expect(res.body.more).toBe(false);
 
-    const succeeded = () => count(`SELECT count(*)::int AS n FROM jobs WHERE status = 'succeeded' AND id = ANY($1::uuid[])`, [[...bulkIds]]);
+    const succeeded = () =>
+      count(`SELECT count(*)::int AS n FROM jobs WHERE status = 'succeeded' AND id = ANY($1::uuid[])`, [[...bulkIds]]);
     await pollUntil('500 requeued jobs delivered', succeeded, (n) => n === 500, 30_000);
     await sleep(300);
     // Each of the 500 exactly once; the 404 jobs stayed dead and were not sent again.

@@ -15,7 +15,7 @@ async function postMany(t: TestApp, key: string, accountId: string, n: number, l
   const posts = await Promise.all(
     Array.from({ length: n }, (_, i) => createPost(t, key, { text: `${label} ${i + 1}`, targets: [{ accountId }] })),
   );
-  return posts.map((p) => p.jobs[0]!.id);
+  return posts.map((p) => p.jobs[0].id);
 }
 
 describe('publish engine: circuit breaker and in-flight cap', () => {
@@ -52,7 +52,11 @@ describe('publish engine: circuit breaker and in-flight cap', () => {
     const jobIds = await postMany(t, key, account.id, 10, 'Outage');
 
     // 1. Open.
-    const opened = await pollUntil('the circuit to open', () => getAccount(t, key, account.id), (a) => a.circuit.state === 'open');
+    const opened = await pollUntil(
+      'the circuit to open',
+      () => getAccount(t, key, account.id),
+      (a) => a.circuit.state === 'open',
+    );
     expect(opened.circuit.consecutiveFailures).toBeGreaterThanOrEqual(5);
     expect(opened.status).toBe('active');
     const openUntil1 = Date.parse(opened.circuit.openUntil!);
@@ -85,7 +89,7 @@ describe('publish engine: circuit breaker and in-flight cap', () => {
 
     // 3. After the cooldown: exactly one probe; it fails, so the circuit opens for another cooldown.
     await r.waitFor(atOpen + 1, MARGIN + 3_000);
-    const probe1 = r.requests[atOpen]!;
+    const probe1 = r.requests[atOpen];
     expect(probe1.receivedAt.getTime()).toBeGreaterThanOrEqual(openUntil1 - 20);
     const reopened = await pollUntil(
       'the circuit to re-open after the failed probe',
@@ -111,7 +115,7 @@ describe('publish engine: circuit breaker and in-flight cap', () => {
       (jobs) => jobs.every((j) => j.status === 'succeeded'),
       15_000,
     );
-    const probe2 = r.requests[atOpen + 1]!;
+    const probe2 = r.requests[atOpen + 1];
     expect(probe2.receivedAt.getTime()).toBeGreaterThanOrEqual(openUntil2 - 20);
     // Until the probe's success was recorded, the probe was the only request let through.
     const successes = done.flatMap((j) => j.attempts.filter((a) => a.errorClass === 'success'));
@@ -179,7 +183,11 @@ describe('publish engine: account disabled after consecutive failures', () => {
   });
 
   async function expectDisabledAndPaused(r: Receiver, accountId: string, jobIds: string[]): Promise<void> {
-    const disabled = await pollUntil('the account to be disabled', () => getAccount(t, key, accountId), (a) => a.status === 'disabled');
+    const disabled = await pollUntil(
+      'the account to be disabled',
+      () => getAccount(t, key, accountId),
+      (a) => a.status === 'disabled',
+    );
     expect(disabled.statusReason).toEqual(expect.stringContaining('consecutive failed attempts'));
     expect(disabled.circuit.consecutiveFailures).toBeGreaterThanOrEqual(3);
     // Attempts in flight when it was disabled finish and count; then every job waits paused

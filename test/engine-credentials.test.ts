@@ -69,7 +69,14 @@ describe('credentials refreshed by an attempt, and a person saving new ones mean
     gate = await startGate(fake.url);
     const base = testConfig('postgres://unused');
     t = await bootEngine({
-      linkedin: { ...base.linkedin, clientId: fake.clientId, clientSecret: fake.clientSecret, apiVersion: '202510', apiBaseUrl: fake.url, oauthBaseUrl: gate.url },
+      linkedin: {
+        ...base.linkedin,
+        clientId: fake.clientId,
+        clientSecret: fake.clientSecret,
+        apiVersion: '202510',
+        apiBaseUrl: fake.url,
+        oauthBaseUrl: gate.url,
+      },
     });
   });
   afterEach(async () => {
@@ -87,7 +94,12 @@ describe('credentials refreshed by an attempt, and a person saving new ones mean
       .send({
         provider: 'linkedin',
         name: `LinkedIn ${++n}`,
-        config: { accessToken: fake.issueToken(), refreshToken: fake.issueRefreshToken(), expiresAt: new Date(Date.now() + 60_000).toISOString(), authorUrn: fake.authorUrn },
+        config: {
+          accessToken: fake.issueToken(),
+          refreshToken: fake.issueRefreshToken(),
+          expiresAt: new Date(Date.now() + 60_000).toISOString(),
+          authorUrn: fake.authorUrn,
+        },
       });
     expect(res.status).toBe(201);
     return res.body.id as string;
@@ -99,25 +111,37 @@ describe('credentials refreshed by an attempt, and a person saving new ones mean
         `SELECT credentials, credentials_version AS version, status FROM accounts WHERE id = $1`,
         [accountId],
       );
-      const credentials = openCredentials(new SecretBox(t.config.secretKey), accountId, rows[0]!.credentials) as { accessToken: string; refreshToken: string | null };
-      return { ...credentials, version: rows[0]!.version, status: rows[0]!.status };
+      const credentials = openCredentials(new SecretBox(t.config.secretKey), accountId, rows[0].credentials) as {
+        accessToken: string;
+        refreshToken: string | null;
+      };
+      return { ...credentials, version: rows[0].version, status: rows[0].status };
     });
 
   async function saveWhileRefreshing(accountId: string, credentials: Record<string, unknown>): Promise<void> {
     const deadline = Date.now() + 10_000;
     while (gate.refreshes === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(gate.refreshes).toBe(1); // the attempt is inside its refresh now
-    await t.http().patch(`/v1/accounts/${accountId}`).set(bearer(t.adminKey)).send({ config: { ...credentials, authorUrn: fake.authorUrn } }).expect(200);
+    await t
+      .http()
+      .patch(`/v1/accounts/${accountId}`)
+      .set(bearer(t.adminKey))
+      .send({ config: { ...credentials, authorUrn: fake.authorUrn } })
+      .expect(200);
     gate.open();
   }
 
   it('new credentials saved during a running refresh survive it', async () => {
     const id = await expiringAccount();
     const post = await createPost(t, t.adminKey, { text: `refresh race ${++n}`, targets: [{ accountId: id }] });
-    const saved = { accessToken: fake.issueToken(), refreshToken: fake.issueRefreshToken(), expiresAt: new Date(Date.now() + 60 * 86_400_000).toISOString() };
+    const saved = {
+      accessToken: fake.issueToken(),
+      refreshToken: fake.issueRefreshToken(),
+      expiresAt: new Date(Date.now() + 60 * 86_400_000).toISOString(),
+    };
     await saveWhileRefreshing(id, saved);
 
-    const job = await waitForJob<JobView>(t, t.adminKey, post.jobs[0]!.id, (j) => j.status === 'succeeded');
+    const job = await waitForJob<JobView>(t, t.adminKey, post.jobs[0].id, (j) => j.status === 'succeeded');
     expect(job.attempts).toHaveLength(1);
     // The post went out with the token the refresh obtained (the attempt's own business)...
     const refreshedToken = fake.posts.find((p) => p.urn === job.remoteId)!.token;
@@ -137,7 +161,7 @@ describe('credentials refreshed by an attempt, and a person saving new ones mean
     await saveWhileRefreshing(id, saved);
 
     // The refusal was of the old credentials: the job is retried at once with the new ones.
-    const job = await waitForJob<JobView>(t, t.adminKey, post.jobs[0]!.id, (j) => j.status === 'succeeded');
+    const job = await waitForJob<JobView>(t, t.adminKey, post.jobs[0].id, (j) => j.status === 'succeeded');
     expect(job.attempts.map((a) => [a.number, a.errorClass, a.decision])).toEqual([
       [1, 'auth', 'retry'],
       [2, 'success', 'succeed'],

@@ -36,7 +36,10 @@ const KEY = 'database-outage-test-key-000000001';
  * package is ESM, which Jest's module system cannot load; the global setup built dist/): one
  * line on stdin per command (`start`, `stop`), one line back when it is done.
  */
-async function embeddedServer(dataDir: string, port: number): Promise<{ url: string; start(): Promise<void>; stop(): Promise<void>; close(): Promise<void> }> {
+async function embeddedServer(
+  dataDir: string,
+  port: number,
+): Promise<{ url: string; start(): Promise<void>; stop(): Promise<void>; close(): Promise<void> }> {
   const script = `
     const { startEmbeddedPostgres } = require(${JSON.stringify(path.join(ROOT, 'dist/src/database/embedded-postgres.js'))});
     const readline = require('node:readline');
@@ -160,7 +163,9 @@ async function expectEverythingAcceptedDelivered(
   const statuses = new Map<string, number>();
   for (const t of tries) statuses.set(String(t.status), (statuses.get(String(t.status)) ?? 0) + 1);
   const slowest = Math.max(...tries.map((t) => t.ms));
-  console.log(`${label}: ${tries.length} POST /v1/posts: ${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}; slowest answer ${slowest} ms; readiness ${readiness.join(' → ')}`);
+  console.log(
+    `${label}: ${tries.length} POST /v1/posts: ${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}; slowest answer ${slowest} ms; readiness ${readiness.join(' → ')}`,
+  );
   // Only two answers exist: accepted (committed), or 503. No hang, no 500.
   expect([...statuses.keys()].sort()).toEqual(['201', '503']);
   expect(slowest).toBeLessThan(10_000);
@@ -227,7 +232,11 @@ describe('the database goes away and comes back', () => {
     const service = ServiceProcess.start(serviceEnv(databaseUrl), await freePort());
     services.push(service);
     await service.waitReady();
-    const account = await api<{ id: string }>(service, KEY, 'POST', '/v1/accounts', { provider: 'webhook', name: 'Blog', config: { url: receiver.urlFor('/hook') } });
+    const account = await api<{ id: string }>(service, KEY, 'POST', '/v1/accounts', {
+      provider: 'webhook',
+      name: 'Blog',
+      config: { url: receiver.urlFor('/hook') },
+    });
     expect(account.status).toBe(201);
     return { service, receiver, accountId: account.body.id };
   }
@@ -244,7 +253,11 @@ describe('the database goes away and comes back', () => {
       await waitUntil(() => posting.tries.filter((t) => t.status === 201).length >= 10, 20_000, 'posts before the restart');
 
       await pg.stop();
-      await waitUntil(() => posting.tries.filter((t) => t.status === 503).length >= 5 && readiness.seen.includes(503), 20_000, 'the outage to show');
+      await waitUntil(
+        () => posting.tries.filter((t) => t.status === 503).length >= 5 && readiness.seen.includes(503),
+        20_000,
+        'the outage to show',
+      );
       await pg.start();
       const back = posting.tries.length;
       await waitUntil(() => posting.tries.slice(back).filter((t) => t.status === 201).length >= 10, 30_000, 'posts after the restart');
@@ -271,11 +284,18 @@ describe('the database goes away and comes back', () => {
     // database alone (the other test files share the server), for as long as the test wants.
     await withClient(adminUrl, async (db) => {
       await db.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
-      const { rows } = await db.query(`SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
+      const { rows } = await db.query(
+        `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+        [name],
+      );
       expect(rows.length).toBeGreaterThan(0);
     });
     try {
-      await waitUntil(() => posting.tries.filter((t) => t.status === 503).length >= 5 && readiness.seen.includes(503), 20_000, 'the outage to show');
+      await waitUntil(
+        () => posting.tries.filter((t) => t.status === 503).length >= 5 && readiness.seen.includes(503),
+        20_000,
+        'the outage to show',
+      );
     } finally {
       await withClient(adminUrl, (db) => db.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`));
     }
@@ -283,7 +303,9 @@ describe('the database goes away and comes back', () => {
     await waitUntil(() => posting.tries.slice(back).filter((t) => t.status === 201).length >= 10, 30_000, 'posts after the outage');
     // And a burst of terminations without refusing sessions: every connection dies at once, again and again.
     for (let i = 0; i < 3; i++) {
-      await withClient(adminUrl, (db) => db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]));
+      await withClient(adminUrl, (db) =>
+        db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]),
+      );
       await new Promise((r) => setTimeout(r, 300));
     }
     const afterBurst = posting.tries.length;

@@ -61,10 +61,11 @@ describe('attempts longer than a lease', () => {
     });
     const account = await createWebhookAccount(first, first.adminKey, r.urlFor('/slow'));
     const posts = [];
-    for (let i = 0; i < 6; i++) posts.push(await createPost(first, first.adminKey, { text: `slow ${i}`, targets: [{ accountId: account.id }] }));
+    for (let i = 0; i < 6; i++)
+      posts.push(await createPost(first, first.adminKey, { text: `slow ${i}`, targets: [{ accountId: account.id }] }));
 
     for (const p of posts) {
-      const jobId = p.jobs[0]!.id;
+      const jobId = p.jobs[0].id;
       const job = await waitForJob<JobView>(first, first.adminKey, jobId, (j) => j.status === 'succeeded', 20_000);
       expect(job.remoteId).toBe(`remote-${jobId}`);
       expect(job.attempts.map((a) => [a.number, a.errorClass])).toEqual([[1, 'success']]);
@@ -73,7 +74,10 @@ describe('attempts longer than a lease', () => {
     console.log(`lease renewal: 6 jobs, 4 s answers, 1.5 s lease, 2 workers: ${r.requests.length} requests, overlap ${overlaps}`);
     expect(overlaps).toBe(0);
     expect(r.requests).toHaveLength(6);
-    const lost = await withClient(first.databaseUrl, async (db) => (await db.query(`SELECT count(*)::int AS n FROM attempts WHERE network_error = 'worker_lost'`)).rows[0].n);
+    const lost = await withClient(
+      first.databaseUrl,
+      async (db) => (await db.query(`SELECT count(*)::int AS n FROM attempts WHERE network_error = 'worker_lost'`)).rows[0].n,
+    );
     expect(lost).toBe(0);
   }, 45_000);
 
@@ -88,8 +92,8 @@ describe('attempts longer than a lease', () => {
     });
     const account = await createWebhookAccount(first, first.adminKey, r.urlFor('/slow-round'));
     const [a, b] = [
-      (await createPost(first, first.adminKey, { text: 'first', targets: [{ accountId: account.id }] })).jobs[0]!.id,
-      (await createPost(first, first.adminKey, { text: 'second', targets: [{ accountId: account.id }] })).jobs[0]!.id,
+      (await createPost(first, first.adminKey, { text: 'first', targets: [{ accountId: account.id }] })).jobs[0].id,
+      (await createPost(first, first.adminKey, { text: 'second', targets: [{ accountId: account.id }] })).jobs[0].id,
     ];
     await r.waitFor(2);
 
@@ -102,7 +106,12 @@ describe('attempts longer than a lease', () => {
       answer.get(a)!();
       await pollUntil(
         "the round recording a's outcome waiting for the account's lock",
-        async () => (await db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0].n,
+        async () =>
+          (
+            await db.query(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+            )
+          ).rows[0].n,
         (n: number) => n > 0,
       );
       answer.get(b)!();
@@ -135,10 +144,12 @@ describe('attempts longer than a lease', () => {
     // case where a person would requeue it and publish the post twice.
     const account = await createWebhookAccount(owner, owner.adminKey, r.urlFor('/late'), { retryPolicy: { maxAttempts: 1 } });
     const post = await createPost(owner, owner.adminKey, { text: 'published, but late to say so', targets: [{ accountId: account.id }] });
-    const jobId = post.jobs[0]!.id;
+    const jobId = post.jobs[0].id;
     await r.waitFor(1);
 
-    await withClient(owner.databaseUrl, (db) => db.query(`UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [jobId]));
+    await withClient(owner.databaseUrl, (db) =>
+      db.query(`UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [jobId]),
+    );
     await worker(owner, 30_000); // another process: its crash recovery takes the lapsed lease over
     const reclaimed = await waitForJob<JobView>(owner, owner.adminKey, jobId, (j) => j.status === 'dead');
     expect(reclaimed).toMatchObject({ deadReason: 'max_attempts', remoteId: null });
@@ -146,12 +157,17 @@ describe('attempts longer than a lease', () => {
 
     release();
     const job = await waitForJob<JobView>(owner, owner.adminKey, jobId, (j) => j.status === 'succeeded');
-    expect(job).toMatchObject({ remoteId: 'late-remote-id', remoteUrl: 'https://blog.example/late', deadReason: null, errorClass: 'success' });
+    expect(job).toMatchObject({
+      remoteId: 'late-remote-id',
+      remoteUrl: 'https://blog.example/late',
+      deadReason: null,
+      errorClass: 'success',
+    });
     expect(job.attempts.map((a) => [a.number, a.errorClass, a.decision])).toEqual([
       [1, 'transient', 'dead'],
       [2, 'success', 'succeed'],
     ]);
-    expect(job.attempts[1]!.message).toEqual(expect.stringContaining('after its lease was lost'));
+    expect(job.attempts[1].message).toEqual(expect.stringContaining('after its lease was lost'));
     expect((await owner.http().get(`/v1/posts/${post.id}`).set(bearer(owner.adminKey))).body.status).toBe('published');
     // Not in the dead-letter queue any more: nobody can requeue it into a second publication.
     const requeue = await owner.http().post(`/v1/dlq/${jobId}/requeue`).set(bearer(owner.adminKey)).send({});

@@ -54,7 +54,11 @@ describe('leased jobs waiting in a worker', () => {
     await t.http().patch(`/v1/accounts/${account.id}`).set(bearer(t.adminKey)).send({ status: 'disabled' }).expect(200);
     release();
     const ids = posts.map((p) => p.id);
-    await waitUntil(async () => (await jobRows(ids)).every((j) => j.status === 'succeeded' || j.status === 'paused'), 10_000, 'jobs to settle');
+    await waitUntil(
+      async () => (await jobRows(ids)).every((j) => j.status === 'succeeded' || j.status === 'paused'),
+      10_000,
+      'jobs to settle',
+    );
     await new Promise((r) => setTimeout(r, 1000));
     // Only the attempts already running when the account was disabled reached the receiver.
     expect(receiver.requests).toHaveLength(5);
@@ -79,7 +83,11 @@ describe('leased jobs waiting in a worker', () => {
     // Five held at the receiver, five more leased behind them in the worker.
     await waitUntil(async () => (await jobRows(ids)).every((j) => j.status === 'in_progress'), 10_000, 'all ten jobs to be leased');
     release();
-    await waitUntil(async () => (await jobRows(ids)).every((j) => j.status === 'scheduled' && j.attempt_count > 0), 10_000, 'every job to fail once');
+    await waitUntil(
+      async () => (await jobRows(ids)).every((j) => j.status === 'scheduled' && j.attempt_count > 0),
+      10_000,
+      'every job to fail once',
+    );
     await new Promise((r) => setTimeout(r, 1000));
     // The five jobs leased behind the failures went back without an attempt; the next rounds
     // sent them (the breaker is out of the way here). So: one attempt row per request the

@@ -54,7 +54,7 @@ describe('publish engine: retries and classification', () => {
     ]);
     const account = await createWebhookAccount(t, key, r.urlFor('/hook'));
     const post = await createPost(t, key, { text: 'Third time lucky', targets: [{ accountId: account.id }] });
-    const jobId = post.jobs[0]!.id;
+    const jobId = post.jobs[0].id;
 
     const job = await waitForJob<JobView>(t, key, jobId, (j) => j.status === 'succeeded');
 
@@ -70,7 +70,7 @@ describe('publish engine: retries and classification', () => {
       expect(event.data).toMatchObject({ postId: post.id, jobId, text: 'Third time lucky' });
     }
     // The verification is real: a tampered body is refused by the reference library.
-    const first = r.requests[0]!;
+    const first = r.requests[0];
     expect(() => verifySignature(account.secret, { ...first, body: first.body.replace('Third', 'Fourth') })).toThrow();
 
     expect(job.attemptCount).toBe(3);
@@ -91,11 +91,11 @@ describe('publish engine: retries and classification', () => {
       expect(Date.parse(a.finishedAt)).toBeGreaterThanOrEqual(Date.parse(a.startedAt));
     }
     // A retry's retryAt is set, and the next attempt does not start before it.
-    expect(job.attempts[0]!.retryAt).not.toBeNull();
-    expect(job.attempts[1]!.retryAt).not.toBeNull();
-    expect(job.attempts[2]!.retryAt).toBeNull();
-    expect(Date.parse(job.attempts[1]!.startedAt)).toBeGreaterThanOrEqual(Date.parse(job.attempts[0]!.retryAt!) - 5);
-    expect(Date.parse(job.attempts[2]!.startedAt)).toBeGreaterThanOrEqual(Date.parse(job.attempts[1]!.retryAt!) - 5);
+    expect(job.attempts[0].retryAt).not.toBeNull();
+    expect(job.attempts[1].retryAt).not.toBeNull();
+    expect(job.attempts[2].retryAt).toBeNull();
+    expect(Date.parse(job.attempts[1].startedAt)).toBeGreaterThanOrEqual(Date.parse(job.attempts[0].retryAt!) - 5);
+    expect(Date.parse(job.attempts[2].startedAt)).toBeGreaterThanOrEqual(Date.parse(job.attempts[1].retryAt!) - 5);
     expect((await getPost(t, key, post.id)).status).toBe('published');
   });
 
@@ -119,23 +119,26 @@ describe('publish engine: retries and classification', () => {
       createPost(t, key, { text: 'Retry-After date', targets: [{ accountId: b.id }] }),
     ]);
     const [ja, jb] = await Promise.all([
-      waitForJob<JobView>(t, key, pa.jobs[0]!.id, (j) => j.status === 'succeeded', 15_000),
-      waitForJob<JobView>(t, key, pb.jobs[0]!.id, (j) => j.status === 'succeeded', 15_000),
+      waitForJob<JobView>(t, key, pa.jobs[0].id, (j) => j.status === 'succeeded', 15_000),
+      waitForJob<JobView>(t, key, pb.jobs[0].id, (j) => j.status === 'succeeded', 15_000),
     ]);
 
-    for (const [r, job] of [[seconds, ja], [dated, jb]] as const) {
+    for (const [r, job] of [
+      [seconds, ja],
+      [dated, jb],
+    ] as const) {
       expect(r.requests).toHaveLength(2);
-      const gap = r.requests[1]!.receivedAt.getTime() - r.requests[0]!.receivedAt.getTime();
+      const gap = r.requests[1].receivedAt.getTime() - r.requests[0].receivedAt.getTime();
       expect(gap).toBeGreaterThanOrEqual(3_000);
       expect(job.attempts.map((x) => [x.httpStatus, x.errorClass, x.decision])).toEqual([
         [503, 'transient', 'retry'],
         [200, 'success', 'succeed'],
       ]);
-      const first = job.attempts[0]!;
+      const first = job.attempts[0];
       expect(Date.parse(first.retryAt!) - Date.parse(first.finishedAt)).toBeGreaterThanOrEqual(3_000);
-      expect(Date.parse(job.attempts[1]!.startedAt)).toBeGreaterThanOrEqual(Date.parse(first.retryAt!) - 5);
+      expect(Date.parse(job.attempts[1].startedAt)).toBeGreaterThanOrEqual(Date.parse(first.retryAt!) - 5);
     }
-    expect(dated.requests[1]!.receivedAt.getTime()).toBeGreaterThanOrEqual(promised);
+    expect(dated.requests[1].receivedAt.getTime()).toBeGreaterThanOrEqual(promised);
   }, 30_000);
 
   it('400: dead at once as permanent, one attempt, the post failed', async () => {
@@ -144,7 +147,7 @@ describe('publish engine: retries and classification', () => {
     const account = await createWebhookAccount(t, key, r.urlFor('/hook'));
     const post = await createPost(t, key, { text: 'Rejected', targets: [{ accountId: account.id }] });
 
-    const job = await waitForJob<JobView>(t, key, post.jobs[0]!.id, (j) => j.status === 'dead');
+    const job = await waitForJob<JobView>(t, key, post.jobs[0].id, (j) => j.status === 'dead');
 
     expect(job.deadReason).toBe('permanent');
     expect(job.errorClass).toBe('permanent');
@@ -170,7 +173,7 @@ describe('publish engine: retries and classification', () => {
     const url = r.urlFor('/hook');
     const account = await createWebhookAccount(t, key, url);
     const post1 = await createPost(t, key, { text: 'Before the token expired', targets: [{ accountId: account.id }] });
-    const job1Id = post1.jobs[0]!.id;
+    const job1Id = post1.jobs[0].id;
 
     const paused = await waitForJob<JobView>(t, key, job1Id, (j) => j.status === 'paused');
     expect(paused.errorClass).toBe('auth');
@@ -187,7 +190,7 @@ describe('publish engine: retries and classification', () => {
     expect((await getPost(t, key, post1.id)).status).toBe('publishing');
 
     const post2 = await createPost(t, key, { text: 'While it needs re-auth', targets: [{ accountId: account.id }] });
-    const job2Id = post2.jobs[0]!.id;
+    const job2Id = post2.jobs[0].id;
     expect((post2.jobs[0] as unknown as JobView).status).toBe('paused');
     // Several poll intervals (100 ms) pass: nothing is sent to an account that needs re-auth.
     await sleep(800);
@@ -225,7 +228,7 @@ describe('publish engine: retries and classification', () => {
     const account = await createWebhookAccount(t, key, r.urlFor('/hook'));
     const post = await createPost(t, key, { text: 'Moved', targets: [{ accountId: account.id }] });
 
-    const job = await waitForJob<JobView>(t, key, post.jobs[0]!.id, (j) => j.status === 'dead');
+    const job = await waitForJob<JobView>(t, key, post.jobs[0].id, (j) => j.status === 'dead');
 
     expect(job.deadReason).toBe('permanent');
     expect(job.attempts).toHaveLength(1);
@@ -242,7 +245,7 @@ describe('publish engine: retries and classification', () => {
     const port = await freePort();
     const account = await createWebhookAccount(t, key, `http://127.0.0.1:${port}/hook`);
     const post = await createPost(t, key, { text: 'Nobody home', targets: [{ accountId: account.id }] });
-    const jobId = post.jobs[0]!.id;
+    const jobId = post.jobs[0].id;
 
     const retrying = await waitForJob<JobView>(t, key, jobId, (j) => j.attempts.length >= 2 && j.status === 'scheduled');
     expect(retrying.deadReason).toBeNull();
@@ -264,7 +267,7 @@ describe('publish engine: retries and classification', () => {
     const done = await waitForJob<JobView>(t, key, jobId, (j) => j.status === 'succeeded');
     expect(server.arrivals).toHaveLength(1);
     expect(done.attempts.length).toBeGreaterThan(retrying.attempts.length - 1);
-    const last = done.attempts[done.attempts.length - 1]!;
+    const last = done.attempts[done.attempts.length - 1];
     expect(last).toMatchObject({ httpStatus: 200, networkError: null, errorClass: 'success', decision: 'succeed' });
     for (const a of done.attempts.slice(0, -1)) expect(a.networkError).toBe('ECONNREFUSED');
   });
@@ -276,7 +279,7 @@ describe('publish engine: retries and classification', () => {
     expect((await getAccount(t, key, account.id)) as unknown).toMatchObject({ retryPolicy: { maxAttempts: 3 } });
     const post = await createPost(t, key, { text: 'Three strikes', targets: [{ accountId: account.id }] });
 
-    const job = await waitForJob<JobView>(t, key, post.jobs[0]!.id, (j) => j.status === 'dead');
+    const job = await waitForJob<JobView>(t, key, post.jobs[0].id, (j) => j.status === 'dead');
 
     expect(job.deadReason).toBe('max_attempts');
     expect(job.errorClass).toBe('transient');
@@ -302,7 +305,7 @@ describe('publish engine: retries and classification', () => {
       publishBy: publishBy.toISOString(),
     });
 
-    const job = await waitForJob<JobView>(t, key, post.jobs[0]!.id, (j) => j.status === 'dead');
+    const job = await waitForJob<JobView>(t, key, post.jobs[0].id, (j) => j.status === 'dead');
 
     expect(job.deadReason).toBe('expired');
     expect(job.attempts).toHaveLength(1);
@@ -326,7 +329,7 @@ describe('publish engine: retries and classification', () => {
     });
     expect((post.jobs[0] as unknown as JobView).status).toBe('paused');
 
-    const job = await waitForJob<JobView>(t, key, post.jobs[0]!.id, (j) => j.status === 'dead');
+    const job = await waitForJob<JobView>(t, key, post.jobs[0].id, (j) => j.status === 'dead');
 
     expect(job.deadReason).toBe('expired');
     expect(job.attempts).toEqual([]);
@@ -347,7 +350,7 @@ describe('publish engine: retries and classification', () => {
     });
     const account = await createWebhookAccount(t, key, r.urlFor('/hook'));
     const post = await createPost(t, key, { text: 'Slow receiver', targets: [{ accountId: account.id }] });
-    const jobId = post.jobs[0]!.id;
+    const jobId = post.jobs[0].id;
     await r.waitFor(1);
 
     try {
@@ -373,7 +376,7 @@ describe('publish engine: retries and classification', () => {
     r.respondWith({ status: 400, body: 'missing field' });
     const account = await createWebhookAccount(t, key, r.urlFor('/hook'));
     const post = await createPost(t, key, { text: 'Fixed on their side', targets: [{ accountId: account.id }] });
-    const jobId = post.jobs[0]!.id;
+    const jobId = post.jobs[0].id;
     await waitForJob<JobView>(t, key, jobId, (j) => j.status === 'dead');
 
     r.respondWith(200);

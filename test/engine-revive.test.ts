@@ -43,7 +43,7 @@ describe('reviving dead jobs, and publishBy before an attempt', () => {
     const account = await createWebhookAccount(t, key, r.urlFor(`/hook/${encodeURIComponent(text)}`));
     const publishBy = new Date(Date.now() + 1_500).toISOString();
     const post = await createPost(t, key, { text, targets: [{ accountId: account.id }], publishBy });
-    const jobId = post.jobs[0]!.id;
+    const jobId = post.jobs[0].id;
     const dead = await waitForJob<JobView>(t, key, jobId, (j) => j.status === 'dead');
     expect(dead).toMatchObject({ deadReason: 'expired', idempotencyKey: jobId });
     return { jobId, publishBy };
@@ -115,20 +115,27 @@ describe('reviving dead jobs, and publishBy before an attempt', () => {
     const first = await createPost(t, key, { text: 'first in line', targets: [{ accountId: account.id }] });
     await r.waitFor(1);
     const publishBy = new Date(Date.now() + 1_000);
-    const second = await createPost(t, key, { text: 'only useful for a second', targets: [{ accountId: account.id }], publishBy: publishBy.toISOString() });
-    const secondId = second.jobs[0]!.id;
+    const second = await createPost(t, key, {
+      text: 'only useful for a second',
+      targets: [{ accountId: account.id }],
+      publishBy: publishBy.toISOString(),
+    });
+    const secondId = second.jobs[0].id;
     // It is leased to the worker (in_progress), not waiting in the database for the sweep.
     await waitForJob<JobView>(t, key, secondId, (j) => j.status === 'in_progress');
     await sleep(publishBy.getTime() - Date.now() + 200);
     release();
 
-    await waitForJob<JobView>(t, key, first.jobs[0]!.id, (j) => j.status === 'succeeded');
+    await waitForJob<JobView>(t, key, first.jobs[0].id, (j) => j.status === 'succeeded');
     const job = await waitForJob<JobView>(t, key, secondId, (j) => j.status === 'dead');
     expect(job).toMatchObject({ deadReason: 'expired', attemptCount: 0, attempts: [] });
     expect(job.lastError).toEqual(expect.stringContaining('publishBy'));
     await sleep(300);
     expect(r.requests).toHaveLength(1);
-    const attempts = await withClient(t.databaseUrl, async (db) => (await db.query(`SELECT count(*)::int AS n FROM attempts WHERE job_id = $1`, [secondId])).rows[0].n);
+    const attempts = await withClient(
+      t.databaseUrl,
+      async (db) => (await db.query(`SELECT count(*)::int AS n FROM attempts WHERE job_id = $1`, [secondId])).rows[0].n,
+    );
     expect(attempts).toBe(0);
   }, 20_000);
 });

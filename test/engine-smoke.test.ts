@@ -19,7 +19,11 @@ describe('engine smoke', () => {
     const account = await createWebhookAccount(t, t.adminKey, receiver.urlFor('/hook'));
     const post = await createPost(t, t.adminKey, { text: 'Hello', targets: [{ accountId: account.id }] });
     const job = await waitForJob<{ status: string; attempts: { errorClass: string }[]; remoteUrl: string }>(
-      t, t.adminKey, post.jobs[0]!.id, (j) => j.status === 'succeeded');
+      t,
+      t.adminKey,
+      post.jobs[0].id,
+      (j) => j.status === 'succeeded',
+    );
     expect(job.attempts.map((a) => a.errorClass)).toEqual(['transient', 'transient', 'success']);
     expect(job.remoteUrl).toBe('https://blog.example.com/p/1');
     const requests = receiver.requests;

@@ -12,7 +12,13 @@ describe('errors', () => {
   const shape = (statusCode: number, error: string) => ({ statusCode, error, message: expect.any(String) });
 
   it('answers malformed JSON with 400 in the error shape', async () => {
-    const res = await t.http().post('/v1/api-keys').set(bearer(t.adminKey)).set('Content-Type', 'application/json').send('{"name": ').expect(400);
+    const res = await t
+      .http()
+      .post('/v1/api-keys')
+      .set(bearer(t.adminKey))
+      .set('Content-Type', 'application/json')
+      .send('{"name": ')
+      .expect(400);
     expect(res.body).toEqual(shape(400, 'Bad Request'));
     expect(res.body.message).toMatch(/JSON/);
   });
@@ -30,7 +36,12 @@ describe('errors', () => {
   });
 
   it('answers an oversized body with 413 in the error shape', async () => {
-    const res = await t.http().post('/v1/api-keys').set(bearer(t.adminKey)).send({ name: 'x'.repeat(1_100_000) }).expect(413);
+    const res = await t
+      .http()
+      .post('/v1/api-keys')
+      .set(bearer(t.adminKey))
+      .send({ name: 'x'.repeat(1_100_000) })
+      .expect(413);
     expect(res.body).toEqual(shape(413, 'Payload Too Large'));
     expect(res.body.message).toMatch(/1 MB/);
   });

@@ -31,16 +31,57 @@ const SEED = process.env.FUZZ_SEED === 'random' ? Date.now() : Number(process.en
 
 // ---- hostile values ---------------------------------------------------------------------------
 
-const SQL = ["'", "' OR '1'='1", "'; DROP TABLE jobs; --", '1; SELECT pg_sleep(10)', '$1', "\\'", '%', '_', 'E\'\\x00\'', '/*', "'::uuid"];
+const SQL = ["'", "' OR '1'='1", "'; DROP TABLE jobs; --", '1; SELECT pg_sleep(10)', '$1', "\\'", '%', '_', "E'\\x00'", '/*', "'::uuid"];
 const UNICODE = [
-  '\u0000', 'a\u0000b', '\uD800', '\uDFFF', 'x\uDBFF', '\u202E', '\u200B\u200D', '\uFEFF', 'e\u0301\u0301\u0301',
-  '👨‍👩‍👧‍👦', '𝕳𝖊𝖗𝖆𝖑𝖉', '\u{10FFFF}', '\uFFFE', 'ﷺ', '\r\n\r\n', '\t', 'İ', 'ß'.repeat(100), '\u0085', '\u2028',
+  '\u0000',
+  'a\u0000b',
+  '\uD800',
+  '\uDFFF',
+  'x\uDBFF',
+  '\u202E',
+  '\u200B\u200D',
+  '\uFEFF',
+  'e\u0301\u0301\u0301',
+  '👨‍👩‍👧‍👦',
+  '𝕳𝖊𝖗𝖆𝖑𝖉',
+  '\u{10FFFF}',
+  '\uFFFE',
+  'ﷺ',
+  '\r\n\r\n',
+  '\t',
+  'İ',
+  'ß'.repeat(100),
+  '\u0085',
+  '\u2028',
 ];
 const WEIRD = [
-  '', ' ', '__proto__', 'constructor', 'prototype', 'null', 'undefined', 'NaN', 'Infinity', '-0', '1e309', '0x1F',
-  '../../etc/passwd', '%00', '%2e%2e%2f', '${jndi:ldap://127.0.0.1/a}', '{{7*7}}', '<script>alert(1)</script>',
-  '00000000-0000-0000-0000-000000000000', 'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF', '{00000000-0000-0000-0000-000000000000}',
-  '2026-02-30T25:61:61+99:99', '9999-12-31T23:59:59Z', '0000-01-01T00:00:00Z', 'javascript:alert(1)', 'http://[::1]:0/', 'file:///etc/passwd',
+  '',
+  ' ',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'null',
+  'undefined',
+  'NaN',
+  'Infinity',
+  '-0',
+  '1e309',
+  '0x1F',
+  '../../etc/passwd',
+  '%00',
+  '%2e%2e%2f',
+  '${jndi:ldap://127.0.0.1/a}',
+  '{{7*7}}',
+  '<script>alert(1)</script>',
+  '00000000-0000-0000-0000-000000000000',
+  'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF',
+  '{00000000-0000-0000-0000-000000000000}',
+  '2026-02-30T25:61:61+99:99',
+  '9999-12-31T23:59:59Z',
+  '0000-01-01T00:00:00Z',
+  'javascript:alert(1)',
+  'http://[::1]:0/',
+  'file:///etc/passwd',
 ];
 
 const hostileString: fc.Arbitrary<string> = fc.oneof(
@@ -71,7 +112,26 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
 
 /** Raw bodies sent as application/json: not JSON, or JSON no parser should choke on. */
 const hostileRawJson: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('', '{', '{"a":', '[', 'nul', '"\\u0000"', '{"text":"\\u0000"}', '{"text":"\\ud800"}', '\uFEFF{}', '{}{}', '{"a":1,"a":2}', '1e999', '-', '[]', 'null', '"x"', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}'),
+  fc.constantFrom(
+    '',
+    '{',
+    '{"a":',
+    '[',
+    'nul',
+    '"\\u0000"',
+    '{"text":"\\u0000"}',
+    '{"text":"\\ud800"}',
+    '\uFEFF{}',
+    '{}{}',
+    '{"a":1,"a":2}',
+    '1e999',
+    '-',
+    '[]',
+    'null',
+    '"x"',
+    '{"__proto__":{"admin":true}}',
+    '{"constructor":{"prototype":{"x":1}}}',
+  ),
   fc.integer({ min: 1_000, max: 100_000 }).map((d) => '['.repeat(d) + ']'.repeat(d)),
   fc.integer({ min: 1_000, max: 50_000 }).map((d) => '{"a":'.repeat(d) + '1' + '}'.repeat(d)),
   fc.constant(`{"text":"${'x'.repeat(1024 * 1024)}"}`), // one byte past the 1 MB limit and more
@@ -105,7 +165,10 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('bodyKey' as const),
       path: fc.nat(),
-      key: fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'workspaceId', 'id', 'status', 'role'), hostileString),
+      key: fc.oneof(
+        fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'workspaceId', 'id', 'status', 'role'),
+        hostileString,
+      ),
       value: hostileValue,
     }),
   },
@@ -115,7 +178,22 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant('query' as const),
-      key: fc.oneof(fc.constantFrom('limit', 'cursor', 'status', 'from', 'to', 'accountId', 'provider', 'q', 'includeDiscarded', '__proto__', 'constructor'), hostileString),
+      key: fc.oneof(
+        fc.constantFrom(
+          'limit',
+          'cursor',
+          'status',
+          'from',
+          'to',
+          'accountId',
+          'provider',
+          'q',
+          'includeDiscarded',
+          '__proto__',
+          'constructor',
+        ),
+        hostileString,
+      ),
       values: fc.array(hostileString, { minLength: 1, maxLength: 3 }),
     }),
   },
@@ -124,21 +202,43 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('pathId' as const),
       // "raw:" values go into the URL as they are: escapes a decoder must refuse.
-      value: fc.oneof(hostileString, fc.constantFrom('raw:%', 'raw:%E0%A4%A', 'raw:%ZZ', 'raw:%00', 'raw:%C0%AF', 'raw:..', 'raw:.', 'raw:%2F..%2F')),
+      value: fc.oneof(
+        hostileString,
+        fc.constantFrom('raw:%', 'raw:%E0%A4%A', 'raw:%ZZ', 'raw:%00', 'raw:%C0%AF', 'raw:..', 'raw:.', 'raw:%2F..%2F'),
+      ),
     }),
   },
   {
     weight: 1,
-    arbitrary: fc.record({ kind: fc.constant('header' as const), name: fc.constantFrom('Idempotency-Key', 'Authorization', 'Accept', 'X-Forwarded-For', 'Content-Length-Fake'), value: headerValue }),
+    arbitrary: fc.record({
+      kind: fc.constant('header' as const),
+      name: fc.constantFrom('Idempotency-Key', 'Authorization', 'Accept', 'X-Forwarded-For', 'Content-Length-Fake'),
+      value: headerValue,
+    }),
   },
   {
     weight: 1,
     arbitrary: fc.record({
       kind: fc.constant('contentType' as const),
-      value: fc.constantFrom('text/plain', 'application/json; charset=utf-16', 'application/json; charset=latin1', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/xml', 'image/png'),
+      value: fc.constantFrom(
+        'text/plain',
+        'application/json; charset=utf-16',
+        'application/json; charset=latin1',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data',
+        'application/xml',
+        'image/png',
+      ),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('multipart' as const), field: fc.constantFrom('alt', 'file', '__proto__', 'extra'), value: hostileString }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('multipart' as const),
+      field: fc.constantFrom('alt', 'file', '__proto__', 'extra'),
+      value: hostileString,
+    }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -164,8 +264,16 @@ function setAt(root: unknown, path: (string | number)[], key: string | number | 
   let target = root as Record<string | number, unknown>;
   for (const p of path) target = target[p] as Record<string | number, unknown>;
   if (target === null || typeof target !== 'object') return value;
-  const k = key ?? (path.length ? path[path.length - 1]! : '');
-  const holder = key === null ? (path.slice(0, -1).reduce<Record<string | number, unknown>>((o, p) => o[p] as Record<string | number, unknown>, root as Record<string | number, unknown>)) : target;
+  const k = key ?? (path.length ? path[path.length - 1] : '');
+  const holder =
+    key === null
+      ? path
+          .slice(0, -1)
+          .reduce<Record<string | number, unknown>>(
+            (o, p) => o[p] as Record<string | number, unknown>,
+            root as Record<string | number, unknown>,
+          )
+      : target;
   Object.defineProperty(holder, k, { value, enumerable: true, writable: true, configurable: true });
   return root;
 }
@@ -188,7 +296,7 @@ function prepare(route: Route, valid: RequestSpec, key: string, m: Mutation): Pr
   switch (m.kind) {
     case 'bodyValue': {
       const paths = pathsOf(spec.body ?? {});
-      const path = paths[m.path % paths.length]!;
+      const path = paths[m.path % paths.length];
       spec.body = setAt(spec.body ?? {}, path, null, m.value);
       describe = `body at ${JSON.stringify(path)} = ${preview(m.value)}`;
       break;
@@ -199,7 +307,7 @@ function prepare(route: Route, valid: RequestSpec, key: string, m: Mutation): Pr
         return v !== null && typeof v === 'object' && !Array.isArray(v);
       });
       spec.body = spec.body ?? {};
-      const path = objects.length ? objects[m.path % objects.length]! : [];
+      const path = objects.length ? objects[m.path % objects.length] : [];
       setAt(spec.body, path, m.key, m.value);
       describe = `body key ${JSON.stringify(m.key)} at ${JSON.stringify(path)} = ${preview(m.value)}`;
       break;
@@ -223,8 +331,8 @@ function prepare(route: Route, valid: RequestSpec, key: string, m: Mutation): Pr
       return { url: `${built}?${url.toString()}`, spec, headers, describe };
     }
     case 'pathId': {
-      const names = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((x) => x[1]!);
-      if (names.length) rawParams = { [names[0]!]: m.value.startsWith('raw:') ? m.value.slice(4) : percentEncode(m.value) || '%20' };
+      const names = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((x) => x[1]);
+      if (names.length) rawParams = { [names[0]]: m.value.startsWith('raw:') ? m.value.slice(4) : percentEncode(m.value) || '%20' };
       describe = `path id ${preview(m.value)}`;
       break;
     }
@@ -259,7 +367,7 @@ function percentEncode(value: string): string {
 function preview(v: unknown): string {
   let s: string;
   try {
-    s = typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v);
+    s = typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v));
   } catch {
     s = String(v);
   }
@@ -332,7 +440,8 @@ describe('bad input on every /v1 route', () => {
             const res = await send(t, route, urlFor(route, spec), spec, bearer(f.key));
             const where = `${routeKey(route)} with ${JSON.stringify(path)} = ${JSON.stringify(value)}: ${res.status} ${res.text.slice(0, 200)}`;
             if (res.status >= 500) problems.push(where);
-            else if (res.status >= 400 && JSON.stringify(await fingerprint()) !== JSON.stringify(before)) problems.push(`rows changed: ${where}`);
+            else if (res.status >= 400 && JSON.stringify(await fingerprint()) !== JSON.stringify(before))
+              problems.push(`rows changed: ${where}`);
           }
         }
       });
@@ -341,11 +450,14 @@ describe('bad input on every /v1 route', () => {
   });
 
   const described = Object.keys(ROUTE_SPECS);
-  it.each(described.map((key, n) => [key, n] as const))('%s: never a 5xx, every 4xx in the error shape and without a write', async (key, n) => {
-    const route = routes.find((r) => routeKey(r) === key);
-    if (!route) throw new Error(`${key} is described in ROUTE_SPECS but the router has no such route`);
-    expect(await fuzz(route, n)).toBeNull();
-  });
+  it.each(described.map((key, n) => [key, n] as const))(
+    '%s: never a 5xx, every 4xx in the error shape and without a write',
+    async (key, n) => {
+      const route = routes.find((r) => routeKey(r) === key);
+      if (!route) throw new Error(`${key} is described in ROUTE_SPECS but the router has no such route`);
+      expect(await fuzz(route, n)).toBeNull();
+    },
+  );
 
   it('fuzzes the routes the router has that ROUTE_SPECS does not describe yet', async () => {
     expect(routes.length).toBeGreaterThanOrEqual(30);

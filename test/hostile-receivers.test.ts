@@ -85,17 +85,21 @@ function startProbe(url: string): { stop(): Promise<Sample[]> } {
 const twoMegabytes = (unit: string, prefix = ''): string => prefix + unit.repeat(Math.floor((2 * 1024 * 1024) / unit.length));
 
 /** A complete HTML answer with a content-length. */
-const page = (html: string): Behaviour => (socket) => {
-  const body = Buffer.from(html, 'utf8');
-  socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: ${body.length}\r\n\r\n`), body]));
-};
+const page =
+  (html: string): Behaviour =>
+  (socket) => {
+    const body = Buffer.from(html, 'utf8');
+    socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: ${body.length}\r\n\r\n`), body]));
+  };
 
-const status = (code: number, headers: Record<string, string> = {}, body = ''): Behaviour => (socket) => {
-  const head = Object.entries({ 'content-length': String(Buffer.byteLength(body)), ...headers })
-    .map(([k, v]) => `${k}: ${v}\r\n`)
-    .join('');
-  socket.end(`HTTP/1.1 ${code} Whatever\r\n${head}\r\n${body}`);
-};
+const status =
+  (code: number, headers: Record<string, string> = {}, body = ''): Behaviour =>
+  (socket) => {
+    const head = Object.entries({ 'content-length': String(Buffer.byteLength(body)), ...headers })
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
+    socket.end(`HTTP/1.1 ${code} Whatever\r\n${head}\r\n${body}`);
+  };
 
 /** The webhook receivers: one misbehaviour each, by path. */
 const RECEIVERS: Record<string, Behaviour> = {
@@ -119,14 +123,18 @@ const PAGES: Record<string, Behaviour> = {
   '/huge-attribute': page(`<head><meta property="og:title" content="Big"><meta ${'a'.repeat(2 * 1024 * 1024)}>`),
   '/title-bomb': page(twoMegabytes('<title>', '<head>')),
   '/tag-soup': page(twoMegabytes('<div></span>', '<head><meta property="og:description" content="Soup">')),
-  '/endless-after-head': endlessBody(200, 'text/html', '<html><head><meta property="og:title" content="Endless body, fine head"></head><body>'),
+  '/endless-after-head': endlessBody(
+    200,
+    'text/html',
+    '<html><head><meta property="og:title" content="Endless body, fine head"></head><body>',
+  ),
   '/endless-head': endlessBody(200, 'text/html', '<html><head><meta property="og:title" content="Head without end">'),
 };
 
 function byPath(table: Record<string, Behaviour>): Behaviour {
   return (socket, request) => {
     const target = /^[A-Z]+ (\S+)/.exec(request)?.[1] ?? '/';
-    const behaviour = table[target.split('?')[0]!];
+    const behaviour = table[target.split('?')[0]];
     if (behaviour) behaviour(socket, request);
     else socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n');
   };
@@ -180,7 +188,12 @@ describe('hostile receivers and pages, with the worker running', () => {
 
   async function account(provider: string, config: Record<string, unknown>): Promise<string> {
     // Two attempts at most, 30 s apart: each case shows its first attempt and the retry decision.
-    const res = await api<{ id: string }>(herald, API_KEY, 'POST', '/v1/accounts', { provider, name: `${provider} account`, config, retryPolicy: { maxAttempts: 2 } });
+    const res = await api<{ id: string }>(herald, API_KEY, 'POST', '/v1/accounts', {
+      provider,
+      name: `${provider} account`,
+      config,
+      retryPolicy: { maxAttempts: 2 },
+    });
     if (res.status !== 201) throw new Error(`account: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.id;
   }
@@ -188,7 +201,7 @@ describe('hostile receivers and pages, with the worker running', () => {
   async function post(accountId: string, body: Record<string, unknown>): Promise<string> {
     const res = await api<{ jobs: { id: string }[] }>(herald, API_KEY, 'POST', '/v1/posts', { targets: [{ accountId }], ...body });
     if (res.status !== 201) throw new Error(`post: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body.jobs[0]!.id;
+    return res.body.jobs[0].id;
   }
 
   const job = async (id: string): Promise<Job> => (await api<Job>(herald, API_KEY, 'GET', `/v1/jobs/${id}`)).body;
@@ -210,13 +223,16 @@ describe('hostile receivers and pages, with the worker running', () => {
         const id = await account('webhook', { url: `${receivers.url}${target}` });
         jobs.set(target, await post(id, { text: `to ${target}` }));
       }
-      for (const target of Object.keys(PAGES)) jobs.set(target, await post(bluesky, { text: `card from ${target}`, link: `${pages.url}${target}` }));
+      for (const target of Object.keys(PAGES))
+        jobs.set(target, await post(bluesky, { text: `card from ${target}`, link: `${pages.url}${target}` }));
       // An image makes the LinkedIn connector ask for an upload URL, whose answer trickles.
       const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
       const form = new FormData();
       form.append('alt', 'one pixel');
       form.append('file', new Blob([png], { type: 'image/png' }), 'pixel.png');
-      const media = (await (await fetch(`${herald.url}/v1/media`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form })).json()) as { id: string };
+      const media = (await (
+        await fetch(`${herald.url}/v1/media`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form })
+      ).json()) as { id: string };
       jobs.set('linkedin', await post(linkedinAccount, { text: 'slow upload answer', media: [media.id] }));
 
       await waitUntil(
@@ -237,10 +253,14 @@ describe('hostile receivers and pages, with the worker running', () => {
       expect(worst).toBeLessThan(PROBE_LIMIT_MS);
     }
 
-    const first = async (name: string): Promise<Attempt> => (await job(jobs.get(name)!)).attempts[0]!;
+    const first = async (name: string): Promise<Attempt> => (await job(jobs.get(name)!)).attempts[0];
     const retriedAfter = (a: Attempt): number => new Date(a.retryAt!).getTime() - new Date(a.finishedAt).getTime();
 
-    expect(await first('/garbage')).toMatchObject({ errorClass: 'transient', httpStatus: null, networkError: expect.stringMatching(/^HPE_/) });
+    expect(await first('/garbage')).toMatchObject({
+      errorClass: 'transient',
+      httpStatus: null,
+      networkError: expect.stringMatching(/^HPE_/),
+    });
     // The status stands; the body is read no further than the cap, and the excerpt is bounded.
     const endless200 = await first('/endless-200');
     expect(endless200).toMatchObject({ errorClass: 'success', httpStatus: 200 });
@@ -248,7 +268,11 @@ describe('hostile receivers and pages, with the worker running', () => {
     expect(await first('/endless-503')).toMatchObject({ errorClass: 'transient', httpStatus: 503 });
     expect(await first('/slow-status-line')).toMatchObject({ errorClass: 'transient', httpStatus: null, networkError: 'total_timeout' });
     expect(await first('/slow-body-after-500')).toMatchObject({ errorClass: 'transient', httpStatus: 500 });
-    expect(await first('/enormous-headers')).toMatchObject({ errorClass: 'transient', httpStatus: null, networkError: 'HPE_HEADER_OVERFLOW' });
+    expect(await first('/enormous-headers')).toMatchObject({
+      errorClass: 'transient',
+      httpStatus: null,
+      networkError: 'HPE_HEADER_OVERFLOW',
+    });
     // Unreadable Retry-After values are ignored: the retry waits the backoff (≤ 30 s), not "forever".
     for (const name of ['/retry-after-soon', '/retry-after-nonsense-date']) {
       const a = await first(name);
@@ -269,7 +293,9 @@ describe('hostile receivers and pages, with the worker running', () => {
     const titles: Record<string, string | undefined> = {};
     for (const name of Object.keys(PAGES)) {
       const uri = (await job(jobs.get(name)!)).remoteId!;
-      const res = await pds.network.pds.getClient().com.atproto.repo.getRecord({ repo: author.did, collection: 'app.bsky.feed.post', rkey: uri.split('/').pop()! });
+      const res = await pds.network.pds
+        .getClient()
+        .com.atproto.repo.getRecord({ repo: author.did, collection: 'app.bsky.feed.post', rkey: uri.split('/').pop()! });
       titles[name] = ((res.data.value as AppBskyFeedPost.Record).embed as AppBskyEmbedExternal.Main | undefined)?.external.title;
     }
     expect(titles).toEqual({

@@ -47,7 +47,14 @@ describe('LinkedIn connector', () => {
     // The operator points LINKEDIN_API_BASE_URL / LINKEDIN_OAUTH_BASE_URL at the fake, as a
     // self-hosted test setup does: accounts cannot choose endpoints of their own.
     t = await bootEngine({
-      linkedin: { ...base.linkedin, clientId: fake.clientId, clientSecret: fake.clientSecret, apiVersion: '202510', apiBaseUrl: fake.url, oauthBaseUrl: fake.url },
+      linkedin: {
+        ...base.linkedin,
+        clientId: fake.clientId,
+        clientSecret: fake.clientSecret,
+        apiVersion: '202510',
+        apiBaseUrl: fake.url,
+        oauthBaseUrl: fake.url,
+      },
     });
     key = t.adminKey;
   });
@@ -75,7 +82,7 @@ describe('LinkedIn connector', () => {
 
   async function publish(accountId: string, body: Record<string, unknown>, done: (j: Job) => boolean): Promise<Job> {
     const post = await createPost(t, key, { targets: [{ accountId }], ...body });
-    return waitForJob<Job>(t, key, post.jobs[0]!.id, done);
+    return waitForJob<Job>(t, key, post.jobs[0].id, done);
   }
   const finished = (j: Job) => ['succeeded', 'dead', 'paused'].includes(j.status);
 
@@ -109,7 +116,9 @@ describe('LinkedIn connector', () => {
       lifecycleState: 'PUBLISHED',
       content: { article: { source: 'https://example.com/release', title: 'Release notes' } },
     });
-    expect(post.body.commentary).toContain('Release \\(v2\\) is out! {hashtag|\\#|launch} cc \\@team \\[docs\\] \\*bold\\* \\<tag\\> a\\_b \\~x\\~ \\{y\\} \\| \\\\ \\#');
+    expect(post.body.commentary).toContain(
+      'Release \\(v2\\) is out! {hashtag|\\#|launch} cc \\@team \\[docs\\] \\*bold\\* \\<tag\\> a\\_b \\~x\\~ \\{y\\} \\| \\\\ \\#',
+    );
     const call = fake.calls('posts').at(-1)!;
     expect(call.headers['linkedin-version']).toBe('202510');
     expect(call.headers['x-restli-protocol-version']).toBe('2.0.0');
@@ -117,10 +126,18 @@ describe('LinkedIn connector', () => {
 
   it('the fake enforces the versioned headers (400 without them), as LinkedIn does', async () => {
     const token = fake.issueToken();
-    const noVersion = await fetch(`${fake.url}/rest/posts`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'x-restli-protocol-version': '2.0.0' }, body: '{}' });
+    const noVersion = await fetch(`${fake.url}/rest/posts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'x-restli-protocol-version': '2.0.0' },
+      body: '{}',
+    });
     expect(noVersion.status).toBe(400);
     expect(((await noVersion.json()) as { code: string }).code).toBe('VERSION_MISSING');
-    const noProtocol = await fetch(`${fake.url}/rest/posts`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'linkedin-version': '202510' }, body: '{}' });
+    const noProtocol = await fetch(`${fake.url}/rest/posts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'linkedin-version': '202510' },
+      body: '{}',
+    });
     expect(noProtocol.status).toBe(400);
   });
 
@@ -147,7 +164,7 @@ describe('LinkedIn connector', () => {
     const post = fake.posts.find((p) => p.urn === job.remoteId)!;
     const images = (post.body.content as { multiImage: { images: { id: string; altText: string }[] } }).multiImage.images;
     expect(images.map((i) => i.altText)).toEqual(['first', 'second']);
-    const second = fake.images.get(images[1]!.id)!.bytes!;
+    const second = fake.images.get(images[1].id)!.bytes!;
     expect(second.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff])); // JPEG now
     // One content per post: the link stays in the text.
     expect(fromLittleText(post.body.commentary as string)).toMatch(/\n\nhttps:\/\/example\.com\/x$/);
@@ -172,7 +189,11 @@ describe('LinkedIn connector', () => {
 
   it('refreshes ahead of expiry when the token expires within 5 minutes', async () => {
     const token = fake.issueToken();
-    const id = await account({ accessToken: token, refreshToken: fake.issueRefreshToken(), expiresAt: new Date(Date.now() + 60_000).toISOString() });
+    const id = await account({
+      accessToken: token,
+      refreshToken: fake.issueRefreshToken(),
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    });
     const before = fake.calls('token').length;
     const job = await publish(id, { text: text('proactive') }, finished);
     expect(job.status).toBe('succeeded');
@@ -217,11 +238,11 @@ describe('LinkedIn connector', () => {
     expect(job.status).toBe('succeeded');
     expect(job.attempts).toHaveLength(2);
     expect(job.attempts[0]).toMatchObject({ errorClass: 'transient', httpStatus: null });
-    expect(job.attempts[0]!.networkError).not.toBeNull();
+    expect(job.attempts[0].networkError).not.toBeNull();
     expect(job.attempts[1]).toMatchObject({ errorClass: 'success', httpStatus: 422 });
     const created = fake.posts.filter((p) => fromLittleText(p.body.commentary as string).startsWith('answer lost'));
     expect(created).toHaveLength(1);
-    expect(job.remoteId).toBe(created[0]!.urn);
+    expect(job.remoteId).toBe(created[0].urn);
   });
 
   it('426 NONEXISTENT_VERSION is permanent and tells the operator to update LINKEDIN_VERSION', async () => {
@@ -230,7 +251,7 @@ describe('LinkedIn connector', () => {
     try {
       const job = await publish(id, { text: text('old version') }, finished);
       expect(job).toMatchObject({ status: 'dead', deadReason: 'permanent' });
-      expect(job.attempts[0]!.httpStatus).toBe(426);
+      expect(job.attempts[0].httpStatus).toBe(426);
       expect(job.lastError).toMatch(/no longer serves API version 202510 .*set LINKEDIN_VERSION/);
     } finally {
       fake.activeVersions.add('202510');
@@ -239,10 +260,18 @@ describe('LinkedIn connector', () => {
 
   it('429 and 5xx are transient: retried with backoff until the post goes through', async () => {
     const id = await account();
-    fake.fail('posts', { status: 429, body: { message: 'Resource level throttle limit exceeded', status: 429 } }, { status: 500, body: { message: 'Internal Server Error', status: 500 } });
+    fake.fail(
+      'posts',
+      { status: 429, body: { message: 'Resource level throttle limit exceeded', status: 429 } },
+      { status: 500, body: { message: 'Internal Server Error', status: 500 } },
+    );
     const job = await publish(id, { text: text('throttled') }, finished);
     expect(job.status).toBe('succeeded');
-    expect(job.attempts.map((a) => [a.httpStatus, a.errorClass])).toEqual([[429, 'transient'], [500, 'transient'], [201, 'success']]);
+    expect(job.attempts.map((a) => [a.httpStatus, a.errorClass])).toEqual([
+      [429, 'transient'],
+      [500, 'transient'],
+      [201, 'success'],
+    ]);
   });
 
   it('a failed image upload is classified like any LinkedIn answer, and retried', async () => {
@@ -273,21 +302,33 @@ describe('LinkedIn connector', () => {
       await elsewhere.close();
     });
 
-    it.each(['oauthBaseUrl', 'apiBaseUrl'])('refuses %s in an account\'s config with a 400 naming the field, and creates nothing', async (field) => {
-      const before = (await t.http().get('/v1/accounts?limit=200').set(bearer(key)).expect(200)).body.data.length as number;
-      const res = await t
-        .http()
-        .post('/v1/accounts')
-        .set(bearer(key))
-        .send({ provider: 'linkedin', name: 'Mine', config: { accessToken: fake.issueToken(), refreshToken: fake.issueRefreshToken(), authorUrn: fake.authorUrn, [field]: elsewhere.url } });
-      expect(res.status).toBe(400);
-      expect(res.body.message).toContain(`config.${field} is not accepted`);
-      expect(res.body.message).toMatch(/LINKEDIN_(API|OAUTH)_BASE_URL/);
-      const after = (await t.http().get('/v1/accounts?limit=200').set(bearer(key)).expect(200)).body.data.length as number;
-      expect(after).toBe(before);
-    });
+    it.each(['oauthBaseUrl', 'apiBaseUrl'])(
+      "refuses %s in an account's config with a 400 naming the field, and creates nothing",
+      async (field) => {
+        const before = (await t.http().get('/v1/accounts?limit=200').set(bearer(key)).expect(200)).body.data.length as number;
+        const res = await t
+          .http()
+          .post('/v1/accounts')
+          .set(bearer(key))
+          .send({
+            provider: 'linkedin',
+            name: 'Mine',
+            config: {
+              accessToken: fake.issueToken(),
+              refreshToken: fake.issueRefreshToken(),
+              authorUrn: fake.authorUrn,
+              [field]: elsewhere.url,
+            },
+          });
+        expect(res.status).toBe(400);
+        expect(res.body.message).toContain(`config.${field} is not accepted`);
+        expect(res.body.message).toMatch(/LINKEDIN_(API|OAUTH)_BASE_URL/);
+        const after = (await t.http().get('/v1/accounts?limit=200').set(bearer(key)).expect(200)).body.data.length as number;
+        expect(after).toBe(before);
+      },
+    );
 
-    it('refreshes at the operator\'s endpoint even for an account whose stored config names another; that server never hears from Herald', async () => {
+    it("refreshes at the operator's endpoint even for an account whose stored config names another; that server never hears from Herald", async () => {
       const token = fake.issueToken();
       fake.expire(token);
       const account: DeliveryAccount = {
@@ -295,11 +336,19 @@ describe('LinkedIn connector', () => {
         workspaceId: randomUUID(),
         name: 'stored before the fix',
         // What an account saved by an older Herald could hold (the migration removes it from the database).
-        config: { authorUrn: fake.authorUrn, apiBaseUrl: elsewhere.url, oauthBaseUrl: elsewhere.url, tokenExpiresAt: null, hasRefreshToken: true },
+        config: {
+          authorUrn: fake.authorUrn,
+          apiBaseUrl: elsewhere.url,
+          oauthBaseUrl: elsewhere.url,
+          tokenExpiresAt: null,
+          hasRefreshToken: true,
+        },
         credentials: { accessToken: token, refreshToken: fake.issueRefreshToken(), expiresAt: null },
       };
       const before = fake.calls('token').length;
-      const outcome = await t.app.get(LinkedInConnector).deliver(deliveryJob(text('refresh stays home')), account, new AbortController().signal);
+      const outcome = await t.app
+        .get(LinkedInConnector)
+        .deliver(deliveryJob(text('refresh stays home')), account, new AbortController().signal);
       expect(outcome.errorClass).toBe('success');
       expect(fake.calls('token').length).toBe(before + 1);
       expect(fake.calls('token').at(-1)!.body.toString()).toContain(`client_secret=${fake.clientSecret}`);
@@ -310,18 +359,28 @@ describe('LinkedIn connector', () => {
       await withClient(t.databaseUrl, async (db) => {
         const runner = { query: (sql: string) => db.query(sql).then((r) => r.rows) } as unknown as QueryRunner;
         const migration = new LinkedInOperatorEndpoints1764510000000();
-        const ws = (await db.query<{ workspace_id: string }>('SELECT workspace_id FROM api_keys LIMIT 1')).rows[0]!.workspace_id;
+        const ws = (await db.query<{ workspace_id: string }>('SELECT workspace_id FROM api_keys LIMIT 1')).rows[0].workspace_id;
         await migration.down(runner);
         const insert = (provider: string, config: object) =>
-          db.query<{ id: string }>(`INSERT INTO accounts (workspace_id, provider, name, config, credentials) VALUES ($1, $2, 'old', $3, 'sealed') RETURNING id`, [ws, provider, JSON.stringify(config)]);
-        const old = (await insert('linkedin', { authorUrn: fake.authorUrn, apiBaseUrl: elsewhere.url, oauthBaseUrl: elsewhere.url })).rows[0]!.id;
-        const hook = (await insert('webhook', { url: 'https://blog.example/hook', oauthBaseUrl: 'unrelated' })).rows[0]!.id;
+          db.query<{ id: string }>(
+            `INSERT INTO accounts (workspace_id, provider, name, config, credentials) VALUES ($1, $2, 'old', $3, 'sealed') RETURNING id`,
+            [ws, provider, JSON.stringify(config)],
+          );
+        const old = (await insert('linkedin', { authorUrn: fake.authorUrn, apiBaseUrl: elsewhere.url, oauthBaseUrl: elsewhere.url }))
+          .rows[0].id;
+        const hook = (await insert('webhook', { url: 'https://blog.example/hook', oauthBaseUrl: 'unrelated' })).rows[0].id;
         await migration.up(runner);
-        const rows = (await db.query<{ id: string; config: Record<string, unknown> }>('SELECT id, config FROM accounts WHERE id = ANY($1)', [[old, hook]])).rows;
+        const rows = (
+          await db.query<{ id: string; config: Record<string, unknown> }>('SELECT id, config FROM accounts WHERE id = ANY($1)', [
+            [old, hook],
+          ])
+        ).rows;
         expect(rows.find((r) => r.id === old)!.config).toEqual({ authorUrn: fake.authorUrn });
         // Only LinkedIn accounts are touched.
         expect(rows.find((r) => r.id === hook)!.config).toMatchObject({ oauthBaseUrl: 'unrelated' });
-        await expect(insert('linkedin', { authorUrn: fake.authorUrn, oauthBaseUrl: elsewhere.url })).rejects.toThrow(/accounts_linkedin_operator_endpoints/);
+        await expect(insert('linkedin', { authorUrn: fake.authorUrn, oauthBaseUrl: elsewhere.url })).rejects.toThrow(
+          /accounts_linkedin_operator_endpoints/,
+        );
         await db.query('DELETE FROM accounts WHERE id = ANY($1)', [[old, hook]]);
       });
     });
@@ -352,7 +411,7 @@ describe('LinkedIn connector', () => {
       expect(fake.posts.filter((p) => p.urn === job.remoteId)).toHaveLength(1);
     });
 
-    it('ends every call of an attempt at the attempt\'s deadline (its signal) as transient attempt_deadline', async () => {
+    it("ends every call of an attempt at the attempt's deadline (its signal) as transient attempt_deadline", async () => {
       // A total timeout far longer than the attempt's deadline: the signal is what stops the call.
       const patient = new LinkedInConnector({ ...t.config, http: { ...t.config.http, totalTimeoutMs: 60_000 } });
       const account: DeliveryAccount = {

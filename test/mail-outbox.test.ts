@@ -23,7 +23,9 @@ describe('mail without SMTP_URL: the .eml outbox', () => {
 
   it('writes each mail as one .eml file under HERALD_DATA_DIR/outbox/ that a mail client can read', async () => {
     const ws = await newWorkspace(t, 'Laptop');
-    await saveNotificationSettings(t, ws.key, { digest: { enabled: true, recipients: ['me@example.com'], hour: 0, timezone: 'UTC', sendWhenEmpty: true } });
+    await saveNotificationSettings(t, ws.key, {
+      digest: { enabled: true, recipients: ['me@example.com'], hour: 0, timezone: 'UTC', sendWhenEmpty: true },
+    });
     const outbox = path.join(t.config.dataDir, 'outbox');
     await tick(t, new Date(Date.now() + 86_400_000));
     await drainMail(t);
@@ -31,7 +33,7 @@ describe('mail without SMTP_URL: the .eml outbox', () => {
     const files = emlFiles(outbox);
     expect(files).toHaveLength(1);
     expect(files[0]).toMatch(/^\d{8}T\d{6}Z-digest-[0-9a-f-]{36}\.eml$/);
-    const raw = fs.readFileSync(path.join(outbox, files[0]!));
+    const raw = fs.readFileSync(path.join(outbox, files[0]));
     const mail = await simpleParser(raw);
     expect(mail.subject).toBe('Herald: no failures in the last 24 hours');
     expect(mail.to && !Array.isArray(mail.to) ? mail.to.text : '').toBe('me@example.com');
@@ -39,7 +41,7 @@ describe('mail without SMTP_URL: the .eml outbox', () => {
     expect(mail.html).toContain('<!DOCTYPE html>');
     expect(raw.toString('latin1')).toMatch(/\r\n\r\n/); // CRLF line ends, as RFC 5322 has them
     const [row] = await withClient(t.databaseUrl, async (db) => (await db.query(`SELECT status, response FROM mail_outbox`)).rows);
-    expect(row).toEqual({ status: 'sent', response: `written to ${path.join(outbox, files[0]!)}` });
+    expect(row).toEqual({ status: 'sent', response: `written to ${path.join(outbox, files[0])}` });
   });
 });
 
@@ -57,15 +59,30 @@ describe('mail from the real service process', () => {
     dirs.push(dataDir);
     const key = `mail-test-bootstrap-${Math.random().toString(36).slice(2)}`;
     const p = ServiceProcess.start(
-      { DATABASE_URL: url, HERALD_API_KEY: key, HERALD_DATA_DIR: dataDir, HERALD_SECRET_KEY: 'ab'.repeat(32), HERALD_ALLOW_PRIVATE_URLS: 'true', NOTIFICATIONS_POLL_INTERVAL_MS: '100', WORKER_ENABLED: 'false', ...env },
+      {
+        DATABASE_URL: url,
+        HERALD_API_KEY: key,
+        HERALD_DATA_DIR: dataDir,
+        HERALD_SECRET_KEY: 'ab'.repeat(32),
+        HERALD_ALLOW_PRIVATE_URLS: 'true',
+        NOTIFICATIONS_POLL_INTERVAL_MS: '100',
+        WORKER_ENABLED: 'false',
+        ...env,
+      },
       await freePort(),
     );
     started.push(p);
     await p.waitReady();
     // An account turns needs_reauth (what the queue does on a 401): the notifier's own timer sends the alert.
-    const account = await api<{ id: string }>(p, key, 'POST', '/v1/accounts', { provider: 'webhook', name: 'Blog', config: { url: 'http://127.0.0.1:9/hook' } });
+    const account = await api<{ id: string }>(p, key, 'POST', '/v1/accounts', {
+      provider: 'webhook',
+      name: 'Blog',
+      config: { url: 'http://127.0.0.1:9/hook' },
+    });
     await api(p, key, 'PUT', '/v1/settings/notifications', { digest: { recipients: ['ops@example.com'] } });
-    await withClient(url, (db) => db.query(`UPDATE accounts SET status = 'needs_reauth', status_reason = 'HTTP 401' WHERE id = $1`, [account.body.id]));
+    await withClient(url, (db) =>
+      db.query(`UPDATE accounts SET status = 'needs_reauth', status_reason = 'HTTP 401' WHERE id = $1`, [account.body.id]),
+    );
     return { p, dataDir };
   }
 
@@ -73,7 +90,7 @@ describe('mail from the real service process', () => {
     const { p, dataDir } = await startService({});
     const outbox = path.join(dataDir, 'outbox');
     await waitUntil(() => emlFiles(outbox).length === 1, 15_000, 'an .eml file in the outbox');
-    const mail = await simpleParser(fs.readFileSync(path.join(outbox, emlFiles(outbox)[0]!)));
+    const mail = await simpleParser(fs.readFileSync(path.join(outbox, emlFiles(outbox)[0])));
     expect(mail.subject).toBe('Herald: "Blog" (webhook) needs to be reconnected');
     expect(p.text()).toContain(`.eml files in ${dataDir}/outbox/`);
   });
@@ -83,7 +100,7 @@ describe('mail from the real service process', () => {
     try {
       const { p } = await startService({ SMTP_URL: smtp.url.replace('smtp://', 'smtp://herald:s3cret-smtp-pass@'), LOG_LEVEL: 'trace' });
       const [mail] = await smtp.waitFor(1, 15_000);
-      expect(mail!.parsed.subject).toBe('Herald: "Blog" (webhook) needs to be reconnected');
+      expect(mail.parsed.subject).toBe('Herald: "Blog" (webhook) needs to be reconnected');
       expect(await p.stop('SIGTERM')).toBe(0);
       expect(p.text()).toContain('mail goes to the SMTP server of SMTP_URL');
       expect(p.text()).not.toContain('s3cret-smtp-pass');

@@ -17,9 +17,14 @@ async function newWorkspace(t: TestApp, name: string): Promise<{ id: string; key
   return { id: res.body.workspace.id, key: res.body.apiKey.key };
 }
 
-async function mediaRows(t: TestApp, workspaceId: string): Promise<{ n: number; bytes: number; usage: { bytes: string; items: number } | null }> {
+async function mediaRows(
+  t: TestApp,
+  workspaceId: string,
+): Promise<{ n: number; bytes: number; usage: { bytes: string; items: number } | null }> {
   return withClient(t.databaseUrl, async (db) => {
-    const m = await db.query('SELECT count(*)::int AS n, coalesce(sum(byte_size), 0)::int AS bytes FROM media WHERE workspace_id = $1', [workspaceId]);
+    const m = await db.query('SELECT count(*)::int AS n, coalesce(sum(byte_size), 0)::int AS bytes FROM media WHERE workspace_id = $1', [
+      workspaceId,
+    ]);
     const u = await db.query('SELECT bytes::text AS bytes, items FROM media_usage WHERE workspace_id = $1', [workspaceId]);
     return { n: m.rows[0].n, bytes: m.rows[0].bytes, usage: u.rows[0] ?? null };
   });
@@ -29,7 +34,9 @@ async function mediaRows(t: TestApp, workspaceId: string): Promise<{ n: number; 
 async function animatedGif(frames: number): Promise<Buffer> {
   const raw = Buffer.alloc(4 * 4 * frames * 3);
   for (let i = 0; i < frames; i++) raw.fill(i % 2 ? 255 : 0, i * 48, i * 48 + 48);
-  return sharp(raw, { raw: { width: 4, height: 4 * frames, channels: 3, pageHeight: 4 } }).gif().toBuffer();
+  return sharp(raw, { raw: { width: 4, height: 4 * frames, channels: 3, pageHeight: 4 } })
+    .gif()
+    .toBuffer();
 }
 
 /** A PNG padded with trailing bytes to `size` (still a PNG by its header). */
@@ -55,12 +62,13 @@ describe('pixel and frame limits at upload', () => {
     expect(res.body).toEqual({
       statusCode: 413,
       error: 'Payload Too Large',
-      message: "the image is 8000 × 8000 pixels (64,000,000); the limit is 36,152,319 pixels, the most that every platform takes (LinkedIn's limit)",
+      message:
+        "the image is 8000 × 8000 pixels (64,000,000); the limit is 36,152,319 pixels, the most that every platform takes (LinkedIn's limit)",
     });
     expect(await mediaRows(t, ws.id)).toEqual({ n: 0, bytes: 0, usage: null });
   });
 
-  it('takes an image just under LinkedIn\'s 36,152,320 pixels and refuses one just over', async () => {
+  it("takes an image just under LinkedIn's 36,152,320 pixels and refuses one just over", async () => {
     const under = await postMedia(t, ws.key, pngBomb(6013, 6012), { alt: 'under' }); // 36,150,156
     expect(under.status).toBe(201);
     expect(under.body).toMatchObject({ width: 6013, height: 6012 });
@@ -107,7 +115,9 @@ describe('media quota', () => {
     await uploadImage(t, ws.key, await pngOfSize(three));
     const res = await postMedia(t, ws.key, await pngOfSize(three), { alt: 'too much' });
     expect(res.status).toBe(409);
-    expect(res.body.message).toMatch(/^the workspace's media quota is full: 3\.0 MiB of 5\.0 MiB used, this image needs 3\.0 MiB more; .* MEDIA_QUOTA_BYTES$/);
+    expect(res.body.message).toMatch(
+      /^the workspace's media quota is full: 3\.0 MiB of 5\.0 MiB used, this image needs 3\.0 MiB more; .* MEDIA_QUOTA_BYTES$/,
+    );
     expect(await mediaRows(t, ws.id)).toEqual({ n: 1, bytes: three, usage: { bytes: String(three), items: 1 } });
     expect((await postMedia(t, other.key, await pngOfSize(three), { alt: 'theirs' })).status).toBe(201);
   });
@@ -162,7 +172,7 @@ describe('DELETE /v1/media/:id', () => {
     expect(again.body.message).toBe(`media "${id}" was not found`);
   });
 
-  it('answers 404 for another workspace\'s image and leaves it alone', async () => {
+  it("answers 404 for another workspace's image and leaves it alone", async () => {
     const other = await newWorkspace(t, 'Owner');
     const theirs = await uploadImage(t, other.key, await makeImage('png'));
     await t.http().delete(`/v1/media/${theirs}`).set(bearer(ws.key)).expect(404);
@@ -174,7 +184,9 @@ describe('DELETE /v1/media/:id', () => {
     const later = new Date(Date.now() + 86_400_000).toISOString();
     const post = await createPost(t, ws.key, { text: 'with an image', media: [id], scheduledAt: later, targets: [{ accountId: account }] });
     const refused = await t.http().delete(`/v1/media/${id}`).set(bearer(ws.key)).expect(409);
-    expect(refused.body.message).toContain(`media ${id} is still needed by posts not yet published or waiting in the dead-letter queue: ${post.id}.`);
+    expect(refused.body.message).toContain(
+      `media ${id} is still needed by posts not yet published or waiting in the dead-letter queue: ${post.id}.`,
+    );
     await t.http().get(`/v1/media/${id}`).set(bearer(ws.key)).expect(200);
     await t.http().delete(`/v1/posts/${post.id}`).set(bearer(ws.key)).expect(200);
     await t.http().delete(`/v1/media/${id}`).set(bearer(ws.key)).expect(204);
@@ -183,20 +195,25 @@ describe('DELETE /v1/media/:id', () => {
   it('refuses while a dead job could be requeued with it; after the discard it deletes', async () => {
     const id = await uploadImage(t, ws.key, await makeImage('png'));
     const post = await createPost(t, ws.key, { text: 'failed with an image', media: [id], targets: [{ accountId: account }] });
-    await killJobs(t.databaseUrl, [post.jobs[0]!.id]);
+    await killJobs(t.databaseUrl, [post.jobs[0].id]);
     const refused = await t.http().delete(`/v1/media/${id}`).set(bearer(ws.key)).expect(409);
     expect(refused.body.message).toContain(post.id);
-    await t.http().delete(`/v1/dlq/${post.jobs[0]!.id}`).set(bearer(ws.key)).expect(200);
+    await t.http().delete(`/v1/dlq/${post.jobs[0].id}`).set(bearer(ws.key)).expect(200);
     await t.http().delete(`/v1/media/${id}`).set(bearer(ws.key)).expect(204);
   });
 
-  it('follows a dead job\'s edited media, not only its post\'s', async () => {
+  it("follows a dead job's edited media, not only its post's", async () => {
     const original = await uploadImage(t, ws.key, await makeImage('png'));
     const replacement = await uploadImage(t, ws.key, await makeImage('jpeg'));
     const post = await createPost(t, ws.key, { text: 'edited later', media: [original], targets: [{ accountId: account }] });
-    const job = post.jobs[0]!.id;
+    const job = post.jobs[0].id;
     await killJobs(t.databaseUrl, [job]);
-    await t.http().patch(`/v1/dlq/${job}`).set(bearer(ws.key)).send({ media: [replacement] }).expect(200);
+    await t
+      .http()
+      .patch(`/v1/dlq/${job}`)
+      .set(bearer(ws.key))
+      .send({ media: [replacement] })
+      .expect(200);
     // The post still lists the original, but no job will send it any more.
     await t.http().delete(`/v1/media/${original}`).set(bearer(ws.key)).expect(204);
     const refused = await t.http().delete(`/v1/media/${replacement}`).set(bearer(ws.key)).expect(409);
@@ -207,7 +224,8 @@ describe('DELETE /v1/media/:id', () => {
     const id = await uploadImage(t, ws.key, await makeImage('png'));
     const later = new Date(Date.now() + 86_400_000).toISOString();
     const posts = [];
-    for (let i = 0; i < 11; i++) posts.push(await createPost(t, ws.key, { text: `post ${i}`, media: [id], scheduledAt: later, targets: [{ accountId: account }] }));
+    for (let i = 0; i < 11; i++)
+      posts.push(await createPost(t, ws.key, { text: `post ${i}`, media: [id], scheduledAt: later, targets: [{ accountId: account }] }));
     const refused = await t.http().delete(`/v1/media/${id}`).set(bearer(ws.key)).expect(409);
     const named = posts.filter((p) => refused.body.message.includes(p.id));
     expect(named).toHaveLength(10);

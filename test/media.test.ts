@@ -19,17 +19,23 @@ describe('media API', () => {
   });
   afterAll(() => t.close());
 
-  it.each(['png', 'jpeg', 'webp', 'gif'] as const)('accepts a %s image, typed from its bytes and measured from its header', async (format) => {
-    const bytes = await makeImage(format, 40, 30);
-    // The client claims a different type and name: neither is trusted.
-    const res = await postMedia(t, t.adminKey, bytes, { alt: 'a red square', filename: 'photo.txt', contentType: 'text/plain' });
-    expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ mimeType: `image/${format}`, width: 40, height: 30, byteSize: bytes.length, alt: 'a red square' });
-    expect(res.body.id).toMatch(/^[0-9a-f-]{36}$/);
-  });
+  it.each(['png', 'jpeg', 'webp', 'gif'] as const)(
+    'accepts a %s image, typed from its bytes and measured from its header',
+    async (format) => {
+      const bytes = await makeImage(format, 40, 30);
+      // The client claims a different type and name: neither is trusted.
+      const res = await postMedia(t, t.adminKey, bytes, { alt: 'a red square', filename: 'photo.txt', contentType: 'text/plain' });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ mimeType: `image/${format}`, width: 40, height: 30, byteSize: bytes.length, alt: 'a red square' });
+      expect(res.body.id).toMatch(/^[0-9a-f-]{36}$/);
+    },
+  );
 
   it('refuses content that is not an image with 415, whatever its Content-Type says', async () => {
-    const res = await postMedia(t, t.adminKey, Buffer.from('<html><script>alert(1)</script></html>'), { contentType: 'image/png', filename: 'x.png' });
+    const res = await postMedia(t, t.adminKey, Buffer.from('<html><script>alert(1)</script></html>'), {
+      contentType: 'image/png',
+      filename: 'x.png',
+    });
     expect(res.status).toBe(415);
     expect(res.body.message).toMatch(/not a PNG, JPEG, WebP or GIF image \(checked from its content/);
   });
@@ -56,15 +62,28 @@ describe('media API', () => {
     const none = await t.http().post('/v1/media').set(bearer(t.adminKey)).field('alt', 'x');
     expect(none.status).toBe(400);
     expect(none.body.message).toMatch(/field named "file"/);
-    const extra = await t.http().post('/v1/media').set(bearer(t.adminKey)).field('colour', 'red').attach('file', await makeImage('png'), 'a.png');
+    const extra = await t
+      .http()
+      .post('/v1/media')
+      .set(bearer(t.adminKey))
+      .field('colour', 'red')
+      .attach('file', await makeImage('png'), 'a.png');
     expect(extra.status).toBe(400);
     expect(extra.body.message).toMatch(/colour is not allowed/);
-    const twoFiles = await t.http().post('/v1/media').set(bearer(t.adminKey)).attach('file', await makeImage('png'), 'a.png').attach('other', await makeImage('png'), 'b.png');
+    const twoFiles = await t
+      .http()
+      .post('/v1/media')
+      .set(bearer(t.adminKey))
+      .attach('file', await makeImage('png'), 'a.png')
+      .attach('other', await makeImage('png'), 'b.png');
     expect(twoFiles.status).toBe(400);
   });
 
   it('needs an API key', async () => {
-    const res = await t.http().post('/v1/media').attach('file', await makeImage('png'), 'a.png');
+    const res = await t
+      .http()
+      .post('/v1/media')
+      .attach('file', await makeImage('png'), 'a.png');
     expect(res.status).toBe(401);
   });
 
@@ -77,14 +96,22 @@ describe('media API', () => {
     expect((await t.http().patch(`/v1/media/${id}`).set(bearer(otherKey)).send({ alt: 'x' })).status).toBe(404);
   });
 
-  it('refuses another workspace\'s media id at post intake with 400, like an unknown id', async () => {
+  it("refuses another workspace's media id at post intake with 400, like an unknown id", async () => {
     const theirs = await uploadImage(t, otherKey, await makeImage('png'));
     const account = await createWebhookAccount(t, t.adminKey, 'http://127.0.0.1:9/hook');
-    const res = await t.http().post('/v1/posts').set(bearer(t.adminKey)).send({ text: 'hi', media: [theirs], targets: [{ accountId: account.id }] });
+    const res = await t
+      .http()
+      .post('/v1/posts')
+      .set(bearer(t.adminKey))
+      .send({ text: 'hi', media: [theirs], targets: [{ accountId: account.id }] });
     expect(res.status).toBe(400);
     expect(res.body.message).toBe(`media: unknown media id ${theirs}`);
     const mine = await uploadImage(t, t.adminKey, await makeImage('png'));
-    const ok = await t.http().post('/v1/posts').set(bearer(t.adminKey)).send({ text: 'hi', media: [mine], targets: [{ accountId: account.id }] });
+    const ok = await t
+      .http()
+      .post('/v1/posts')
+      .set(bearer(t.adminKey))
+      .send({ text: 'hi', media: [mine], targets: [{ accountId: account.id }] });
     expect(ok.status).toBe(201);
     expect(ok.body.media).toEqual([mine]);
   });
@@ -103,7 +130,10 @@ describe('media API', () => {
     });
 
     it('serve the bytes without an API key, typed as sniffed', async () => {
-      const res = await t.http().get(url.pathname + url.search).buffer(true);
+      const res = await t
+        .http()
+        .get(url.pathname + url.search)
+        .buffer(true);
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe('image/jpeg');
       expect(res.headers['x-content-type-options']).toBe('nosniff');

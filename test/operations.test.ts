@@ -43,11 +43,25 @@ describe('operations endpoints', () => {
   });
 
   it('exports the queue as it stands: jobs per state and the age of the oldest due job', async () => {
-    const account = await t.http().post('/v1/accounts').set(bearer(t.adminKey))
-      .send({ provider: 'webhook', name: 'Blog', config: { url: 'http://127.0.0.1:9/hook' } }).expect(201);
+    const account = await t
+      .http()
+      .post('/v1/accounts')
+      .set(bearer(t.adminKey))
+      .send({ provider: 'webhook', name: 'Blog', config: { url: 'http://127.0.0.1:9/hook' } })
+      .expect(201);
     const soon = new Date(Date.now() + 3_600_000).toISOString();
-    await t.http().post('/v1/posts').set(bearer(t.adminKey)).send({ text: 'now', targets: [{ accountId: account.body.id }] }).expect(201);
-    await t.http().post('/v1/posts').set(bearer(t.adminKey)).send({ text: 'later', scheduledAt: soon, targets: [{ accountId: account.body.id }] }).expect(201);
+    await t
+      .http()
+      .post('/v1/posts')
+      .set(bearer(t.adminKey))
+      .send({ text: 'now', targets: [{ accountId: account.body.id }] })
+      .expect(201);
+    await t
+      .http()
+      .post('/v1/posts')
+      .set(bearer(t.adminKey))
+      .send({ text: 'later', scheduledAt: soon, targets: [{ accountId: account.body.id }] })
+      .expect(201);
     await new Promise((r) => setTimeout(r, 50));
     const res = await t.http().get('/metrics').set(bearer(t.config.metrics.token!)).expect(200);
     // The worker is off in this app: the due job waits, and the metrics say so.

@@ -24,13 +24,27 @@ describe('platform validation at intake', () => {
   beforeAll(async () => {
     t = await bootTestApp({ config: { allowPrivateUrls: true } });
     webhook = (await createWebhookAccount(t, t.adminKey, 'http://127.0.0.1:9/hook')).id;
-    const li = await t.http().post('/v1/accounts').set(bearer(t.adminKey))
+    const li = await t
+      .http()
+      .post('/v1/accounts')
+      .set(bearer(t.adminKey))
       .send({ provider: 'linkedin', name: 'LI', config: { accessToken: 'AQVtoken', authorUrn: 'urn:li:person:abc' } });
     expect(li.status).toBe(201);
     linkedin = li.body.id;
-    const ws = await withClient(t.databaseUrl, async (db) => (await db.query('SELECT workspace_id FROM accounts WHERE id = $1', [webhook])).rows[0].workspace_id as string);
-    bluesky = await withClient(t.databaseUrl, async (db) =>
-      (await db.query(`INSERT INTO accounts (workspace_id, provider, name, credentials) VALUES ($1, 'bluesky', 'BS', 'x') RETURNING id`, [ws])).rows[0].id as string);
+    const ws = await withClient(
+      t.databaseUrl,
+      async (db) => (await db.query('SELECT workspace_id FROM accounts WHERE id = $1', [webhook])).rows[0].workspace_id as string,
+    );
+    bluesky = await withClient(
+      t.databaseUrl,
+      async (db) =>
+        (
+          await db.query(
+            `INSERT INTO accounts (workspace_id, provider, name, credentials) VALUES ($1, 'bluesky', 'BS', 'x') RETURNING id`,
+            [ws],
+          )
+        ).rows[0].id as string,
+    );
   });
   afterAll(() => t.close());
 
@@ -48,7 +62,7 @@ describe('platform validation at intake', () => {
     expect(await postCount()).toBe(before);
   });
 
-  it('checks a per-target text override against that target\'s platform only', async () => {
+  it("checks a per-target text override against that target's platform only", async () => {
     const long = 'y'.repeat(1000);
     const ok = await post({ text: long, targets: [{ accountId: linkedin }, { accountId: bluesky, text: 'short for Bluesky' }] });
     expect(ok.status).toBe(201);
@@ -77,7 +91,11 @@ describe('platform validation at intake', () => {
   it('re-checks the limits when a post is edited', async () => {
     const created = await post({ text: 'edit me', scheduledAt: '2030-01-01T00:00:00Z', targets: [{ accountId: bluesky }] });
     expect(created.status).toBe(201);
-    const res = await t.http().patch(`/v1/posts/${created.body.id}`).set(bearer(t.adminKey)).send({ text: 'w'.repeat(301) });
+    const res = await t
+      .http()
+      .patch(`/v1/posts/${created.body.id}`)
+      .set(bearer(t.adminKey))
+      .send({ text: 'w'.repeat(301) });
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(/^job [0-9a-f-]{36} \(bluesky\): text is 301 graphemes, the limit is 300$/);
   });

@@ -11,8 +11,19 @@ import { createPost, createWebhookAccount } from './support/engine';
  */
 
 const JOB_KEYS = [
-  'id', 'postId', 'accountId', 'provider', 'status', 'attemptCount', 'nextAttemptAt', 'idempotencyKey',
-  'errorClass', 'lastError', 'deadReason', 'remoteId', 'remoteUrl',
+  'id',
+  'postId',
+  'accountId',
+  'provider',
+  'status',
+  'attemptCount',
+  'nextAttemptAt',
+  'idempotencyKey',
+  'errorClass',
+  'lastError',
+  'deadReason',
+  'remoteId',
+  'remoteUrl',
 ];
 const POST_KEYS = ['id', 'status', 'text', 'title', 'link', 'media', 'scheduledAt', 'publishBy', 'metadata', 'jobs'];
 
@@ -44,7 +55,7 @@ describe('posts API', () => {
       `SELECT (SELECT count(*)::int FROM posts) AS posts, (SELECT count(*)::int FROM jobs) AS jobs,
               (SELECT count(*)::int FROM idempotency_keys) AS keys`,
     );
-    return row!;
+    return row;
   };
 
   const post = (key = t.adminKey) => t.http().post('/v1/posts').set(bearer(key));
@@ -58,12 +69,7 @@ describe('posts API', () => {
    * Sends `body` (an object, or a raw string sent as JSON), expects `status` with the error shape and
    * a message matching `message`, and checks that no post, job or idempotency key was written.
    */
-  async function rejects(
-    body: unknown,
-    status: number,
-    message: RegExp | string,
-    headers: Record<string, string> = {},
-  ): Promise<string> {
+  async function rejects(body: unknown, status: number, message: RegExp | string, headers: Record<string, string> = {}): Promise<string> {
     const before = await counts();
     let req = post().set(headers);
     if (typeof body === 'string') req = req.set('Content-Type', 'application/json');
@@ -83,7 +89,7 @@ describe('posts API', () => {
     a = (await createWebhookAccount(t, t.adminKey, 'http://127.0.0.1:9/a')).id;
     b = (await createWebhookAccount(t, t.adminKey, 'http://127.0.0.1:9/b')).id;
     c = (await createWebhookAccount(t, t.adminKey, 'http://127.0.0.1:9/c')).id;
-    adminWs = (await q<{ w: string }>('SELECT workspace_id AS w FROM accounts WHERE id = $1', [a]))[0]!.w;
+    adminWs = (await q<{ w: string }>('SELECT workspace_id AS w FROM accounts WHERE id = $1', [a]))[0].w;
     const other = await newWorkspace('Other tenant');
     otherKey = other.key;
     otherAccount = (await createWebhookAccount(t, otherKey, 'http://127.0.0.1:9/other')).id;
@@ -123,7 +129,11 @@ describe('posts API', () => {
       await rejects({ ...ok(), targets: [] }, 400, /^targets must contain at least 1 element/);
       const many = Array.from({ length: 21 }, () => ({ accountId: randomUUID() }));
       await rejects({ ...ok(), targets: many }, 400, /^targets must contain no more than 20 elements/);
-      const twice = await rejects({ ...ok(), targets: [{ accountId: a }, { accountId: b }, { accountId: a.toUpperCase() }] }, 400, /listed twice/);
+      const twice = await rejects(
+        { ...ok(), targets: [{ accountId: a }, { accountId: b }, { accountId: a.toUpperCase() }] },
+        400,
+        /listed twice/,
+      );
       expect(twice).toMatch(/^targets\.2\.accountId/);
     });
 
@@ -146,18 +156,28 @@ describe('posts API', () => {
     });
 
     it('scheduledAt without an offset, and impossible dates', async () => {
-      await rejects({ ...ok(), scheduledAt: '2026-12-01T09:00:00' }, 400, /^scheduledAt must be an ISO 8601 date-time with a time zone offset/);
+      await rejects(
+        { ...ok(), scheduledAt: '2026-12-01T09:00:00' },
+        400,
+        /^scheduledAt must be an ISO 8601 date-time with a time zone offset/,
+      );
       await rejects({ ...ok(), scheduledAt: '2026-02-30T10:00:00Z' }, 400, 'scheduledAt is not a real date-time: 2026-02-30T10:00:00Z');
       await rejects({ ...ok(), scheduledAt: '2026-12-01T25:00:00Z' }, 400, /^scheduledAt is not a real date-time/);
       await rejects({ ...ok(), scheduledAt: 1_780_000_000_000 }, 400, /^scheduledAt must be a string/);
     });
 
     it('publishBy before scheduledAt, and publishBy in the past', async () => {
-      await rejects({ ...ok(), scheduledAt: '2030-01-02T00:00:00Z', publishBy: '2030-01-01T00:00:00Z' }, 400,
-        /^publishBy \(2030-01-01T00:00:00\.000Z\) must be after scheduledAt \(2030-01-02T00:00:00\.000Z\)/);
+      await rejects(
+        { ...ok(), scheduledAt: '2030-01-02T00:00:00Z', publishBy: '2030-01-01T00:00:00Z' },
+        400,
+        /^publishBy \(2030-01-01T00:00:00\.000Z\) must be after scheduledAt \(2030-01-02T00:00:00\.000Z\)/,
+      );
       await rejects({ ...ok(), scheduledAt: '2030-01-01T00:00:00Z', publishBy: '2030-01-01T00:00:00Z' }, 400, /must be after scheduledAt/);
-      await rejects({ ...ok(), scheduledAt: '2020-01-01T00:00:00Z', publishBy: '2020-01-02T00:00:00Z' }, 400,
-        'publishBy (2020-01-02T00:00:00.000Z) is in the past');
+      await rejects(
+        { ...ok(), scheduledAt: '2020-01-01T00:00:00Z', publishBy: '2020-01-02T00:00:00Z' },
+        400,
+        'publishBy (2020-01-02T00:00:00.000Z) is in the past',
+      );
       // Without scheduledAt (now), a past publishBy is refused too.
       const { scheduledAt: _, ...now } = ok();
       await rejects({ ...now, publishBy: '2021-01-01T00:00:00Z' }, 400, /^publishBy/);
@@ -172,7 +192,9 @@ describe('posts API', () => {
     it('text over 10,000 characters (10,000 exactly is fine)', async () => {
       await rejects({ ...ok(), text: 'x'.repeat(10_001) }, 400, /^text must be shorter than or equal to 10000 characters/);
       await rejects({ ...ok(), text: '' }, 400, /^text should not be empty/);
-      const res = await post().send({ ...ok(), text: 'x'.repeat(10_000) }).expect(201);
+      const res = await post()
+        .send({ ...ok(), text: 'x'.repeat(10_000) })
+        .expect(201);
       expect(res.body.text).toHaveLength(10_000);
     });
 
@@ -181,7 +203,9 @@ describe('posts API', () => {
       await rejects({ ...ok(), metadata: { k: 'x'.repeat(16_377) } }, 400, 'metadata must be at most 16 KB as JSON');
       await rejects({ ...ok(), metadata: ['a', 'b'] }, 400, /^metadata must be an object/);
       await rejects({ ...ok(), metadata: 'text' }, 400, /^metadata must be an object/);
-      const res = await post().send({ ...ok(), metadata: { k: 'x'.repeat(16_376) } }).expect(201);
+      const res = await post()
+        .send({ ...ok(), metadata: { k: 'x'.repeat(16_376) } })
+        .expect(201);
       expect((res.body.metadata as { k: string }).k).toHaveLength(16_376);
     });
 
@@ -246,11 +270,25 @@ describe('posts API', () => {
 
       // Right after the 201: the post and both jobs are in the database.
       const posts = await q('SELECT text, workspace_id, scheduled_at, publish_by FROM posts WHERE id = $1', [p.id]);
-      expect(posts).toEqual([{ text: 'Launch day', workspace_id: adminWs, scheduled_at: new Date('2030-05-01T08:00:00Z'), publish_by: new Date('2030-05-02T08:00:00Z') }]);
-      const jobs = await q<{ id: string; account_id: string; status: string; text: string; text_override: string | null; idempotency_key: string; run_at: Date }>(
-        `SELECT id, account_id, status, payload->>'text' AS text, text_override, idempotency_key, run_at FROM jobs WHERE post_id = $1`,
-        [p.id],
-      );
+      expect(posts).toEqual([
+        {
+          text: 'Launch day',
+          workspace_id: adminWs,
+          scheduled_at: new Date('2030-05-01T08:00:00Z'),
+          publish_by: new Date('2030-05-02T08:00:00Z'),
+        },
+      ]);
+      const jobs = await q<{
+        id: string;
+        account_id: string;
+        status: string;
+        text: string;
+        text_override: string | null;
+        idempotency_key: string;
+        run_at: Date;
+      }>(`SELECT id, account_id, status, payload->>'text' AS text, text_override, idempotency_key, run_at FROM jobs WHERE post_id = $1`, [
+        p.id,
+      ]);
       expect(jobs).toHaveLength(2);
       for (const row of jobs) {
         const view = byAccount.get(row.account_id)!;
@@ -271,7 +309,9 @@ describe('posts API', () => {
 
     it('defaults: scheduledAt now, optional fields null', async () => {
       const before = Date.now();
-      const res = await post().send({ text: 'Now', targets: [{ accountId: a }] }).expect(201);
+      const res = await post()
+        .send({ text: 'Now', targets: [{ accountId: a }] })
+        .expect(201);
       expect(res.body).toMatchObject({ title: null, link: null, media: [], publishBy: null, metadata: null, status: 'scheduled' });
       const at = Date.parse(res.body.scheduledAt);
       expect(at).toBeGreaterThanOrEqual(before - 1000);
@@ -281,18 +321,23 @@ describe('posts API', () => {
     it('a target whose account is disabled gets a paused job', async () => {
       const d = (await createWebhookAccount(t, t.adminKey, 'http://127.0.0.1:9/disabled')).id;
       await t.http().patch(`/v1/accounts/${d}`).set(bearer(t.adminKey)).send({ status: 'disabled' }).expect(200);
-      const res = await post().send({ text: 'Paused?', targets: [{ accountId: a }, { accountId: d }], scheduledAt: FUTURE }).expect(201);
+      const res = await post()
+        .send({ text: 'Paused?', targets: [{ accountId: a }, { accountId: d }], scheduledAt: FUTURE })
+        .expect(201);
       const status = Object.fromEntries(res.body.jobs.map((j: { accountId: string; status: string }) => [j.accountId, j.status]));
       expect(status).toEqual({ [a]: 'scheduled', [d]: 'paused' });
       expect(res.body.status).toBe('scheduled');
       const rows = await q('SELECT account_id, status FROM jobs WHERE post_id = $1 ORDER BY status', [res.body.id]);
-      expect(rows).toEqual([{ account_id: d, status: 'paused' }, { account_id: a, status: 'scheduled' }]);
+      expect(rows).toEqual([
+        { account_id: d, status: 'paused' },
+        { account_id: a, status: 'scheduled' },
+      ]);
     });
   });
 
   describe('Idempotency-Key', () => {
     const postsWithText = async (text: string) =>
-      (await q<{ n: number }>('SELECT count(*)::int AS n FROM posts WHERE text = $1', [text]))[0]!.n;
+      (await q<{ n: number }>('SELECT count(*)::int AS n FROM posts WHERE text = $1', [text]))[0].n;
 
     it('same key and same body (other key order, other whitespace) replays the first answer', async () => {
       const key = `replay-${randomUUID()}`;
@@ -300,7 +345,14 @@ describe('posts API', () => {
       const first = await post()
         .set('Idempotency-Key', key)
         .set('Content-Type', 'application/json')
-        .send(JSON.stringify({ text, targets: [{ accountId: a, text: 'A only' }, { accountId: b }], scheduledAt: FUTURE, metadata: { x: 1, y: { p: true, q: null } } }))
+        .send(
+          JSON.stringify({
+            text,
+            targets: [{ accountId: a, text: 'A only' }, { accountId: b }],
+            scheduledAt: FUTURE,
+            metadata: { x: 1, y: { p: true, q: null } },
+          }),
+        )
         .expect(201);
       expect(first.headers['idempotent-replayed']).toBeUndefined();
       const reordered = `{
@@ -320,23 +372,42 @@ describe('posts API', () => {
 
     it('same key, different body → 422, nothing written', async () => {
       const key = `mismatch-${randomUUID()}`;
-      await post().set('Idempotency-Key', key).send({ text: 'First body', targets: [{ accountId: a }], scheduledAt: FUTURE }).expect(201);
-      const message = await rejects({ text: 'Second body', targets: [{ accountId: a }], scheduledAt: FUTURE }, 422, /different request body/, { 'Idempotency-Key': key });
+      await post()
+        .set('Idempotency-Key', key)
+        .send({ text: 'First body', targets: [{ accountId: a }], scheduledAt: FUTURE })
+        .expect(201);
+      const message = await rejects(
+        { text: 'Second body', targets: [{ accountId: a }], scheduledAt: FUTURE },
+        422,
+        /different request body/,
+        { 'Idempotency-Key': key },
+      );
       expect(message).toMatch(/Idempotency-Key/);
       // A different array order is a different body too.
-      await post().set('Idempotency-Key', `${key}-2`).send({ text: 'Order', targets: [{ accountId: a }, { accountId: b }], scheduledAt: FUTURE }).expect(201);
-      await rejects({ text: 'Order', targets: [{ accountId: b }, { accountId: a }], scheduledAt: FUTURE }, 422, /different request body/, { 'Idempotency-Key': `${key}-2` });
+      await post()
+        .set('Idempotency-Key', `${key}-2`)
+        .send({ text: 'Order', targets: [{ accountId: a }, { accountId: b }], scheduledAt: FUTURE })
+        .expect(201);
+      await rejects({ text: 'Order', targets: [{ accountId: b }, { accountId: a }], scheduledAt: FUTURE }, 422, /different request body/, {
+        'Idempotency-Key': `${key}-2`,
+      });
     });
 
     it('a key claimed by a request still in flight → 409; an abandoned claim is taken over', async () => {
       const key = `inflight-${randomUUID()}`;
       const body = { text: `In flight ${key}`, targets: [{ accountId: a }], scheduledAt: FUTURE };
-      await q(`INSERT INTO idempotency_keys (workspace_id, key, request_hash, state) VALUES ($1, $2, $3, 'in_flight')`, [adminWs, key, canonicalHash(body)]);
+      await q(`INSERT INTO idempotency_keys (workspace_id, key, request_hash, state) VALUES ($1, $2, $3, 'in_flight')`, [
+        adminWs,
+        key,
+        canonicalHash(body),
+      ]);
       await rejects(body, 409, /still being processed/, { 'Idempotency-Key': key });
       // Another body under that key is a mismatch, whatever the state.
       await rejects({ ...body, text: 'other' }, 422, /different request body/, { 'Idempotency-Key': key });
       // The claim is still there, untouched.
-      expect(await q('SELECT state FROM idempotency_keys WHERE workspace_id = $1 AND key = $2', [adminWs, key])).toEqual([{ state: 'in_flight' }]);
+      expect(await q('SELECT state FROM idempotency_keys WHERE workspace_id = $1 AND key = $2', [adminWs, key])).toEqual([
+        { state: 'in_flight' },
+      ]);
       // A claim whose request died long ago (here: 3 minutes) is taken over by the same body.
       await q(`UPDATE idempotency_keys SET created_at = now() - interval '3 minutes' WHERE workspace_id = $1 AND key = $2`, [adminWs, key]);
       const res = await post().set('Idempotency-Key', key).send(body).expect(201);
@@ -346,27 +417,51 @@ describe('posts API', () => {
 
     it('the same key in another workspace is a new, separate post', async () => {
       const key = `shared-${randomUUID()}`;
-      const mine = await post().set('Idempotency-Key', key).send({ text: 'Mine', targets: [{ accountId: a }], scheduledAt: FUTURE }).expect(201);
-      const theirs = await post(otherKey).set('Idempotency-Key', key).send({ text: 'Theirs', targets: [{ accountId: otherAccount }], scheduledAt: FUTURE }).expect(201);
+      const mine = await post()
+        .set('Idempotency-Key', key)
+        .send({ text: 'Mine', targets: [{ accountId: a }], scheduledAt: FUTURE })
+        .expect(201);
+      const theirs = await post(otherKey)
+        .set('Idempotency-Key', key)
+        .send({ text: 'Theirs', targets: [{ accountId: otherAccount }], scheduledAt: FUTURE })
+        .expect(201);
       expect(theirs.headers['idempotent-replayed']).toBeUndefined();
       expect(theirs.body.id).not.toBe(mine.body.id);
       expect(theirs.body.text).toBe('Theirs');
-      const rows = await q('SELECT p.id, p.workspace_id <> $2 AS other FROM posts p WHERE p.id = ANY($1::uuid[]) ORDER BY other', [[mine.body.id, theirs.body.id], adminWs]);
-      expect(rows).toEqual([{ id: mine.body.id, other: false }, { id: theirs.body.id, other: true }]);
+      const rows = await q('SELECT p.id, p.workspace_id <> $2 AS other FROM posts p WHERE p.id = ANY($1::uuid[]) ORDER BY other', [
+        [mine.body.id, theirs.body.id],
+        adminWs,
+      ]);
+      expect(rows).toEqual([
+        { id: mine.body.id, other: false },
+        { id: theirs.body.id, other: true },
+      ]);
       // The identical body under that key in the other workspace is not a replay of ours either.
-      const same = await post(otherKey).set('Idempotency-Key', `${key}-x`).send({ text: 'Mine', targets: [{ accountId: otherAccount }], scheduledAt: FUTURE }).expect(201);
+      const same = await post(otherKey)
+        .set('Idempotency-Key', `${key}-x`)
+        .send({ text: 'Mine', targets: [{ accountId: otherAccount }], scheduledAt: FUTURE })
+        .expect(201);
       expect(same.body.id).not.toBe(mine.body.id);
     });
 
     it('a 400 does not burn the key: the corrected body gets a 201', async () => {
       const key = `fix-${randomUUID()}`;
       const text = `Fixed ${key}`;
-      await rejects({ text, targets: [{ accountId: randomUUID() }], scheduledAt: FUTURE }, 400, /unknown account/, { 'Idempotency-Key': key });
-      await rejects({ text, targets: [{ accountId: a }], scheduledAt: FUTURE, bogus: true }, 400, /bogus is not allowed/, { 'Idempotency-Key': key });
-      const res = await post().set('Idempotency-Key', key).send({ text, targets: [{ accountId: a }], scheduledAt: FUTURE });
+      await rejects({ text, targets: [{ accountId: randomUUID() }], scheduledAt: FUTURE }, 400, /unknown account/, {
+        'Idempotency-Key': key,
+      });
+      await rejects({ text, targets: [{ accountId: a }], scheduledAt: FUTURE, bogus: true }, 400, /bogus is not allowed/, {
+        'Idempotency-Key': key,
+      });
+      const res = await post()
+        .set('Idempotency-Key', key)
+        .send({ text, targets: [{ accountId: a }], scheduledAt: FUTURE });
       expect(res.status).toBe(201);
       expect(res.headers['idempotent-replayed']).toBeUndefined();
-      const replay = await post().set('Idempotency-Key', key).send({ text, targets: [{ accountId: a }], scheduledAt: FUTURE }).expect(201);
+      const replay = await post()
+        .set('Idempotency-Key', key)
+        .send({ text, targets: [{ accountId: a }], scheduledAt: FUTURE })
+        .expect(201);
       expect(replay.headers['idempotent-replayed']).toBe('true');
       expect(replay.body.id).toBe(res.body.id);
       expect(await postsWithText(text)).toBe(1);
@@ -389,10 +484,10 @@ describe('posts API', () => {
         for (const s of statuses) expect([201, 409]).toContain(s);
         const fresh = results.filter((r) => r.status === 201 && r.headers['idempotent-replayed'] === undefined);
         expect(fresh).toHaveLength(1);
-        for (const r of results.filter((r) => r.status === 201)) expect(r.body.id).toBe(fresh[0]!.body.id);
+        for (const r of results.filter((r) => r.status === 201)) expect(r.body.id).toBe(fresh[0].body.id);
         for (const r of results.filter((r) => r.status === 409)) expect(r.body.message).toMatch(/still being processed/);
         expect(await postsWithText(text)).toBe(1);
-        expect(await q('SELECT count(*)::int AS n FROM jobs WHERE post_id = $1', [fresh[0]!.body.id])).toEqual([{ n: 2 }]);
+        expect(await q('SELECT count(*)::int AS n FROM jobs WHERE post_id = $1', [fresh[0].body.id])).toEqual([{ n: 2 }]);
       }
     });
   });
@@ -453,7 +548,7 @@ describe('posts API', () => {
       for (const [status, jobs] of cases) {
         const p = await createPost(t, ws.key, {
           text: `${status} ${jobs.map((j) => `${j.status}/${j.attempts}`).join(',')}`,
-          targets: jobs.map((_, i) => ({ accountId: acc[i]! })),
+          targets: jobs.map((_, i) => ({ accountId: acc[i] })),
           scheduledAt: FUTURE,
         });
         for (const [i, j] of jobs.entries()) {
@@ -475,14 +570,21 @@ describe('posts API', () => {
       for (const status of ['scheduled', 'publishing', 'published', 'partially_failed', 'failed', 'cancelled']) {
         const res = await t.http().get(`/v1/posts?status=${status}&limit=200`).set(bearer(ws.key)).expect(200);
         const listed = res.body.data.map((p: { id: string }) => p.id).sort();
-        const want = [...expected].filter(([, s]) => s === status).map(([id]) => id).sort();
+        const want = [...expected]
+          .filter(([, s]) => s === status)
+          .map(([id]) => id)
+          .sort();
         expect({ status, listed }).toEqual({ status, listed: want });
         for (const p of res.body.data) expect(p.status).toBe(status);
       }
       // The filter pages too.
       const page1 = await t.http().get('/v1/posts?status=publishing&limit=3').set(bearer(ws.key)).expect(200);
       expect(page1.body.data).toHaveLength(3);
-      const page2 = await t.http().get(`/v1/posts?status=publishing&limit=3&cursor=${page1.body.nextCursor}`).set(bearer(ws.key)).expect(200);
+      const page2 = await t
+        .http()
+        .get(`/v1/posts?status=publishing&limit=3&cursor=${page1.body.nextCursor}`)
+        .set(bearer(ws.key))
+        .expect(200);
       expect(page2.body.data).toHaveLength(2);
       expect(page2.body.nextCursor).toBeNull();
     });
@@ -504,7 +606,7 @@ describe('posts API', () => {
       expect(bad.body.message).toMatch(/^from must be an ISO 8601/);
     });
 
-    it('another workspace\'s post and a non-UUID id are 404', async () => {
+    it("another workspace's post and a non-UUID id are 404", async () => {
       const theirs = await createPost(t, otherKey, { text: 'Private', targets: [{ accountId: otherAccount }], scheduledAt: FUTURE });
       const res = await t.http().get(`/v1/posts/${theirs.id}`).set(bearer(t.adminKey)).expect(404);
       expect(res.body).toEqual({ statusCode: 404, error: 'Not Found', message: `post "${theirs.id}" was not found` });
@@ -522,7 +624,9 @@ describe('posts API', () => {
   describe('PATCH /v1/posts/:id', () => {
     const snapshot = async (postId: string) => ({
       post: await q('SELECT text, title, link, metadata, scheduled_at, publish_by, updated_at FROM posts WHERE id = $1', [postId]),
-      jobs: await q('SELECT id, status, payload, run_at, publish_by, text_override, updated_at FROM jobs WHERE post_id = $1 ORDER BY id', [postId]),
+      jobs: await q('SELECT id, status, payload, run_at, publish_by, text_override, updated_at FROM jobs WHERE post_id = $1 ORDER BY id', [
+        postId,
+      ]),
     });
 
     it('edits the text and reschedules before any job started; a target override is kept', async () => {
@@ -531,45 +635,100 @@ describe('posts API', () => {
         targets: [{ accountId: a, text: 'Only for A' }, { accountId: b }],
         scheduledAt: '2030-01-01T09:00:00Z',
       });
-      const res = await t.http().patch(`/v1/posts/${p.id}`).set(bearer(t.adminKey))
-        .send({ text: 'Final', title: 'T', scheduledAt: '2030-06-01T12:00:00+02:00', publishBy: '2030-06-02T00:00:00Z', metadata: { v: 2 } })
+      const res = await t
+        .http()
+        .patch(`/v1/posts/${p.id}`)
+        .set(bearer(t.adminKey))
+        .send({
+          text: 'Final',
+          title: 'T',
+          scheduledAt: '2030-06-01T12:00:00+02:00',
+          publishBy: '2030-06-02T00:00:00Z',
+          metadata: { v: 2 },
+        })
         .expect(200);
-      expect(res.body).toMatchObject({ id: p.id, status: 'scheduled', text: 'Final', title: 'T', scheduledAt: '2030-06-01T10:00:00.000Z', publishBy: '2030-06-02T00:00:00.000Z', metadata: { v: 2 } });
+      expect(res.body).toMatchObject({
+        id: p.id,
+        status: 'scheduled',
+        text: 'Final',
+        title: 'T',
+        scheduledAt: '2030-06-01T10:00:00.000Z',
+        publishBy: '2030-06-02T00:00:00.000Z',
+        metadata: { v: 2 },
+      });
       const texts = Object.fromEntries(res.body.jobs.map((j: { accountId: string; text: string }) => [j.accountId, j.text]));
       expect(texts).toEqual({ [a]: 'Only for A', [b]: 'Final' });
       for (const j of res.body.jobs) expect(j.nextAttemptAt).toBe('2030-06-01T10:00:00.000Z');
-      const rows = await q<{ account_id: string; text: string; title: string; sched: string; run_at: Date; publish_by: Date; metadata: unknown }>(
+      const rows = await q<{
+        account_id: string;
+        text: string;
+        title: string;
+        sched: string;
+        run_at: Date;
+        publish_by: Date;
+        metadata: unknown;
+      }>(
         `SELECT account_id, payload->>'text' AS text, payload->>'title' AS title, payload->>'scheduledAt' AS sched, payload->'metadata' AS metadata,
                 run_at, publish_by FROM jobs WHERE post_id = $1`,
         [p.id],
       );
       expect(Object.fromEntries(rows.map((r) => [r.account_id, r.text]))).toEqual({ [a]: 'Only for A', [b]: 'Final' });
       for (const r of rows) {
-        expect(r).toMatchObject({ title: 'T', sched: '2030-06-01T10:00:00.000Z', metadata: { v: 2 }, run_at: new Date('2030-06-01T10:00:00Z'), publish_by: new Date('2030-06-02T00:00:00Z') });
+        expect(r).toMatchObject({
+          title: 'T',
+          sched: '2030-06-01T10:00:00.000Z',
+          metadata: { v: 2 },
+          run_at: new Date('2030-06-01T10:00:00Z'),
+          publish_by: new Date('2030-06-02T00:00:00Z'),
+        });
       }
-      expect(await q('SELECT text, scheduled_at FROM posts WHERE id = $1', [p.id])).toEqual([{ text: 'Final', scheduled_at: new Date('2030-06-01T10:00:00Z') }]);
+      expect(await q('SELECT text, scheduled_at FROM posts WHERE id = $1', [p.id])).toEqual([
+        { text: 'Final', scheduled_at: new Date('2030-06-01T10:00:00Z') },
+      ]);
       // A second edit of a single field keeps the rest.
       const again = await t.http().patch(`/v1/posts/${p.id}`).set(bearer(t.adminKey)).send({ link: 'https://example.com/x' }).expect(200);
-      expect(again.body).toMatchObject({ text: 'Final', title: 'T', link: 'https://example.com/x', scheduledAt: '2030-06-01T10:00:00.000Z' });
-      expect(await q(`SELECT DISTINCT payload->>'link' AS link FROM jobs WHERE post_id = $1`, [p.id])).toEqual([{ link: 'https://example.com/x' }]);
+      expect(again.body).toMatchObject({
+        text: 'Final',
+        title: 'T',
+        link: 'https://example.com/x',
+        scheduledAt: '2030-06-01T10:00:00.000Z',
+      });
+      expect(await q(`SELECT DISTINCT payload->>'link' AS link FROM jobs WHERE post_id = $1`, [p.id])).toEqual([
+        { link: 'https://example.com/x' },
+      ]);
     });
 
     it('409 once a job started, and nothing changes', async () => {
       const p = await createPost(t, t.adminKey, { text: 'Started', targets: [{ accountId: a }, { accountId: b }], scheduledAt: FUTURE });
       await q('UPDATE jobs SET attempt_count = 1 WHERE post_id = $1 AND account_id = $2', [p.id, a]);
       const before = await snapshot(p.id);
-      const res = await t.http().patch(`/v1/posts/${p.id}`).set(bearer(t.adminKey)).send({ text: 'Too late', scheduledAt: '2030-02-01T00:00:00Z' }).expect(409);
-      expect(res.body).toEqual({ statusCode: 409, error: 'Conflict', message: expect.stringMatching(/no longer be edited: 1 of its jobs already started/) });
+      const res = await t
+        .http()
+        .patch(`/v1/posts/${p.id}`)
+        .set(bearer(t.adminKey))
+        .send({ text: 'Too late', scheduledAt: '2030-02-01T00:00:00Z' })
+        .expect(409);
+      expect(res.body).toEqual({
+        statusCode: 409,
+        error: 'Conflict',
+        message: expect.stringMatching(/no longer be edited: 1 of its jobs already started/),
+      });
       expect(await snapshot(p.id)).toEqual(before);
       // A job in progress (attempt not yet counted) blocks too.
       const p2 = await createPost(t, t.adminKey, { text: 'In flight', targets: [{ accountId: a }], scheduledAt: FUTURE });
-      await q(`UPDATE jobs SET status = 'in_progress', lease_owner = 'w', lease_expires_at = now() + interval '1 minute' WHERE post_id = $1`, [p2.id]);
+      await q(
+        `UPDATE jobs SET status = 'in_progress', lease_owner = 'w', lease_expires_at = now() + interval '1 minute' WHERE post_id = $1`,
+        [p2.id],
+      );
       await t.http().patch(`/v1/posts/${p2.id}`).set(bearer(t.adminKey)).send({ text: 'Too late' }).expect(409);
     });
 
     it('validation errors are 400 and change nothing', async () => {
       const p = await createPost(t, t.adminKey, {
-        text: 'Stable', targets: [{ accountId: a, text: 'A' }, { accountId: b }], scheduledAt: '2030-03-01T00:00:00Z', publishBy: '2030-03-05T00:00:00Z',
+        text: 'Stable',
+        targets: [{ accountId: a, text: 'A' }, { accountId: b }],
+        scheduledAt: '2030-03-01T00:00:00Z',
+        publishBy: '2030-03-05T00:00:00Z',
       });
       const before = await snapshot(p.id);
       const bad: [Record<string, unknown>, RegExp][] = [
@@ -595,7 +754,7 @@ describe('posts API', () => {
       expect(await snapshot(p.id)).toEqual(before);
     });
 
-    it('another workspace\'s post is 404', async () => {
+    it("another workspace's post is 404", async () => {
       const theirs = await createPost(t, otherKey, { text: 'Theirs', targets: [{ accountId: otherAccount }], scheduledAt: FUTURE });
       await t.http().patch(`/v1/posts/${theirs.id}`).set(bearer(t.adminKey)).send({ text: 'Hijacked' }).expect(404);
       expect(await q('SELECT text FROM posts WHERE id = $1', [theirs.id])).toEqual([{ text: 'Theirs' }]);
@@ -618,22 +777,37 @@ describe('posts API', () => {
 
     it('leaves a succeeded job succeeded and an attempt in flight running', async () => {
       const p = await createPost(t, t.adminKey, {
-        text: 'Half done', targets: [{ accountId: a }, { accountId: b }, { accountId: c }], scheduledAt: FUTURE,
+        text: 'Half done',
+        targets: [{ accountId: a }, { accountId: b }, { accountId: c }],
+        scheduledAt: FUTURE,
       });
-      await q(`UPDATE jobs SET status = 'succeeded', attempt_count = 1, remote_url = 'https://x.example/1' WHERE post_id = $1 AND account_id = $2`, [p.id, a]);
-      await q(`UPDATE jobs SET status = 'in_progress', attempt_count = 1, lease_owner = 'w', lease_expires_at = now() + interval '1 minute' WHERE post_id = $1 AND account_id = $2`, [p.id, c]);
+      await q(
+        `UPDATE jobs SET status = 'succeeded', attempt_count = 1, remote_url = 'https://x.example/1' WHERE post_id = $1 AND account_id = $2`,
+        [p.id, a],
+      );
+      await q(
+        `UPDATE jobs SET status = 'in_progress', attempt_count = 1, lease_owner = 'w', lease_expires_at = now() + interval '1 minute' WHERE post_id = $1 AND account_id = $2`,
+        [p.id, c],
+      );
       const res = await t.http().delete(`/v1/posts/${p.id}`).set(bearer(t.adminKey)).expect(200);
       const status = Object.fromEntries(res.body.jobs.map((j: { accountId: string; status: string }) => [j.accountId, j.status]));
       expect(status).toEqual({ [a]: 'succeeded', [b]: 'cancelled', [c]: 'in_progress' });
       const rows = await q<{ account_id: string; status: string }>('SELECT account_id, status FROM jobs WHERE post_id = $1', [p.id]);
-      expect(Object.fromEntries(rows.map((r) => [r.account_id, r.status]))).toEqual({ [a]: 'succeeded', [b]: 'cancelled', [c]: 'in_progress' });
+      expect(Object.fromEntries(rows.map((r) => [r.account_id, r.status]))).toEqual({
+        [a]: 'succeeded',
+        [b]: 'cancelled',
+        [c]: 'in_progress',
+      });
       expect(res.body.status).toBe('publishing');
       // Once the in-flight attempt succeeds, the post counts as published (cancelled jobs aside).
-      await q(`UPDATE jobs SET status = 'succeeded', lease_owner = NULL, lease_expires_at = NULL WHERE post_id = $1 AND account_id = $2`, [p.id, c]);
+      await q(`UPDATE jobs SET status = 'succeeded', lease_owner = NULL, lease_expires_at = NULL WHERE post_id = $1 AND account_id = $2`, [
+        p.id,
+        c,
+      ]);
       expect((await t.http().get(`/v1/posts/${p.id}`).set(bearer(t.adminKey)).expect(200)).body.status).toBe('published');
     });
 
-    it('another workspace\'s post is 404 and its jobs stay', async () => {
+    it("another workspace's post is 404 and its jobs stay", async () => {
       const theirs = await createPost(t, otherKey, { text: 'Keep', targets: [{ accountId: otherAccount }], scheduledAt: FUTURE });
       await t.http().delete(`/v1/posts/${theirs.id}`).set(bearer(t.adminKey)).expect(404);
       await t.http().delete('/v1/posts/123').set(bearer(t.adminKey)).expect(404);

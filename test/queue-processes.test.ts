@@ -70,7 +70,7 @@ describe('the queue across processes', () => {
   const jobStates = (url: string) =>
     withClient(url, async (db) => {
       const { rows } = await db.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM jobs GROUP BY status`);
-      return Object.fromEntries(rows.map((r) => [r.status, r.n])) as Record<string, number>;
+      return Object.fromEntries(rows.map((r) => [r.status, r.n]));
     });
 
   it('loses nothing when the service is killed with kill -9 mid-delivery (1,000 jobs)', async () => {
@@ -92,7 +92,9 @@ describe('the queue across processes', () => {
     await startService(url);
     await waitUntil(async () => (await jobStates(url)).succeeded === 1000, 60_000, 'all 1,000 jobs to succeed');
 
-    const keys = await withClient(url, async (db) => (await db.query<{ key: string }>(`SELECT idempotency_key AS key FROM jobs`)).rows.map((r) => r.key));
+    const keys = await withClient(url, async (db) =>
+      (await db.query<{ key: string }>(`SELECT idempotency_key AS key FROM jobs`)).rows.map((r) => r.key),
+    );
     const received = slow.requests.map((r) => String(r.headers['idempotency-key']));
     const receivedSet = new Set(received);
     const dropped = keys.filter((k) => !receivedSet.has(k));
@@ -101,7 +103,9 @@ describe('the queue across processes', () => {
     expect(received.every((k) => keys.includes(k))).toBe(true);
     const duplicates = received.length - receivedSet.size;
     // Reported, not asserted: how many attempts were in flight when the process died.
-    console.log(`kill -9 test: 1000 jobs, ${received.length} requests, ${duplicates} duplicates (same idempotency key), 0 dropped; ${before.succeeded ?? 0} were recorded before the kill`);
+    console.log(
+      `kill -9 test: 1000 jobs, ${received.length} requests, ${duplicates} duplicates (same idempotency key), 0 dropped; ${before.succeeded ?? 0} were recorded before the kill`,
+    );
     expect(duplicates).toBeLessThanOrEqual(1000 - (before.succeeded ?? 0));
   }, 120_000);
 
@@ -131,8 +135,9 @@ describe('the queue across processes', () => {
     const received = recv.requests.map((r) => String(r.headers['idempotency-key']));
     expect(received).toHaveLength(400);
     expect(new Set(received).size).toBe(400);
-    const byWorker = await withClient(url, async (db) =>
-      (await db.query<{ worker: string; n: number }>(`SELECT worker, count(*)::int AS n FROM attempts GROUP BY worker`)).rows,
+    const byWorker = await withClient(
+      url,
+      async (db) => (await db.query<{ worker: string; n: number }>(`SELECT worker, count(*)::int AS n FROM attempts GROUP BY worker`)).rows,
     );
     // Both processes took part.
     expect(byWorker).toHaveLength(2);
@@ -144,10 +149,15 @@ describe('the queue across processes', () => {
     const down = await receiver();
     down.respondWith(503);
     const cooldownMs = 1000;
-    const env = { CIRCUIT_COOLDOWN_MS: String(cooldownMs), RETRY_BASE_DELAY_MS: '10', RETRY_MAX_DELAY_MS: '20', RETRY_MAX_ATTEMPTS: '1000' };
+    const env = {
+      CIRCUIT_COOLDOWN_MS: String(cooldownMs),
+      RETRY_BASE_DELAY_MS: '10',
+      RETRY_MAX_DELAY_MS: '20',
+      RETRY_MAX_ATTEMPTS: '1000',
+    };
     const a = await startService(url, { ...env, WORKER_ENABLED: 'false' });
     const [accountId] = await accounts(a, down.urlFor('/hook'), 1);
-    await queue(a, [accountId!], 30);
+    await queue(a, [accountId], 30);
     await a.stop('SIGTERM');
     await Promise.all([startService(url, env), startService(url, env)]);
     await down.waitFor(5, 20_000);
@@ -156,12 +166,12 @@ describe('the queue across processes', () => {
     // First a burst of failures: up to 5 in flight at once, and a few more may start before the
     // 5th consecutive failure is recorded and opens the circuit. After it: only probes, one at
     // a time, each a full cooldown after the previous one failed, whichever process sends it.
-    const firstGap = times.findIndex((t, i) => i > 0 && t - times[i - 1]! >= cooldownMs - 20);
+    const firstGap = times.findIndex((t, i) => i > 0 && t - times[i - 1] >= cooldownMs - 20);
     expect(firstGap).toBeGreaterThanOrEqual(5);
     const burst = times.slice(0, firstGap);
     const probes = times.slice(firstGap);
     expect(burst.length).toBeLessThanOrEqual(5 + 5);
-    for (let i = 1; i < probes.length; i++) expect(probes[i]! - probes[i - 1]!).toBeGreaterThanOrEqual(cooldownMs - 20);
+    for (let i = 1; i < probes.length; i++) expect(probes[i] - probes[i - 1]).toBeGreaterThanOrEqual(cooldownMs - 20);
     // ~4.5 s after the burst at one probe per ≥ 1 s cooldown (+ up to a poll interval each).
     expect(probes.length).toBeGreaterThanOrEqual(3);
     expect(probes.length).toBeLessThanOrEqual(5);
@@ -179,7 +189,7 @@ describe('the queue across processes', () => {
     slow.respondWith({ status: 200, delayMs: 1500 });
     const s = await startService(url, { WORKER_SHUTDOWN_GRACE_MS: '5000' });
     const [accountId] = await accounts(s, slow.urlFor('/hook'), 1);
-    await queue(s, [accountId!], 1);
+    await queue(s, [accountId], 1);
     await slow.waitFor(1, 10_000);
     const code = await s.stop('SIGTERM');
     expect(code).toBe(0);
@@ -193,10 +203,13 @@ describe('the queue across processes', () => {
     slow.respondSequence([{ status: 200, delayMs: 5000 }, 200]);
     const s = await startService(url, { WORKER_SHUTDOWN_GRACE_MS: '300' });
     const [accountId] = await accounts(s, slow.urlFor('/hook'), 1);
-    await queue(s, [accountId!], 1);
+    await queue(s, [accountId], 1);
     await slow.waitFor(1, 10_000);
     expect(await s.stop('SIGTERM')).toBe(0);
-    const attempts = await withClient(url, async (db) => (await db.query(`SELECT number, error_class, decision, network_error FROM attempts ORDER BY number`)).rows);
+    const attempts = await withClient(
+      url,
+      async (db) => (await db.query(`SELECT number, error_class, decision, network_error FROM attempts ORDER BY number`)).rows,
+    );
     expect(attempts).toEqual([expect.objectContaining({ number: 1, error_class: 'transient', decision: 'retry' })]);
     expect(await jobStates(url)).toEqual({ scheduled: 1 });
     await startService(url);

@@ -25,7 +25,11 @@ import { Capture, contains, scanForSecrets, Secret, SecretPattern } from './supp
 const strong = (prefix: string) => `${prefix}-${randomBytes(18).toString('base64url')}`;
 
 interface Api {
-  call<T = Record<string, unknown>>(method: string, url: string, options?: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<{ status: number; body: T; text: string }>;
+  call<T = Record<string, unknown>>(
+    method: string,
+    url: string,
+    options?: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: T; text: string }>;
 }
 
 describe('secret scan of a full run', () => {
@@ -77,7 +81,7 @@ describe('secret scan of a full run', () => {
       return { status: res.status, body: parsed as never, text };
     },
   };
-  const current = () => processes[processes.length - 1]!;
+  const current = () => processes[processes.length - 1];
 
   async function waitJob(key: string, jobId: string, done: (job: { status: string }) => boolean, what: string) {
     const deadline = Date.now() + 30_000;
@@ -143,7 +147,14 @@ describe('secret scan of a full run', () => {
     // ---- the first process: every secret configured, mail through SMTP (with a password) ----
     const port = await freePort();
     const smtpPort = await freePort(); // nothing listens: a mail sent fails, and its error is logged
-    const p1 = start({ HERALD_API_KEY: s.bootstrapKey, SMTP_URL: `smtp://herald:${s.smtpPassword}@127.0.0.1:${smtpPort}`, MAIL_FROM: 'Herald <herald@example.test>' }, port);
+    const p1 = start(
+      {
+        HERALD_API_KEY: s.bootstrapKey,
+        SMTP_URL: `smtp://herald:${s.smtpPassword}@127.0.0.1:${smtpPort}`,
+        MAIL_FROM: 'Herald <herald@example.test>',
+      },
+      port,
+    );
     await p1.waitReady(60_000);
 
     const ws = await api.call<{ apiKey: { key: string } }>('POST', '/v1/workspaces', { key: s.bootstrapKey, body: { name: 'Scanned' } });
@@ -168,8 +179,14 @@ describe('secret scan of a full run', () => {
           return { status: 200, body: { id: 'p1', url: 'https://blog.example.test/p/1' } };
       }
     });
-    const hookConfig = { url: receiver.urlFor('/hook'), headers: { Authorization: `Bearer ${s.webhookHeaderToken}`, 'X-Api-Key': s.webhookHeaderApiKey } };
-    const hook = await api.call<{ id: string; secret: string }>('POST', '/v1/accounts', { key, body: { provider: 'webhook', name: 'Blog', config: hookConfig } });
+    const hookConfig = {
+      url: receiver.urlFor('/hook'),
+      headers: { Authorization: `Bearer ${s.webhookHeaderToken}`, 'X-Api-Key': s.webhookHeaderApiKey },
+    };
+    const hook = await api.call<{ id: string; secret: string }>('POST', '/v1/accounts', {
+      key,
+      body: { provider: 'webhook', name: 'Blog', config: hookConfig },
+    });
     expect(hook.status).toBe(201);
     handedOut.push({ name: 'webhook signing secret', value: hook.body.secret, label: 'POST /v1/accounts → 201' });
 
@@ -177,7 +194,16 @@ describe('secret scan of a full run', () => {
     linkedinRefresh = linkedin.issueRefreshToken();
     const li = await api.call<{ id: string }>('POST', '/v1/accounts', {
       key,
-      body: { provider: 'linkedin', name: 'Company page', config: { accessToken: linkedinAccess, refreshToken: linkedinRefresh, authorUrn: linkedin.authorUrn, expiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString() } },
+      body: {
+        provider: 'linkedin',
+        name: 'Company page',
+        config: {
+          accessToken: linkedinAccess,
+          refreshToken: linkedinRefresh,
+          authorUrn: linkedin.authorUrn,
+          expiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+        },
+      },
     });
     expect(li.status).toBe(201);
 
@@ -190,7 +216,11 @@ describe('secret scan of a full run', () => {
     expect(bsky.status).toBe(201);
     const wrong = await api.call<{ id: string }>('POST', '/v1/accounts', {
       key,
-      body: { provider: 'bluesky', name: 'wrong password', config: { identifier: author.handle, appPassword: s.wrongAppPassword, service: pds.url } },
+      body: {
+        provider: 'bluesky',
+        name: 'wrong password',
+        config: { identifier: author.handle, appPassword: s.wrongAppPassword, service: pds.url },
+      },
     });
     expect(wrong.status).toBe(201);
 
@@ -198,16 +228,45 @@ describe('secret scan of a full run', () => {
     // SMTP in this process (it refuses: nothing listens) and to the outbox in the next.
     const settings = await api.call('PUT', '/v1/settings/notifications', {
       key,
-      body: { digest: { enabled: true, recipients: ['ops@example.test'], hour: 9, timezone: 'UTC', sendWhenEmpty: true }, alerts: { enabled: true } },
+      body: {
+        digest: { enabled: true, recipients: ['ops@example.test'], hour: 9, timezone: 'UTC', sendWhenEmpty: true },
+        alerts: { enabled: true },
+      },
     });
     expect(settings.status).toBe(200);
 
     // Bad input carrying secrets: refused without repeating them.
-    expect((await api.call('POST', '/v1/accounts', { key, body: { provider: 'bluesky', name: 'x', config: { identifier: 'a', appPassword, service: 'not a url' } } })).status).toBe(400);
-    expect((await api.call('POST', '/v1/accounts', { key, body: { provider: 'webhook', name: 'x', config: { url: receiver.urlFor('/h'), headers: { 'Bad Header': s.webhookHeaderToken } } } })).status).toBe(400);
-    expect((await api.call('POST', '/v1/accounts', { key, raw: `{"provider":"bluesky","config":{"appPassword":"${appPassword}"` })).status).toBe(400);
-    expect((await api.call('PATCH', `/v1/accounts/${li.body.id}`, { key, body: { config: { accessToken: 42, refreshToken: linkedinRefresh } } })).status).toBe(400);
-    expect((await api.call('POST', '/v1/accounts', { key, body: { provider: 'linkedin', name: 'x', config: { accessToken: linkedinAccess, authorUrn: 'nobody' } } })).status).toBe(400);
+    expect(
+      (
+        await api.call('POST', '/v1/accounts', {
+          key,
+          body: { provider: 'bluesky', name: 'x', config: { identifier: 'a', appPassword, service: 'not a url' } },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await api.call('POST', '/v1/accounts', {
+          key,
+          body: { provider: 'webhook', name: 'x', config: { url: receiver.urlFor('/h'), headers: { 'Bad Header': s.webhookHeaderToken } } },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await api.call('POST', '/v1/accounts', { key, raw: `{"provider":"bluesky","config":{"appPassword":"${appPassword}"` })).status,
+    ).toBe(400);
+    expect(
+      (await api.call('PATCH', `/v1/accounts/${li.body.id}`, { key, body: { config: { accessToken: 42, refreshToken: linkedinRefresh } } }))
+        .status,
+    ).toBe(400);
+    expect(
+      (
+        await api.call('POST', '/v1/accounts', {
+          key,
+          body: { provider: 'linkedin', name: 'x', config: { accessToken: linkedinAccess, authorUrn: 'nobody' } },
+        })
+      ).status,
+    ).toBe(400);
     expect((await api.call('GET', '/v1/accounts', { key: s.attemptedKey })).status).toBe(401);
     expect((await api.call('GET', `/v1/accounts?token=${s.attemptedKey}`, { key })).status).toBe(400);
 
@@ -221,20 +280,27 @@ describe('secret scan of a full run', () => {
     hookMode = 'flaky';
     const post = await api.call<{ jobs: { id: string; accountId: string }[] }>('POST', '/v1/posts', {
       key,
-      body: { text: 'Herald scans its own output #security', link: 'https://example.test/post', targets: [{ accountId: hook.body.id }, { accountId: li.body.id }, { accountId: bsky.body.id }, { accountId: wrong.body.id }] },
+      body: {
+        text: 'Herald scans its own output #security',
+        link: 'https://example.test/post',
+        targets: [{ accountId: hook.body.id }, { accountId: li.body.id }, { accountId: bsky.body.id }, { accountId: wrong.body.id }],
+      },
     });
     expect(post.status).toBe(201);
     const jobOf = (accountId: string) => post.body.jobs.find((j) => j.accountId === accountId)!.id;
     const [hookJob, liJob, bskyJob, wrongJob] = [hook.body.id, li.body.id, bsky.body.id, wrong.body.id].map(jobOf);
-    await waitJob(key, hookJob!, (j) => j.status === 'succeeded', 'success (webhook)');
-    await waitJob(key, liJob!, (j) => j.status === 'succeeded', 'success (LinkedIn)');
-    await waitJob(key, bskyJob!, (j) => j.status === 'succeeded', 'success (Bluesky)');
-    await waitJob(key, wrongJob!, (j) => j.status === 'paused' || j.status === 'dead', 'paused for re-auth (Bluesky, wrong password)');
+    await waitJob(key, hookJob, (j) => j.status === 'succeeded', 'success (webhook)');
+    await waitJob(key, liJob, (j) => j.status === 'succeeded', 'success (LinkedIn)');
+    await waitJob(key, bskyJob, (j) => j.status === 'succeeded', 'success (Bluesky)');
+    await waitJob(key, wrongJob, (j) => j.status === 'paused' || j.status === 'dead', 'paused for re-auth (Bluesky, wrong password)');
 
     // A permanent failure into the dead-letter queue: read, edit, requeue.
     hookMode = 'reject';
-    const failing = await api.call<{ jobs: { id: string }[] }>('POST', '/v1/posts', { key, body: { text: 'This one dies', targets: [{ accountId: hook.body.id }] } });
-    const deadId = failing.body.jobs[0]!.id;
+    const failing = await api.call<{ jobs: { id: string }[] }>('POST', '/v1/posts', {
+      key,
+      body: { text: 'This one dies', targets: [{ accountId: hook.body.id }] },
+    });
+    const deadId = failing.body.jobs[0].id;
     await waitJob(key, deadId, (j) => j.status === 'dead', 'dead');
     await api.call('GET', '/v1/dlq', { key });
     await api.call('GET', `/v1/dlq/${deadId}`, { key });
@@ -245,8 +311,11 @@ describe('secret scan of a full run', () => {
 
     // An auth failure: the account needs re-authentication; re-entering its config resumes it.
     hookMode = 'auth';
-    const authPost = await api.call<{ jobs: { id: string }[] }>('POST', '/v1/posts', { key, body: { text: 'Refused', targets: [{ accountId: hook.body.id }] } });
-    const authJob = authPost.body.jobs[0]!.id;
+    const authPost = await api.call<{ jobs: { id: string }[] }>('POST', '/v1/posts', {
+      key,
+      body: { text: 'Refused', targets: [{ accountId: hook.body.id }] },
+    });
+    const authJob = authPost.body.jobs[0].id;
     await waitJob(key, authJob, (j) => j.status === 'paused', 'paused');
     hookMode = 'ok';
     expect((await api.call('PATCH', `/v1/accounts/${hook.body.id}`, { key, body: { config: hookConfig } })).status).toBe(200);
@@ -255,19 +324,39 @@ describe('secret scan of a full run', () => {
     // A new signing secret, shown once, then used.
     const rotated = await api.call<{ secret: string }>('POST', `/v1/accounts/${hook.body.id}/rotate-secret`, { key });
     expect(rotated.status).toBe(200);
-    handedOut.push({ name: 'rotated webhook signing secret', value: rotated.body.secret, label: `POST /v1/accounts/${hook.body.id}/rotate-secret → 200` });
-    const afterRotation = await api.call<{ jobs: { id: string }[] }>('POST', '/v1/posts', { key, body: { text: 'Signed anew', targets: [{ accountId: hook.body.id }] } });
-    await waitJob(key, afterRotation.body.jobs[0]!.id, (j) => j.status === 'succeeded', 'success with the new secret');
+    handedOut.push({
+      name: 'rotated webhook signing secret',
+      value: rotated.body.secret,
+      label: `POST /v1/accounts/${hook.body.id}/rotate-secret → 200`,
+    });
+    const afterRotation = await api.call<{ jobs: { id: string }[] }>('POST', '/v1/posts', {
+      key,
+      body: { text: 'Signed anew', targets: [{ accountId: hook.body.id }] },
+    });
+    await waitJob(key, afterRotation.body.jobs[0].id, (j) => j.status === 'succeeded', 'success with the new secret');
 
     // Everything a workspace can read, and the operator's endpoints.
-    for (const url of ['/v1/accounts', `/v1/accounts/${hook.body.id}`, `/v1/accounts/${li.body.id}`, `/v1/accounts/${bsky.body.id}`, `/v1/accounts/${wrong.body.id}`, '/v1/posts', `/v1/jobs/${liJob}`, `/v1/jobs/${bskyJob}`, `/v1/jobs/${wrongJob}`, `/v1/jobs/${hookJob}`, '/v1/dlq?includeDiscarded=true', '/v1/api-keys']) {
+    for (const url of [
+      '/v1/accounts',
+      `/v1/accounts/${hook.body.id}`,
+      `/v1/accounts/${li.body.id}`,
+      `/v1/accounts/${bsky.body.id}`,
+      `/v1/accounts/${wrong.body.id}`,
+      '/v1/posts',
+      `/v1/jobs/${liJob}`,
+      `/v1/jobs/${bskyJob}`,
+      `/v1/jobs/${wrongJob}`,
+      `/v1/jobs/${hookJob}`,
+      '/v1/dlq?includeDiscarded=true',
+      '/v1/api-keys',
+    ]) {
       await api.call('GET', url, { key });
     }
     expect((await api.call('GET', '/metrics', { headers: { Authorization: `Bearer ${s.metricsToken}` } })).status).toBe(200);
     expect((await api.call('GET', '/metrics', { headers: { Authorization: `Bearer ${s.metricsToken}x` } })).status).toBe(401);
     await api.call('GET', '/health/ready');
     await api.call('POST', '/v1/digest/preview', { key });
-    await collectPages(key, { accounts: [hook.body.id, li.body.id, bsky.body.id, wrong.body.id], deadJobs: [deadId, wrongJob!] });
+    await collectPages(key, { accounts: [hook.body.id, li.body.id, bsky.body.id, wrong.body.id], deadJobs: [deadId, wrongJob] });
     expect(await p1.stop('SIGTERM')).toBe(0);
 
     // ---- the second process: HERALD_API_KEY rotated, mail to the outbox ----
@@ -276,12 +365,18 @@ describe('secret scan of a full run', () => {
     await p2.waitReady(60_000);
     expect((await api.call('GET', '/v1/api-keys', { key: s.bootstrapKey })).status).toBe(401);
     expect((await api.call('GET', '/v1/api-keys', { key: s.rotatedBootstrapKey })).status).toBe(200);
-    const late = await api.call<{ jobs: { id: string }[] }>('POST', '/v1/posts', { key, body: { text: 'After the restart', targets: [{ accountId: hook.body.id }, { accountId: li.body.id }] } });
+    const late = await api.call<{ jobs: { id: string }[] }>('POST', '/v1/posts', {
+      key,
+      body: { text: 'After the restart', targets: [{ accountId: hook.body.id }, { accountId: li.body.id }] },
+    });
     for (const j of late.body.jobs) await waitJob(key, j.id, (x) => x.status === 'succeeded', 'success after the restart');
     // A new incident (the account recovered above): its alert is written to the outbox.
     hookMode = 'auth';
-    const refusedAgain = await api.call<{ jobs: { id: string }[] }>('POST', '/v1/posts', { key, body: { text: 'Refused again', targets: [{ accountId: hook.body.id }] } });
-    await waitJob(key, refusedAgain.body.jobs[0]!.id, (j) => j.status === 'paused', 'paused again');
+    const refusedAgain = await api.call<{ jobs: { id: string }[] }>('POST', '/v1/posts', {
+      key,
+      body: { text: 'Refused again', targets: [{ accountId: hook.body.id }] },
+    });
+    await waitJob(key, refusedAgain.body.jobs[0].id, (j) => j.status === 'paused', 'paused again');
     await waitFor(() => outboxFiles().length > 0, 20_000, 'an alert mail in the outbox');
     hookMode = 'ok';
     await collectPages(key, { accounts: [hook.body.id, li.body.id, bsky.body.id, wrong.body.id], deadJobs: [deadId] });
@@ -296,9 +391,9 @@ describe('secret scan of a full run', () => {
     // The scan sees what it looks for: each secret is where it belongs.
     const by = (source: string) => captures.filter((c) => c.source === source);
     expect(by('log').length).toBe(2);
-    expect(by('log')[0]!.text).toContain('request completed');
+    expect(by('log')[0].text).toContain('request completed');
     // The first process tried SMTP (with its password) and was refused: the failure is in its log.
-    expect(by('log')[0]!.text).toMatch(/ECONNREFUSED|refused|mail/i);
+    expect(by('log')[0].text).toMatch(/ECONNREFUSED|refused|mail/i);
     expect(captures.some((c) => c.label === 'POST /v1/accounts → 201' && contains(c, hook.body.secret))).toBe(true);
     expect(by('outbound').some((c) => c.label.startsWith('webhook receiver') && contains(c, s.webhookHeaderToken))).toBe(true);
     expect(by('outbound').some((c) => c.label.startsWith('LinkedIn') && contains(c, linkedin.clientSecret))).toBe(true);
@@ -339,7 +434,11 @@ describe('secret scan of a full run', () => {
     const paths = [
       '/settings/accounts',
       ...['bluesky', 'linkedin', 'webhook'].map((p) => `/settings/accounts/connect/${p}`),
-      ...ids.accounts.flatMap((id) => [`/settings/accounts/${id}/reconnect`, `/settings/accounts/${id}/remove`, `/settings/accounts/${id}/rotate-secret`]),
+      ...ids.accounts.flatMap((id) => [
+        `/settings/accounts/${id}/reconnect`,
+        `/settings/accounts/${id}/remove`,
+        `/settings/accounts/${id}/rotate-secret`,
+      ]),
       '/settings/posts',
       '/settings/failed-posts',
       ...ids.deadJobs.map((id) => `/settings/failed-posts/${id}`),
@@ -375,12 +474,23 @@ describe('secret scan of a full run', () => {
    * Add a source here when Herald starts writing somewhere new.
    */
   const CAPTURE_SOURCES: { name: string; collect(): Promise<Capture[]> }[] = [
-    { name: 'log', collect: async () => processes.map((p, i) => ({ source: 'log', label: `process ${i + 1} stdout+stderr`, text: p.text() })) },
+    {
+      name: 'log',
+      collect: async () => processes.map((p, i) => ({ source: 'log', label: `process ${i + 1} stdout+stderr`, text: p.text() })),
+    },
     {
       name: 'outbound',
       collect: async () => [
-        ...receiver.requests.map((r) => ({ source: 'outbound', label: `webhook receiver ${r.method} ${r.path}`, text: `${JSON.stringify(r.headers)}\n${r.body}` })),
-        ...linkedin.requests.map((r) => ({ source: 'outbound', label: `LinkedIn ${r.method} ${r.path}`, text: `${JSON.stringify(r.headers)}\n${r.body.toString('utf8')}` })),
+        ...receiver.requests.map((r) => ({
+          source: 'outbound',
+          label: `webhook receiver ${r.method} ${r.path}`,
+          text: `${JSON.stringify(r.headers)}\n${r.body}`,
+        })),
+        ...linkedin.requests.map((r) => ({
+          source: 'outbound',
+          label: `LinkedIn ${r.method} ${r.path}`,
+          text: `${JSON.stringify(r.headers)}\n${r.body.toString('utf8')}`,
+        })),
       ],
     },
     {
@@ -393,7 +503,9 @@ describe('secret scan of a full run', () => {
       name: 'database',
       collect: () =>
         withClient(databaseUrl, async (db) => {
-          const tables = (await db.query<{ t: string }>(`SELECT quote_ident(tablename) AS t FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`)).rows.map((r) => r.t);
+          const tables = (
+            await db.query<{ t: string }>(`SELECT quote_ident(tablename) AS t FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`)
+          ).rows.map((r) => r.t);
           const out: Capture[] = [];
           for (const t of tables) {
             const rows = await db.query(`SELECT * FROM ${t}`);
@@ -419,7 +531,11 @@ describe('secret scan of a full run', () => {
     ];
     const toLinkedIn = (c: Capture) => c.source === 'outbound' && c.label.startsWith('LinkedIn');
     const toReceiver = (c: Capture) => c.source === 'outbound' && c.label.startsWith('webhook receiver');
-    const linkedinTokens = [linkedinAccess, linkedinRefresh, ...issuedBy(linkedin)].map((value, i) => ({ name: `LinkedIn token #${i + 1}`, value, allowedIn: toLinkedIn }));
+    const linkedinTokens = [linkedinAccess, linkedinRefresh, ...issuedBy(linkedin)].map((value, i) => ({
+      name: `LinkedIn token #${i + 1}`,
+      value,
+      allowedIn: toLinkedIn,
+    }));
     return [
       ...nowhere,
       { name: 'LINKEDIN_CLIENT_SECRET', value: linkedin.clientSecret, allowedIn: toLinkedIn },
@@ -427,7 +543,11 @@ describe('secret scan of a full run', () => {
       { name: 'webhook header secret (Authorization)', value: s.webhookHeaderToken, allowedIn: toReceiver },
       { name: 'webhook header secret (X-Api-Key)', value: s.webhookHeaderApiKey, allowedIn: toReceiver },
       // The settings page's session: set by the login answer, then only ever sent back by the browser.
-      ...sessions.map((value, i) => ({ name: `settings session #${i + 1}`, value, allowedIn: (c: Capture) => c.source === 'page' && c.label.startsWith('POST /settings/login') })),
+      ...sessions.map((value, i) => ({
+        name: `settings session #${i + 1}`,
+        value,
+        allowedIn: (c: Capture) => c.source === 'page' && c.label.startsWith('POST /settings/login'),
+      })),
       // Shown once, in the answer that made them.
       ...handedOut.map((h) => ({ name: h.name, value: h.value, allowedIn: (c: Capture) => c.source === 'api' && c.label === h.label })),
     ];
@@ -444,9 +564,17 @@ describe('secret scan of a full run', () => {
     },
     // API keys: only in the answers that created them. (Bounded: sealed credentials are base64url
     // and may hold "hk_" followed by 43 such characters by chance.)
-    { name: 'an API key (hk_…)', pattern: /(?<![A-Za-z0-9_-])hk_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/, allowedIn: (c, m) => c.source === 'api' && handedOut.some((h) => h.value === m && h.label === c.label) },
+    {
+      name: 'an API key (hk_…)',
+      pattern: /(?<![A-Za-z0-9_-])hk_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/,
+      allowedIn: (c, m) => c.source === 'api' && handedOut.some((h) => h.value === m && h.label === c.label),
+    },
     // Tokens the LinkedIn stand-in issues (AQV… access, AQX… refresh): only on the way to LinkedIn.
-    { name: 'a LinkedIn token', pattern: /(?<![A-Za-z0-9_-])AQ[VX][0-9a-f]{24}(?![0-9a-f])/, allowedIn: (c) => c.source === 'outbound' && c.label.startsWith('LinkedIn') },
+    {
+      name: 'a LinkedIn token',
+      pattern: /(?<![A-Za-z0-9_-])AQ[VX][0-9a-f]{24}(?![0-9a-f])/,
+      allowedIn: (c) => c.source === 'outbound' && c.label.startsWith('LinkedIn'),
+    },
   ];
 });
 

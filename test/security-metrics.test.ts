@@ -30,7 +30,12 @@ describe('/metrics access', () => {
     afterAll(() => t.close());
 
     it('answers 401 with a Bearer challenge without the token, with a wrong one, or with an API key', async () => {
-      for (const headers of [{}, bearer('wrong-token-0000000000000000'), bearer(t.adminKey), { Authorization: `Basic ${t.config.metrics.token}` }]) {
+      for (const headers of [
+        {},
+        bearer('wrong-token-0000000000000000'),
+        bearer(t.adminKey),
+        { Authorization: `Basic ${t.config.metrics.token}` },
+      ]) {
         const res = await t.http().get('/metrics').set(headers).expect(401);
         expect(res.headers['www-authenticate']).toBe('Bearer realm="herald-metrics"');
         expect(res.body.message).toBe('/metrics needs "Authorization: Bearer <METRICS_TOKEN>"');
@@ -50,7 +55,11 @@ describe('/metrics access', () => {
         const key = ws.body.apiKey.key as string;
         const account = await createWebhookAccount(t, key, 'http://127.0.0.1:9/hook');
         const post = await createPost(t, key, { text: 'dies', targets: [{ accountId: account.id }] });
-        await killJobs(t.databaseUrl, post.jobs.map((j) => j.id), { reason: 'max_attempts', errorClass: 'transient' });
+        await killJobs(
+          t.databaseUrl,
+          post.jobs.map((j) => j.id),
+          { reason: 'max_attempts', errorClass: 'transient' },
+        );
       }
       const text = await scrapeMetrics(t);
       expect(text).toMatch(/herald_dlq_size\{provider="webhook",reason="max_attempts"\} 2\n/);
@@ -80,13 +89,18 @@ describe('/metrics cost', () => {
   });
 
   it('reads again once the refresh interval has passed', async () => {
-    const t = await bootTestApp({ config: { allowPrivateUrls: true, metrics: { token: 'metrics-cost-token-000000', databaseRefreshMs: 1_000 } } });
+    const t = await bootTestApp({
+      config: { allowPrivateUrls: true, metrics: { token: 'metrics-cost-token-000000', databaseRefreshMs: 1_000 } },
+    });
     try {
       const account = await createWebhookAccount(t, t.adminKey, 'http://127.0.0.1:9/hook');
       const line = /herald_dlq_size\{provider="webhook",reason="permanent"\} (\d+)/;
       expect(line.exec(await scrapeMetrics(t))?.[1]).toBe('0');
       const post = await createPost(t, t.adminKey, { text: 'dies', targets: [{ accountId: account.id }] });
-      await killJobs(t.databaseUrl, post.jobs.map((j) => j.id));
+      await killJobs(
+        t.databaseUrl,
+        post.jobs.map((j) => j.id),
+      );
       // Within the interval the scrape reuses the last read …
       expect(line.exec(await scrapeMetrics(t))?.[1]).toBe('0');
       await new Promise((r) => setTimeout(r, 1_100));

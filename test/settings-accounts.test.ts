@@ -49,7 +49,8 @@ describe('settings page: accounts, in a browser', () => {
   const visible = (l: Locator) => l.first().waitFor({ state: 'visible', timeout: 15_000 });
   const text = (page: Page, s: string) => visible(page.getByText(s, { exact: false }));
   const card = (page: Page, name: string) => page.locator('li.card', { has: page.getByRole('heading', { name, exact: true }) });
-  const account = async (id: string) => (await t.http().get(`/v1/accounts/${id}`).set(bearer(t.adminKey))).body as { status: string; circuit: { state: string } };
+  const account = async (id: string) =>
+    (await t.http().get(`/v1/accounts/${id}`).set(bearer(t.adminKey))).body as { status: string; circuit: { state: string } };
 
   async function loggedIn(viewport?: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page }> {
     const opened = await newPage(browser, viewport);
@@ -112,13 +113,15 @@ describe('settings page: accounts, in a browser', () => {
     const id = accounts.body.data[0].id as string;
     await createPost(t, t.adminKey, { text: 'Hello from the page test', targets: [{ accountId: id }] });
     const [delivery] = await receiver.waitFor(1, 15_000);
-    expect(verifySignature(secret, delivery!)).toMatchObject({ data: { text: 'Hello from the page test' } });
+    expect(verifySignature(secret, delivery)).toMatchObject({ data: { text: 'Hello from the page test' } });
     await context.close();
   });
 
   it('turns the card to "circuit open" while the receiver fails, to "needs re-authentication" on 401s, and a reconnect sends the paused post', async () => {
     const { context, page } = await loggedIn();
-    const id = (await t.http().get('/v1/accounts').set(bearer(t.adminKey))).body.data.find((a: { name: string }) => a.name === 'Company blog').id as string;
+    const id = (await t.http().get('/v1/accounts').set(bearer(t.adminKey))).body.data.find(
+      (a: { name: string }) => a.name === 'Company blog',
+    ).id as string;
     receiver.reset();
     hookStatus = 503;
     await createPost(t, t.adminKey, { text: 'Waits for the blog to come back', targets: [{ accountId: id }] });
@@ -136,16 +139,37 @@ describe('settings page: accounts, in a browser', () => {
 
     // The receiver now refuses Herald's credentials: the probe after the cooldown gets a 401.
     hookStatus = 401;
-    const reauth = await eventually('the card to say it needs re-authentication', readHealth, (s) => s.includes('Needs re-authentication'), COOLDOWN_MS + 20_000);
+    const reauth = await eventually(
+      'the card to say it needs re-authentication',
+      readHealth,
+      (s) => s.includes('Needs re-authentication'),
+      COOLDOWN_MS + 20_000,
+    );
     expect(reauth).toMatch(/Needs re-authentication since .+/);
     await text(page, 'Its posts wait until it is reconnected.');
     expect((await account(id)).status).toBe('needs_reauth');
     // Two more accounts, so the picture in docs/settings.md shows the page as a team sees it.
-    await t.http().post('/v1/accounts').set(bearer(t.adminKey))
-      .send({ provider: 'bluesky', name: 'Herald on Bluesky', config: { identifier: 'herald-team.bsky.social', appPassword: 'abcd-efgh-ijkl-mnop' } }).expect(201);
+    await t
+      .http()
+      .post('/v1/accounts')
+      .set(bearer(t.adminKey))
+      .send({
+        provider: 'bluesky',
+        name: 'Herald on Bluesky',
+        config: { identifier: 'herald-team.bsky.social', appPassword: 'abcd-efgh-ijkl-mnop' },
+      })
+      .expect(201);
     const expiresAt = new Date(Date.now() + 5 * 86_400_000).toISOString();
-    await t.http().post('/v1/accounts').set(bearer(t.adminKey))
-      .send({ provider: 'linkedin', name: 'Ada on LinkedIn', config: { accessToken: 'AQX-page-test', authorUrn: 'urn:li:person:ada123', expiresAt } }).expect(201);
+    await t
+      .http()
+      .post('/v1/accounts')
+      .set(bearer(t.adminKey))
+      .send({
+        provider: 'linkedin',
+        name: 'Ada on LinkedIn',
+        config: { accessToken: 'AQX-page-test', authorUrn: 'urn:li:person:ada123', expiresAt },
+      })
+      .expect(201);
     await page.goto(`${t.baseUrl}/settings/accounts`);
     await visible(card(page, 'Ada on LinkedIn').getByText('Reconnect before the access token expires on'));
     expect(await criticalViolations(page)).toEqual([]);
@@ -154,13 +178,15 @@ describe('settings page: accounts, in a browser', () => {
     // Fixed at the blog: reconnect with the same URL, and the paused post goes out.
     hookStatus = 200;
     receiver.reset();
-    await card(page, 'Company blog').getByRole('link', { name: /Reconnect/ }).click();
+    await card(page, 'Company blog')
+      .getByRole('link', { name: /Reconnect/ })
+      .click();
     expect(await criticalViolations(page)).toEqual([]);
     expect(await page.getByLabel('Webhook URL').inputValue()).toBe(receiver.urlFor('/hook'));
     await page.getByRole('button', { name: 'Save and reconnect' }).click();
     await text(page, '“Company blog” reconnected. The post waiting for it is going out now.');
     const [sent] = await receiver.waitFor(1, 15_000);
-    expect(JSON.parse(sent!.body).data.text).toBe('Waits for the blog to come back');
+    expect(JSON.parse(sent.body).data.text).toBe('Waits for the blog to come back');
     const active = await eventually('the card to be active with a last success', readHealth, (s) => s.trim().startsWith('Active'));
     expect(active.trim()).toBe('Active');
     expect(await card(page, 'Company blog').locator('dd').first().textContent()).not.toBe('none yet');
@@ -206,22 +232,28 @@ describe('settings page: accounts, in a browser', () => {
     const later = new Date(Date.now() + 86_400_000).toISOString();
     const post = await createPost(t, t.adminKey, { text: 'Tomorrow', targets: [{ accountId: gone.id }], scheduledAt: later });
     const { context, page } = await loggedIn();
-    await card(page, 'Old blog').getByRole('button', { name: /Disable/ }).click();
+    await card(page, 'Old blog')
+      .getByRole('button', { name: /Disable/ })
+      .click();
     await text(page, '“Old blog” is disabled. Its posts wait (paused) until you enable it.');
     expect((await account(gone.id)).status).toBe('disabled');
     await visible(card(page, 'Old blog').getByText('Disabled'));
-    await card(page, 'Old blog').getByRole('button', { name: /Enable/ }).click();
+    await card(page, 'Old blog')
+      .getByRole('button', { name: /Enable/ })
+      .click();
     await text(page, '“Old blog” is enabled.');
     expect((await account(gone.id)).status).toBe('active');
 
-    await card(page, 'Old blog').getByRole('link', { name: /Remove/ }).click();
+    await card(page, 'Old blog')
+      .getByRole('link', { name: /Remove/ })
+      .click();
     await visible(page.getByRole('heading', { name: 'Remove “Old blog”?' }));
     await text(page, 'Its 1 waiting post will be cancelled');
     expect(await criticalViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'Remove Old blog' }).click();
     await text(page, '“Old blog” was removed. Its 1 waiting post was cancelled.');
     expect(await card(page, 'Old blog').count()).toBe(0);
-    const job = await t.http().get(`/v1/jobs/${post.jobs[0]!.id}`).set(bearer(t.adminKey));
+    const job = await t.http().get(`/v1/jobs/${post.jobs[0].id}`).set(bearer(t.adminKey));
     expect(job.body.status).toBe('cancelled');
     await context.close();
   });
@@ -234,9 +266,16 @@ describe('settings page: accounts, in a browser', () => {
     await page.getByLabel('Handle or DID').fill('alice.bsky.social');
     await page.getByLabel('App password').fill('my main password');
     // The browser's own check comes first (the field's pattern); the server refuses it too.
-    expect(await page.getByLabel('App password').evaluate((el: { validity: { patternMismatch: boolean } }) => el.validity.patternMismatch)).toBe(true);
+    expect(
+      await page.getByLabel('App password').evaluate((el: { validity: { patternMismatch: boolean } }) => el.validity.patternMismatch),
+    ).toBe(true);
     const res = await context.request.post(`${t.baseUrl}/settings/accounts/connect/bluesky`, {
-      form: { _csrf: await page.locator('input[name=_csrf]').first().inputValue(), name: 'Bluesky main', identifier: 'alice.bsky.social', appPassword: 'my main password' },
+      form: {
+        _csrf: await page.locator('input[name=_csrf]').first().inputValue(),
+        name: 'Bluesky main',
+        identifier: 'alice.bsky.social',
+        appPassword: 'my main password',
+      },
     });
     expect(res.status()).toBe(400);
     const html = await res.text();

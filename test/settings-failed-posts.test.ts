@@ -46,13 +46,20 @@ describe('settings page: failed posts, in a browser', () => {
   /** A dead job, made the way the engine leaves one (its post was scheduled for later so no worker took it first). */
   async function deadPost(accountId: string, postText: string, lastError = 'HTTP 400: the receiver rejected the payload'): Promise<string> {
     const post = await createPost(t, t.adminKey, { text: postText, targets: [{ accountId }], scheduledAt: later() });
-    await killJobs(t.databaseUrl, [post.jobs[0]!.id], { lastError });
-    return post.jobs[0]!.id;
+    await killJobs(t.databaseUrl, [post.jobs[0].id], { lastError });
+    return post.jobs[0].id;
   }
 
   async function connectBluesky(account: TestBskyAccount): Promise<string> {
-    const res = await t.http().post('/v1/accounts').set(bearer(t.adminKey))
-      .send({ provider: 'bluesky', name: 'Herald on Bluesky', config: { identifier: account.handle, appPassword: account.appPassword, service: pds.url } });
+    const res = await t
+      .http()
+      .post('/v1/accounts')
+      .set(bearer(t.adminKey))
+      .send({
+        provider: 'bluesky',
+        name: 'Herald on Bluesky',
+        config: { identifier: account.handle, appPassword: account.appPassword, service: pds.url },
+      });
     expect(res.status).toBe(201);
     return res.body.id as string;
   }
@@ -60,7 +67,11 @@ describe('settings page: failed posts, in a browser', () => {
   it('edits a dead Bluesky post: the counter and the server refuse 301 graphemes; fixed and requeued, the PDS gets the new text', async () => {
     const author = await pds.createAccount('pageauthor');
     const accountId = await connectBluesky(author);
-    const jobId = await deadPost(accountId, 'A first try that the PDS refused', 'HTTP 400: InvalidRequest: Record/text must not be longer than 300 graphemes');
+    const jobId = await deadPost(
+      accountId,
+      'A first try that the PDS refused',
+      'HTTP 400: InvalidRequest: Record/text must not be longer than 300 graphemes',
+    );
 
     await page.goto(`${t.baseUrl}/settings/failed-posts`);
     await page.getByRole('link', { name: 'A first try that the PDS refused' }).click();
@@ -93,13 +104,18 @@ describe('settings page: failed posts, in a browser', () => {
     await text('Saved. Requeued: it is going out now.');
     const records = await eventually(
       'the post to reach the PDS',
-      async () => (await pds.network.pds.getClient().com.atproto.repo.listRecords({ repo: author.did, collection: 'app.bsky.feed.post' })).data.records,
+      async () =>
+        (await pds.network.pds.getClient().com.atproto.repo.listRecords({ repo: author.did, collection: 'app.bsky.feed.post' })).data
+          .records,
       (r) => r.length > 0,
     );
-    expect((records[0]!.value as { text: string }).text).toBe(fixed);
+    expect((records[0].value as { text: string }).text).toBe(fixed);
     // The page keeps the history: what people did, and the attempt with the new idempotency key.
     await page.reload();
-    expect(await page.locator('.audit li').allTextContents()).toEqual([expect.stringMatching(/: edit$/), expect.stringMatching(/: requeue$/)]);
+    expect(await page.locator('.audit li').allTextContents()).toEqual([
+      expect.stringMatching(/: edit$/),
+      expect.stringMatching(/: requeue$/),
+    ]);
     await visible(page.locator('table.attempts').getByText(`${jobId}.2`));
   });
 
@@ -122,7 +138,12 @@ describe('settings page: failed posts, in a browser', () => {
 
   it('renders a post text of <script>alert(1)</script> as text on every page', async () => {
     const evil = '<script>alert(1)</script>';
-    const post = await createPost(t, t.adminKey, { text: evil, title: '<img src=x onerror=alert(2)>', targets: [{ accountId: blog }], scheduledAt: later() });
+    const post = await createPost(t, t.adminKey, {
+      text: evil,
+      title: '<img src=x onerror=alert(2)>',
+      targets: [{ accountId: blog }],
+      scheduledAt: later(),
+    });
     await page.goto(`${t.baseUrl}/settings/posts`);
     await visible(page.getByText(evil, { exact: true }));
     await visible(page.getByText('<img src=x onerror=alert(2)>', { exact: true }));
@@ -130,7 +151,7 @@ describe('settings page: failed posts, in a browser', () => {
     expect(await page.locator('main img').count()).toBe(0);
     expect(await criticalViolations(page)).toEqual([]);
 
-    await killJobs(t.databaseUrl, [post.jobs[0]!.id], { lastError: `HTTP 400: ${evil}` });
+    await killJobs(t.databaseUrl, [post.jobs[0].id], { lastError: `HTTP 400: ${evil}` });
     await page.goto(`${t.baseUrl}/settings/failed-posts`);
     await visible(page.getByRole('link', { name: evil }));
     await page.getByRole('link', { name: evil }).click();
@@ -159,7 +180,7 @@ describe('settings page: failed posts, in a browser', () => {
 
   it('filters the list by platform and error text, and shows it clearly (screenshot for the docs)', async () => {
     await deadPost(blog, 'Launch notes for the blog', 'HTTP 410: the endpoint is gone');
-    await deadPost(blog, 'Weekly digest of the changelog', 'poison: media 3f0c… no longer exists; edit the post\'s media');
+    await deadPost(blog, 'Weekly digest of the changelog', "poison: media 3f0c… no longer exists; edit the post's media");
     await page.goto(`${t.baseUrl}/settings/failed-posts`);
     await visible(page.getByRole('link', { name: 'Launch notes for the blog' }));
     expect(await criticalViolations(page)).toEqual([]);

@@ -52,7 +52,13 @@ describe('settings page: Connect with LinkedIn, in a browser', () => {
 
   const visible = (l: Locator) => l.first().waitFor({ state: 'visible', timeout: 15_000 });
   const text = (s: string) => visible(page.getByText(s, { exact: false }));
-  const accounts = async () => (await t.http().get('/v1/accounts').set(bearer(t.adminKey))).body.data as { id: string; name: string; status: string; config: Record<string, unknown> }[];
+  const accounts = async () =>
+    (await t.http().get('/v1/accounts').set(bearer(t.adminKey))).body.data as {
+      id: string;
+      name: string;
+      status: string;
+      config: Record<string, unknown>;
+    }[];
 
   /** From the connect page to LinkedIn's consent screen; returns the authorization request. */
   async function goToLinkedIn(name: string): Promise<URLSearchParams> {
@@ -60,7 +66,7 @@ describe('settings page: Connect with LinkedIn, in a browser', () => {
     await page.getByLabel('Name in Herald').first().fill(name);
     await page.getByRole('button', { name: 'Connect with LinkedIn' }).click();
     await page.waitForURL(`${linkedin.url}/oauth/v2/authorization?**`);
-    return linkedin.authorizations[linkedin.authorizations.length - 1]!;
+    return linkedin.authorizations[linkedin.authorizations.length - 1];
   }
 
   it('connects a LinkedIn member through the authorization code flow', async () => {
@@ -83,8 +89,13 @@ describe('settings page: Connect with LinkedIn, in a browser', () => {
 
     // The code was exchanged once, with the client secret, at the configured token endpoint.
     expect(linkedin.tokenRequests.length).toBe(before + 1);
-    const exchange = linkedin.tokenRequests[before]!;
-    expect(Object.fromEntries(exchange)).toMatchObject({ grant_type: 'authorization_code', client_id: linkedin.clientId, client_secret: linkedin.clientSecret, redirect_uri: linkedin.redirectUri });
+    const exchange = linkedin.tokenRequests[before];
+    expect(Object.fromEntries(exchange)).toMatchObject({
+      grant_type: 'authorization_code',
+      client_id: linkedin.clientId,
+      client_secret: linkedin.clientSecret,
+      redirect_uri: linkedin.redirectUri,
+    });
     const ada = (await accounts()).find((a) => a.name === 'Ada on LinkedIn')!;
     expect(ada.config).toMatchObject({ authorUrn: 'urn:li:person:yrZCpj2Z12', hasRefreshToken: false });
     const days = (Date.parse(ada.config.tokenExpiresAt as string) - Date.now()) / 86_400_000;
@@ -96,7 +107,7 @@ describe('settings page: Connect with LinkedIn, in a browser', () => {
     await visible(card.getByText('Access token expires on'));
     await card.getByRole('button', { name: /Check/ }).click();
     await text('the token is valid and belongs to urn:li:person:yrZCpj2Z12');
-    expect(await page.content()).not.toContain(linkedin.issued[linkedin.issued.length - 1]!.accessToken);
+    expect(await page.content()).not.toContain(linkedin.issued[linkedin.issued.length - 1].accessToken);
   });
 
   it('refuses a callback whose state does not match, and a state used twice, changing nothing', async () => {
@@ -152,7 +163,7 @@ describe('settings page: Connect with LinkedIn, in a browser', () => {
     await goToLinkedIn('Partner app');
     await page.getByRole('button', { name: 'Allow' }).click();
     await text('LinkedIn account “Partner app” connected');
-    const firstRefresh = linkedin.issued[linkedin.issued.length - 1]!.refreshToken!;
+    const firstRefresh = linkedin.issued[linkedin.issued.length - 1].refreshToken!;
     const account = (await accounts()).find((a) => a.name === 'Partner app')!;
     expect(account.config.hasRefreshToken).toBe(true);
     await setAccountStatus(t.databaseUrl, account.id, 'needs_reauth', 'the platform refused the credentials: HTTP 401');
@@ -169,10 +180,13 @@ describe('settings page: Connect with LinkedIn, in a browser', () => {
     const after = (await accounts()).find((a) => a.id === account.id)!;
     expect(after.status).toBe('active');
     expect(after.config.hasRefreshToken).toBe(true);
-    const sealed = await withClient(t.databaseUrl, async (db) => (await db.query(`SELECT credentials FROM accounts WHERE id = $1`, [account.id])).rows[0].credentials as string);
+    const sealed = await withClient(
+      t.databaseUrl,
+      async (db) => (await db.query(`SELECT credentials FROM accounts WHERE id = $1`, [account.id])).rows[0].credentials as string,
+    );
     const credentials = openCredentials(t.app.get(SecretBox), account.id, sealed);
     expect(credentials.refreshToken).toBe(firstRefresh);
-    expect(credentials.accessToken).toBe(linkedin.issued[linkedin.issued.length - 1]!.accessToken);
+    expect(credentials.accessToken).toBe(linkedin.issued[linkedin.issued.length - 1].accessToken);
   });
 
   it('refuses a reconnect as a different LinkedIn member', async () => {

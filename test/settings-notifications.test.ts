@@ -40,7 +40,7 @@ describe('settings page: notifications, in a browser', () => {
     expect(await criticalViolations(page)).toEqual([]);
   });
 
-  it('refuses a wrong address with the API\'s message and saves nothing; saves valid settings', async () => {
+  it("refuses a wrong address with the API's message and saves nothing; saves valid settings", async () => {
     await page.goto(`${t.baseUrl}/settings/notifications`);
     await page.getByLabel('Send the daily digest').check();
     await page.getByLabel('Recipients').fill('team@example.com\nbob');
@@ -55,7 +55,13 @@ describe('settings page: notifications, in a browser', () => {
     await page.getByLabel('Also send it on days with nothing to report').check();
     await page.getByRole('button', { name: 'Save' }).click();
     await text('Saved. The digest goes to 2 recipients every day at 07:00 America/New_York.');
-    expect((await settings()).digest).toEqual({ enabled: true, recipients: ['team@example.com', 'ops@example.com'], hour: 7, timezone: 'America/New_York', sendWhenEmpty: true });
+    expect((await settings()).digest).toEqual({
+      enabled: true,
+      recipients: ['team@example.com', 'ops@example.com'],
+      hour: 7,
+      timezone: 'America/New_York',
+      sendWhenEmpty: true,
+    });
     // The form shows what was saved.
     expect(await page.getByLabel('Hour').inputValue()).toBe('7');
     expect(await page.getByLabel('Send the daily digest').isChecked()).toBe(true);
@@ -69,12 +75,16 @@ describe('settings page: notifications, in a browser', () => {
 
   it('previews the digest with a link to a failed post, sending nothing', async () => {
     const account = await createWebhookAccount(t, t.adminKey, 'http://127.0.0.1:9/hook');
-    const post = await createPost(t, t.adminKey, { text: 'Dead on arrival', targets: [{ accountId: account.id }], scheduledAt: new Date(Date.now() + 3_600_000).toISOString() });
-    await killJobs(t.databaseUrl, [post.jobs[0]!.id]);
+    const post = await createPost(t, t.adminKey, {
+      text: 'Dead on arrival',
+      targets: [{ accountId: account.id }],
+      scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    await killJobs(t.databaseUrl, [post.jobs[0].id]);
     await page.goto(`${t.baseUrl}/settings/notifications`);
     await page.getByRole('button', { name: 'Preview the digest' }).click();
     await visible(page.getByRole('heading', { name: 'Digest preview' }));
-    await visible(page.locator('pre').getByText(`${t.baseUrl}/settings/failed-posts/${post.jobs[0]!.id}`));
+    await visible(page.locator('pre').getByText(`${t.baseUrl}/settings/failed-posts/${post.jobs[0].id}`));
     expect(await criticalViolations(page)).toEqual([]);
   });
 });

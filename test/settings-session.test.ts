@@ -20,7 +20,8 @@ describe('settings page: sessions and form safety', () => {
     await t.close();
   });
 
-  const accountStatus = async (id: string): Promise<string> => (await t.http().get(`/v1/accounts/${id}`).set(bearer(t.adminKey))).body.status;
+  const accountStatus = async (id: string): Promise<string> =>
+    (await t.http().get(`/v1/accounts/${id}`).set(bearer(t.adminKey))).body.status;
 
   it('sends a visitor without a session to the login, and back to the page they asked for after it', async () => {
     const agent = request.agent(t.app.getHttpServer());
@@ -28,7 +29,10 @@ describe('settings page: sessions and form safety', () => {
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe('/settings/login?next=%2Fsettings%2Ffailed-posts%3Fprovider%3Dbluesky');
     const form = await agent.get(res.headers.location);
-    const login = await agent.post('/settings/login').type('form').send({ _csrf: csrfOf(form.text), apiKey: t.adminKey, next: '/settings/failed-posts?provider=bluesky' });
+    const login = await agent
+      .post('/settings/login')
+      .type('form')
+      .send({ _csrf: csrfOf(form.text), apiKey: t.adminKey, next: '/settings/failed-posts?provider=bluesky' });
     expect(login.status).toBe(303);
     expect(login.headers.location).toBe('/settings/failed-posts?provider=bluesky');
   });
@@ -43,10 +47,13 @@ describe('settings page: sessions and form safety', () => {
     expect(cookie).toMatch(/; HttpOnly/);
     expect(cookie).toMatch(/; SameSite=Strict/);
     expect(cookie).not.toMatch(/; Secure/); // PUBLIC_URL is http here
-    const token = /^herald_session=([^;]+)/.exec(cookie)![1]!;
+    const token = /^herald_session=([^;]+)/.exec(cookie)![1];
     expect(token).not.toContain(t.adminKey);
     // The database keeps only a hash of the cookie's token.
-    const rows = await withClient(t.databaseUrl, async (db) => (await db.query(`SELECT token_hash FROM settings_sessions`)).rows as { token_hash: Buffer }[]);
+    const rows = await withClient(
+      t.databaseUrl,
+      async (db) => (await db.query(`SELECT token_hash FROM settings_sessions`)).rows as { token_hash: Buffer }[],
+    );
     expect(rows.some((r) => r.token_hash.equals(createHash('sha256').update(token).digest()))).toBe(true);
     expect(rows.some((r) => r.token_hash.toString('utf8').includes(token))).toBe(false);
 
@@ -58,12 +65,19 @@ describe('settings page: sessions and form safety', () => {
   });
 
   it('marks the cookies Secure when PUBLIC_URL is https', async () => {
-    const https = await bootTestApp({ databaseUrl: t.databaseUrl, config: { publicUrl: 'https://herald.example.com', bootstrapApiKey: t.adminKey } });
+    const https = await bootTestApp({
+      databaseUrl: t.databaseUrl,
+      config: { publicUrl: 'https://herald.example.com', bootstrapApiKey: t.adminKey },
+    });
     try {
       const agent = request.agent(https.app.getHttpServer());
       const form = await agent.get('/settings/login');
       expect(setCookie(form, 'herald_login')).toMatch(/; Secure/);
-      const res = await agent.post('/settings/login').set('Cookie', setCookie(form, 'herald_login')!.split(';')[0]!).type('form').send({ _csrf: csrfOf(form.text), apiKey: t.adminKey });
+      const res = await agent
+        .post('/settings/login')
+        .set('Cookie', setCookie(form, 'herald_login')!.split(';')[0])
+        .type('form')
+        .send({ _csrf: csrfOf(form.text), apiKey: t.adminKey });
       expect(res.status).toBe(303);
       expect(setCookie(res, 'herald_session')).toMatch(/; Secure/);
       expect(res.headers['strict-transport-security']).toMatch(/max-age=/);
@@ -94,7 +108,10 @@ describe('settings page: sessions and form safety', () => {
     const ok = await submitLogin(agent, t.adminKey);
     expect(ok.status).toBe(303);
     // A correct key clears the count.
-    const left = await withClient(t.databaseUrl, async (db) => (await db.query(`SELECT count(*)::int AS n FROM settings_login_throttle`)).rows[0].n);
+    const left = await withClient(
+      t.databaseUrl,
+      async (db) => (await db.query(`SELECT count(*)::int AS n FROM settings_login_throttle`)).rows[0].n,
+    );
     expect(left).toBe(0);
   });
 
@@ -110,13 +127,16 @@ describe('settings page: sessions and form safety', () => {
     expect(res.headers.location).toBe('/settings/accounts');
   });
 
-  it('refuses a form without the session\'s CSRF token and changes nothing', async () => {
+  it("refuses a form without the session's CSRF token and changes nothing", async () => {
     const account = await createWebhookAccount(t, t.adminKey, 'http://127.0.0.1:9/hook');
     const { agent, csrf } = await loggedInAgent(t);
     const none = await agent.post(`/settings/accounts/${account.id}/disable`).type('form').send({});
     expect(none.status).toBe(403);
     expect(none.text).toContain('Nothing was changed');
-    const wrong = await agent.post(`/settings/accounts/${account.id}/disable`).type('form').send({ _csrf: `${csrf.slice(0, -2)}xx` });
+    const wrong = await agent
+      .post(`/settings/accounts/${account.id}/disable`)
+      .type('form')
+      .send({ _csrf: `${csrf.slice(0, -2)}xx` });
     expect(wrong.status).toBe(403);
     expect(await accountStatus(account.id)).toBe('active');
     // The same form with the token works.
@@ -136,12 +156,15 @@ describe('settings page: sessions and form safety', () => {
 
   it('logging out ends the session on the server, not only in the browser', async () => {
     const { agent, csrf } = await loggedInAgent(t);
-    const cookie = (agent as unknown as { jar: { getCookie(name: string, opts: unknown): { value: string } | undefined } }).jar.getCookie('herald_session', {
-      domain: '127.0.0.1',
-      path: '/settings',
-      secure: false,
-      script: false,
-    });
+    const cookie = (agent as unknown as { jar: { getCookie(name: string, opts: unknown): { value: string } | undefined } }).jar.getCookie(
+      'herald_session',
+      {
+        domain: '127.0.0.1',
+        path: '/settings',
+        secure: false,
+        script: false,
+      },
+    );
     const out = await agent.post('/settings/logout').type('form').send({ _csrf: csrf });
     expect(out.status).toBe(303);
     expect(out.headers.location).toBe('/settings/login?out=1');
@@ -170,7 +193,7 @@ describe('settings page: sessions and form safety', () => {
 
   it('serves the page with a strict Content-Security-Policy and no inline script', async () => {
     const res = await request(t.app.getHttpServer()).get('/settings/login');
-    const csp = res.headers['content-security-policy'] as string;
+    const csp = res.headers['content-security-policy'];
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toContain('unsafe-inline');

@@ -49,7 +49,7 @@ describe('workspace isolation on every /v1 route', () => {
     expect(undescribed).toEqual([]);
   });
 
-  it('answers 404 for another workspace\'s id on every path, worded like an unknown id, and changes nothing', async () => {
+  it("answers 404 for another workspace's id on every path, worded like an unknown id, and changes nothing", async () => {
     await withFingerprints(t.databaseUrl, async (fingerprint) => {
       const problems: string[] = [];
       for (const route of routes.filter(hasParams)) {
@@ -57,7 +57,8 @@ describe('workspace isolation on every /v1 route', () => {
         const before = await fingerprint();
         const res = await send(t, route, urlFor(route, foreign), foreign, bearer(mine.key));
         const after = await fingerprint();
-        if (res.status !== 404 || !isErrorBody(res.body, 404)) problems.push(`${routeKey(route)}: ${res.status} ${JSON.stringify(res.body)}`);
+        if (res.status !== 404 || !isErrorBody(res.body, 404))
+          problems.push(`${routeKey(route)}: ${res.status} ${JSON.stringify(res.body)}`);
         if (JSON.stringify(before) !== JSON.stringify(after)) problems.push(`${routeKey(route)}: rows changed`);
         // The same request with ids that exist nowhere: the answers must not tell them apart.
         const unknownIds = Object.fromEntries(Object.keys(foreign.params ?? {}).map((k) => [k, randomUUID()]));
@@ -66,7 +67,8 @@ describe('workspace isolation on every /v1 route', () => {
         const mask = (text: string, ids: string[]) => ids.reduce((s, id) => s.split(id).join('<id>'), text);
         const a = mask(String(res.body.message), Object.values(foreign.params ?? {}));
         const b = mask(String(res2.body.message), Object.values(unknownIds));
-        if (res2.status !== res.status || a !== b) problems.push(`${routeKey(route)}: foreign "${a}" (${res.status}) vs unknown "${b}" (${res2.status})`);
+        if (res2.status !== res.status || a !== b)
+          problems.push(`${routeKey(route)}: foreign "${a}" (${res.status}) vs unknown "${b}" (${res2.status})`);
       }
       expect(problems).toEqual([]);
     });
@@ -79,15 +81,22 @@ describe('workspace isolation on every /v1 route', () => {
       const spec = ROUTE_SPECS[routeKey(route)];
       if (spec?.foreignBody) cases.push({ route, foreign: spec.foreignBody(mine, theirs) });
       const whole = requestFor(route, theirs, images);
-      if (!hasParams(route) && theirIds.some((id) => JSON.stringify(whole.body ?? null).includes(id))) cases.push({ route, foreign: whole });
+      if (!hasParams(route) && theirIds.some((id) => JSON.stringify(whole.body ?? null).includes(id)))
+        cases.push({ route, foreign: whole });
     }
-    expect(cases.map((c) => routeKey(c.route)).sort()).toEqual(['PATCH /v1/dlq/:jobId', 'PATCH /v1/posts/:id', 'POST /v1/dlq/requeue', 'POST /v1/posts']);
+    expect(cases.map((c) => routeKey(c.route)).sort()).toEqual([
+      'PATCH /v1/dlq/:jobId',
+      'PATCH /v1/posts/:id',
+      'POST /v1/dlq/requeue',
+      'POST /v1/posts',
+    ]);
     await withFingerprints(t.databaseUrl, async (fingerprint) => {
       const problems: string[] = [];
       for (const { route, foreign } of cases) {
         const before = await fingerprint();
         const res = await send(t, route, urlFor(route, foreign), foreign, bearer(mine.key));
-        if (res.status !== 400 || !/unknown/.test(String(res.body.message))) problems.push(`${routeKey(route)}: ${res.status} ${JSON.stringify(res.body)}`);
+        if (res.status !== 400 || !/unknown/.test(String(res.body.message)))
+          problems.push(`${routeKey(route)}: ${res.status} ${JSON.stringify(res.body)}`);
         if (JSON.stringify(before) !== JSON.stringify(await fingerprint())) problems.push(`${routeKey(route)}: rows changed`);
         // Their ids replaced by ids that exist nowhere: the same answer.
         let text = JSON.stringify(foreign.body);
@@ -97,13 +106,14 @@ describe('workspace isolation on every /v1 route', () => {
         const res2 = await send(t, route, urlFor(route, unknown), unknown, bearer(mine.key));
         let masked = String(res2.body.message);
         for (const [id, fresh] of swaps) masked = masked.split(fresh).join(id);
-        if (res2.status !== res.status || masked !== res.body.message) problems.push(`${routeKey(route)}: foreign "${res.body.message}" vs unknown "${res2.body.message}"`);
+        if (res2.status !== res.status || masked !== res.body.message)
+          problems.push(`${routeKey(route)}: foreign "${res.body.message}" vs unknown "${res2.body.message}"`);
       }
       expect(problems).toEqual([]);
     });
   });
 
-  it('never shows another workspace\'s rows in a list, a filter or any other answer without a path id', async () => {
+  it("never shows another workspace's rows in a list, a filter or any other answer without a path id", async () => {
     const theirIds = idsOf(theirs);
     const problems: string[] = [];
     for (const route of routes.filter((r) => r.method === 'get' && !hasParams(r))) {
@@ -123,7 +133,7 @@ describe('workspace isolation on every /v1 route', () => {
     expect(dlq.text).toContain(mine.deadJobId);
   });
 
-  it('refuses another workspace\'s id on every settings page (404) and form (as for an unknown id), and changes nothing', async () => {
+  it("refuses another workspace's id on every settings page (404) and form (as for an unknown id), and changes nothing", async () => {
     const { agent, csrf } = await loggedInAgent(t, mine.key);
     const seen = new Set<string>();
     const pages = appRoutes(t, '/settings/').filter((r) => {
@@ -133,15 +143,18 @@ describe('workspace isolation on every /v1 route', () => {
     });
     expect(pages.length).toBeGreaterThanOrEqual(15);
     // The page's own session row is touched by every request it makes (and holds the next flash message).
-    const withoutSessions = (print: Record<string, string>) => Object.fromEntries(Object.entries(print).filter(([table]) => !/session/.test(table)));
-    const sendAs = (route: Route, url: string) => (route.method === 'get' ? agent.get(url) : agent.post(url).type('form').send({ _csrf: csrf }));
+    const withoutSessions = (print: Record<string, string>) =>
+      Object.fromEntries(Object.entries(print).filter(([table]) => !/session/.test(table)));
+    const sendAs = (route: Route, url: string) =>
+      route.method === 'get' ? agent.get(url) : agent.post(url).type('form').send({ _csrf: csrf });
     await withFingerprints(t.databaseUrl, async (fingerprint) => {
       const problems: string[] = [];
       for (const route of pages) {
         const foreign = genericRequest(route, theirs);
         const before = withoutSessions(await fingerprint());
         const res = await sendAs(route, urlFor(route, foreign));
-        if (JSON.stringify(withoutSessions(await fingerprint())) !== JSON.stringify(before)) problems.push(`${routeKey(route)}: rows changed`);
+        if (JSON.stringify(withoutSessions(await fingerprint())) !== JSON.stringify(before))
+          problems.push(`${routeKey(route)}: rows changed`);
         if (/Theirs/.test(res.text)) problems.push(`${routeKey(route)} shows the other workspace's content`);
         if (route.method === 'get' && res.status !== 404) problems.push(`${routeKey(route)}: ${res.status}`);
         // A form answers a foreign id exactly as an id that exists nowhere (a page: 404 either way).
@@ -174,8 +187,14 @@ describe('workspace isolation on every /v1 route', () => {
     });
   });
 
-  it('leaves the other workspace\'s things working for it', async () => {
-    for (const path of [`/v1/accounts/${theirs.accountId}`, `/v1/posts/${theirs.postId}`, `/v1/jobs/${theirs.jobId}`, `/v1/dlq/${theirs.deadJobId}`, `/v1/media/${theirs.mediaId}`]) {
+  it("leaves the other workspace's things working for it", async () => {
+    for (const path of [
+      `/v1/accounts/${theirs.accountId}`,
+      `/v1/posts/${theirs.postId}`,
+      `/v1/jobs/${theirs.jobId}`,
+      `/v1/dlq/${theirs.deadJobId}`,
+      `/v1/media/${theirs.mediaId}`,
+    ]) {
       await t.http().get(path).set(bearer(theirs.key)).expect(200);
     }
     const keys = await t.http().get('/v1/api-keys').set(bearer(theirs.key)).expect(200);

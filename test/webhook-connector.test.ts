@@ -39,7 +39,18 @@ function makeJob(overrides: Partial<DeliveryJob> = {}): DeliveryJob {
       metadata: { campaign: 'launch' },
       scheduledAt: '2026-11-29T12:00:00.000Z',
     },
-    media: [{ id: 'media-1', alt: 'a rocket', mimeType: 'image/png', url: 'https://herald.example/m/media-1?sig=x', width: null, height: null, byteSize: 0, read: async () => Buffer.alloc(0) }],
+    media: [
+      {
+        id: 'media-1',
+        alt: 'a rocket',
+        mimeType: 'image/png',
+        url: 'https://herald.example/m/media-1?sig=x',
+        width: null,
+        height: null,
+        byteSize: 0,
+        read: async () => Buffer.alloc(0),
+      },
+    ],
     previousAttempt: null,
     ...overrides,
   };
@@ -92,15 +103,15 @@ describe('WebhookConnector against a real receiver', () => {
     expect(outcome.errorClass).toBe('success');
 
     const [request] = await receiver.waitFor(1);
-    expect(request!.method).toBe('POST');
-    expect(request!.path).toBe('/hooks/herald');
-    expect(request!.headers['content-type']).toBe('application/json');
-    expect(request!.headers['user-agent']).toBe('Herald/1.0');
-    expect(request!.headers['idempotency-key']).toBe(job.idempotencyKey);
-    expect(request!.headers['webhook-id']).toBe(job.idempotencyKey);
-    expect(request!.headers.authorization).toBe(AUTH_VALUE);
+    expect(request.method).toBe('POST');
+    expect(request.path).toBe('/hooks/herald');
+    expect(request.headers['content-type']).toBe('application/json');
+    expect(request.headers['user-agent']).toBe('Herald/1.0');
+    expect(request.headers['idempotency-key']).toBe(job.idempotencyKey);
+    expect(request.headers['webhook-id']).toBe(job.idempotencyKey);
+    expect(request.headers.authorization).toBe(AUTH_VALUE);
 
-    const event = new Webhook(secret).verify(request!.body, signatureHeadersOf(request!.headers));
+    const event = new Webhook(secret).verify(request.body, signatureHeadersOf(request.headers));
     expect(event).toEqual({
       id: job.idempotencyKey,
       type: 'post.publish',
@@ -118,7 +129,7 @@ describe('WebhookConnector against a real receiver', () => {
     });
     // The body's timestamp and the signed header are the same moment.
     const sent = Date.parse((event as { timestamp: string }).timestamp);
-    expect(Math.floor(sent / 1000)).toBe(Number(request!.headers['webhook-timestamp']));
+    expect(Math.floor(sent / 1000)).toBe(Number(request.headers['webhook-timestamp']));
   });
 
   it('sends the same Idempotency-Key and webhook-id on every attempt of a job', async () => {
@@ -128,7 +139,7 @@ describe('WebhookConnector against a real receiver', () => {
     expect((await connector.deliver(job, account, signal)).errorClass).toBe('transient');
     expect((await connector.deliver({ ...job, attemptNumber: 2 }, account, signal)).errorClass).toBe('success');
     const [first, second] = await receiver.waitFor(2);
-    for (const request of [first!, second!]) {
+    for (const request of [first, second]) {
       expect(request.headers['idempotency-key']).toBe(job.idempotencyKey);
       expect(request.headers['webhook-id']).toBe(job.idempotencyKey);
       expect(() => new Webhook(secret).verify(request.body, signatureHeadersOf(request.headers))).not.toThrow();
@@ -217,7 +228,7 @@ describe('WebhookConnector against a real receiver', () => {
     expect(await pending).toMatchObject({ errorClass: 'transient', networkError: 'aborted' });
   });
 
-  it('ends at the attempt\'s deadline (its signal fires before the total timeout) as transient attempt_deadline', async () => {
+  it("ends at the attempt's deadline (its signal fires before the total timeout) as transient attempt_deadline", async () => {
     receiver.respondWith({ hang: true });
     const { account } = await makeAccount(receiver.url);
     const started = Date.now();
@@ -255,7 +266,7 @@ describe('WebhookConnector against a real receiver', () => {
     const { account, secret } = await makeAccount(receiver.url, { Authorization: AUTH_VALUE, 'X-Blog-Key': 'blog-key-55aa77' });
     const outcome = await connector.deliver(makeJob(), account, signal);
     const [request] = await receiver.waitFor(1);
-    expect(request!.headers['x-blog-key']).toBe('blog-key-55aa77');
+    expect(request.headers['x-blog-key']).toBe('blog-key-55aa77');
     expect(outcome.errorClass).toBe('auth');
     const shown = JSON.stringify(outcome);
     expect(shown).not.toContain('blog-api-token');
@@ -271,7 +282,11 @@ describe('WebhookConnector against a real receiver', () => {
     expect(result.ok).toBe(true);
     expect(result.message).toMatch(/^the endpoint answered 200 in \d+ ms$/);
     const [request] = await receiver.waitFor(1);
-    const event = new Webhook(secret).verify(request!.body, signatureHeadersOf(request!.headers)) as { id: string; type: string; data: unknown };
+    const event = new Webhook(secret).verify(request.body, signatureHeadersOf(request.headers)) as {
+      id: string;
+      type: string;
+      data: unknown;
+    };
     expect(event.type).toBe('herald.ping');
     expect(event.id).toMatch(/^ping_[0-9a-f]+$/);
     expect(event.data).toEqual({});

@@ -33,7 +33,9 @@ export class AccountReportsRepository {
 
   /** The workspace's live accounts, by name. */
   live(workspaceId: string, runner: Sql = this.db): Promise<AccountHealthRow[]> {
-    return runner.query(`SELECT ${HEALTH_COLUMNS} FROM accounts WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY name, id`, [workspaceId]);
+    return runner.query(`SELECT ${HEALTH_COLUMNS} FROM accounts WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY name, id`, [
+      workspaceId,
+    ]);
   }
 
   /** One account, deleted or not (an alert about an account removed since says nothing). */

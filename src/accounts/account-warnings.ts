@@ -12,7 +12,9 @@ export function accountWarnings(config: Record<string, unknown>, now: Date): str
   const left = expires.getTime() - now.getTime();
   if (left <= 0) return [`the access token expired on ${expires.toISOString()}; reconnect the account`];
   if (left <= TOKEN_EXPIRY_WARNING_MS) {
-    return [`the access token expires on ${expires.toISOString()} (in ${Math.ceil(left / 86_400_000)} days) and cannot be refreshed; reconnect the account before then`];
+    return [
+      `the access token expires on ${expires.toISOString()} (in ${Math.ceil(left / 86_400_000)} days) and cannot be refreshed; reconnect the account before then`,
+    ];
   }
   return [];
 }

@@ -75,7 +75,11 @@ export class UpdateAccountDto {
   @IsString()
   name?: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'new settings or credentials (re-entering them re-activates the account)' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'new settings or credentials (re-entering them re-activates the account)',
+  })
   @IsOptional()
   @IsObject()
   config?: Record<string, unknown>;

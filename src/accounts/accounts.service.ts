@@ -24,7 +24,11 @@ export class AccountsService {
     private readonly jobs: JobLifecycle,
   ) {}
 
-  private async prepare(provider: AccountRow['provider'], input: unknown, previous: Record<string, unknown> | null): Promise<PreparedAccount> {
+  private async prepare(
+    provider: AccountRow['provider'],
+    input: unknown,
+    previous: Record<string, unknown> | null,
+  ): Promise<PreparedAccount> {
     const connector = this.connectors.require(provider);
     try {
       return await connector.prepareAccount(input, previous);

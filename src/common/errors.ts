@@ -25,8 +25,7 @@ export class DomainError extends Error {
 }
 
 export const invalidInput = (message: string) => new DomainError(ErrorCode.InvalidInput, message);
-export const notFound = (what: string, id: string) =>
-  new DomainError(ErrorCode.NotFound, `${what} ${JSON.stringify(id)} was not found`);
+export const notFound = (what: string, id: string) => new DomainError(ErrorCode.NotFound, `${what} ${JSON.stringify(id)} was not found`);
 export const conflict = (message: string) => new DomainError(ErrorCode.Conflict, message);
 export const forbidden = (message: string) => new DomainError(ErrorCode.Forbidden, message);
 export const unauthorized = (message: string) => new DomainError(ErrorCode.Unauthorized, message);

@@ -22,8 +22,12 @@ interface BodyParserError {
 }
 
 function isBodyParserError(err: unknown): err is BodyParserError {
-  return typeof err === 'object' && err !== null && typeof (err as { type?: unknown }).type === 'string' &&
-    typeof (err as { status?: unknown }).status === 'number';
+  return (
+    typeof err === 'object' &&
+    err !== null &&
+    typeof (err as { type?: unknown }).type === 'string' &&
+    typeof (err as { status?: unknown }).status === 'number'
+  );
 }
 
 /**
@@ -71,7 +75,7 @@ export function toErrorBody(exception: unknown, logger?: Logger): ErrorBody {
         }
     }
   }
-  logger?.error(exception instanceof Error ? exception.stack ?? exception.message : String(exception));
+  logger?.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
   return errorBody(500, 'Internal server error');
 }
 

@@ -8,7 +8,7 @@ import { invalidInput } from './errors';
 export function parseInstant(value: string, field: string): Date {
   const date = new Date(value);
   const [y, mo, d] = value.slice(0, 10).split('-').map(Number);
-  if (Number.isNaN(date.getTime()) || mo! < 1 || mo! > 12 || d! < 1 || d! > new Date(Date.UTC(y!, mo!, 0)).getUTCDate()) {
+  if (Number.isNaN(date.getTime()) || mo < 1 || mo > 12 || d < 1 || d > new Date(Date.UTC(y, mo, 0)).getUTCDate()) {
     throw invalidInput(`${field} is not a real date-time: ${value}`);
   }
   return date;

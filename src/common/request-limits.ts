@@ -17,7 +17,8 @@ export function jsonNestsDeeperThan(text: Buffer, limit: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
@@ -47,7 +48,7 @@ export function answerClientErrors(server: Server): void {
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const message =
       status === 431
-        ? 'The request\'s headers (the URL included) are larger than the 16 KB limit'
+        ? "The request's headers (the URL included) are larger than the 16 KB limit"
         : status === 408
           ? 'The request took too long to arrive'
           : 'The request is not valid HTTP';

@@ -4,8 +4,12 @@ import { unstorableText } from './validation';
 describe('unstorableText', () => {
   it('names the path of a NUL character or an unpaired surrogate, keys included', () => {
     expect(unstorableText({ text: 'a\u0000b' })).toBe('text contains a NUL character (U+0000), which cannot be stored');
-    expect(unstorableText({ targets: [{ text: 'ok' }, { text: 'x\uD800' }] })).toBe('targets.1.text is not valid Unicode (it contains an unpaired surrogate)');
-    expect(unstorableText({ metadata: { 'k\u0000': 1 } })).toBe('metadata.k\u0000 (the key) contains a NUL character (U+0000), which cannot be stored');
+    expect(unstorableText({ targets: [{ text: 'ok' }, { text: 'x\uD800' }] })).toBe(
+      'targets.1.text is not valid Unicode (it contains an unpaired surrogate)',
+    );
+    expect(unstorableText({ metadata: { 'k\u0000': 1 } })).toBe(
+      'metadata.k\u0000 (the key) contains a NUL character (U+0000), which cannot be stored',
+    );
     expect(unstorableText('\uDC00', 'q')).toBe('q is not valid Unicode (it contains an unpaired surrogate)');
   });
 

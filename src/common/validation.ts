@@ -9,7 +9,9 @@ export function describeValidationErrors(errors: ValidationError[], parent = '')
       // class-validator phrases messages with the bare property name; put the full path in.
       const message = text.startsWith(`property ${error.property} `)
         ? `${path} is not allowed (unknown field)`
-        : text.startsWith(error.property) ? path + text.slice(error.property.length) : `${path}: ${text}`;
+        : text.startsWith(error.property)
+          ? path + text.slice(error.property.length)
+          : `${path}: ${text}`;
       messages.push(message);
     }
     if (error.children?.length) messages.push(...describeValidationErrors(error.children, path));

@@ -25,7 +25,7 @@ describe('loadConfig', () => {
     expect(c.worker.attemptTimeoutMs).toBe(60_000);
   });
 
-  it('an attempt budget defaults to at least one request\'s total timeout', () => {
+  it("an attempt budget defaults to at least one request's total timeout", () => {
     expect(loadConfig({ HTTP_TOTAL_TIMEOUT_MS: '90000' }).worker.attemptTimeoutMs).toBe(90_000);
     expect(loadConfig({ WORKER_ATTEMPT_TIMEOUT_MS: '120000', WORKER_LEASE_MS: '5000' }).worker.attemptTimeoutMs).toBe(120_000);
   });
@@ -72,7 +72,11 @@ describe('loadConfig', () => {
 
   it('reads the LinkedIn API version (YYYYMM, default current) and the media link lifetime', () => {
     const c = loadConfig({});
-    expect(c.linkedin).toMatchObject({ apiVersion: '202510', apiBaseUrl: 'https://api.linkedin.com', oauthBaseUrl: 'https://www.linkedin.com' });
+    expect(c.linkedin).toMatchObject({
+      apiVersion: '202510',
+      apiBaseUrl: 'https://api.linkedin.com',
+      oauthBaseUrl: 'https://www.linkedin.com',
+    });
     expect(c.media.urlTtlSeconds).toBe(604_800);
     expect(loadConfig({ LINKEDIN_VERSION: '202601' }).linkedin.apiVersion).toBe('202601');
     expect(configError({ LINKEDIN_VERSION: '2026-01' }).message).toBe(

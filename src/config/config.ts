@@ -176,7 +176,10 @@ function readLinkedInVersion(env: Env): string {
   if (value === null) return DEFAULT_LINKEDIN_VERSION;
   const m = /^(\d{4})(\d{2})$/.exec(value);
   if (!m || Number(m[2]) < 1 || Number(m[2]) > 12) {
-    throw new ConfigError('LINKEDIN_VERSION', `must be a LinkedIn API version as YYYYMM (e.g. ${DEFAULT_LINKEDIN_VERSION}), got "${value}"`);
+    throw new ConfigError(
+      'LINKEDIN_VERSION',
+      `must be a LinkedIn API version as YYYYMM (e.g. ${DEFAULT_LINKEDIN_VERSION}), got "${value}"`,
+    );
   }
   return value;
 }
@@ -236,7 +239,10 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
   const attemptTimeoutMs = readInt(env, 'WORKER_ATTEMPT_TIMEOUT_MS', Math.max(60_000, totalTimeoutMs), 1000, 3_600_000);
   if (attemptTimeoutMs < totalTimeoutMs) {
     // One request may use its whole total timeout; an attempt makes at least one.
-    throw new ConfigError('WORKER_ATTEMPT_TIMEOUT_MS', `must be at least HTTP_TOTAL_TIMEOUT_MS (${totalTimeoutMs}), got ${attemptTimeoutMs}`);
+    throw new ConfigError(
+      'WORKER_ATTEMPT_TIMEOUT_MS',
+      `must be at least HTTP_TOTAL_TIMEOUT_MS (${totalTimeoutMs}), got ${attemptTimeoutMs}`,
+    );
   }
   if (retry.maxDelayMs < retry.baseDelayMs) {
     throw new ConfigError('RETRY_MAX_DELAY_MS', `must be at least RETRY_BASE_DELAY_MS (${retry.baseDelayMs})`);

@@ -1,5 +1,13 @@
 import fc from 'fast-check';
-import { cutSecretLength, describeNetworkError, networkFailureOf, networkOutcome, poisonOutcome, redactSecrets, responseExcerpt } from './outcome-kit';
+import {
+  cutSecretLength,
+  describeNetworkError,
+  networkFailureOf,
+  networkOutcome,
+  poisonOutcome,
+  redactSecrets,
+  responseExcerpt,
+} from './outcome-kit';
 import { OutboundError } from '../common/net/deadline';
 
 const CTX = { host: 'blog.example.com', connectTimeoutMs: 5_000, totalTimeoutMs: 20_000 };
@@ -24,9 +32,13 @@ describe('redactSecrets', () => {
 
   it('finds the longest cut secret at the end exactly as trying every length would', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom('a', 'b', '"', '\\') }), fc.string({ minLength: 2, unit: fc.constantFrom('a', 'b', '"') }), (text, form) => {
-        expect(cutSecretLength(text, form)).toBe(naiveCut(text, form));
-      }),
+      fc.property(
+        fc.string({ unit: fc.constantFrom('a', 'b', '"', '\\') }),
+        fc.string({ minLength: 2, unit: fc.constantFrom('a', 'b', '"') }),
+        (text, form) => {
+          expect(cutSecretLength(text, form)).toBe(naiveCut(text, form));
+        },
+      ),
       { numRuns: 2_000 },
     );
   });
@@ -34,15 +46,22 @@ describe('redactSecrets', () => {
   it('never leaves a secret, or the first 4+ characters of one at the end, in any text around it', () => {
     const secret = fc.string({ minLength: 8, maxLength: 40, unit: fc.constantFrom(...'abcXYZ019-_"\\/'.split('')) });
     fc.assert(
-      fc.property(secret, fc.string({ maxLength: 30 }), fc.string({ maxLength: 30 }), fc.nat(), fc.boolean(), (s, before, after, cutAt, escaped) => {
-        const echoed = escaped ? JSON.stringify(s).slice(1, -1) : s;
-        const whole = redactSecrets(`${before}${echoed}${after}`, [s]);
-        expect(whole).not.toContain(echoed);
-        // The body ends inside the secret (an answer cut short, an excerpt's edge).
-        const cut = echoed.slice(0, 4 + (cutAt % (echoed.length - 4)));
-        const tail = redactSecrets(`${before}${cut}`, [s]);
-        expect(tail.endsWith(cut) && cut.length >= 4).toBe(false);
-      }),
+      fc.property(
+        secret,
+        fc.string({ maxLength: 30 }),
+        fc.string({ maxLength: 30 }),
+        fc.nat(),
+        fc.boolean(),
+        (s, before, after, cutAt, escaped) => {
+          const echoed = escaped ? JSON.stringify(s).slice(1, -1) : s;
+          const whole = redactSecrets(`${before}${echoed}${after}`, [s]);
+          expect(whole).not.toContain(echoed);
+          // The body ends inside the secret (an answer cut short, an excerpt's edge).
+          const cut = echoed.slice(0, 4 + (cutAt % (echoed.length - 4)));
+          const tail = redactSecrets(`${before}${cut}`, [s]);
+          expect(tail.endsWith(cut) && cut.length >= 4).toBe(false);
+        },
+      ),
       { numRuns: 1_000 },
     );
   });
@@ -59,7 +78,7 @@ describe('redactSecrets', () => {
 });
 
 describe('responseExcerpt', () => {
-  it('redacts before cutting, so a secret across the excerpt\'s edge is caught whole', () => {
+  it("redacts before cutting, so a secret across the excerpt's edge is caught whole", () => {
     const secret = 'whsec_abcdefghijklmnop';
     const body = `${'x'.repeat(10)}${secret} trailing`;
     expect(responseExcerpt(body, [secret], 14)).toBe(`${'x'.repeat(10)}[red`);
@@ -76,26 +95,46 @@ describe('networkOutcome', () => {
   const failure = (code: string, sent = false, message = code) => ({ code, sent, message });
 
   it('makes a refused address permanent on every platform, with its own networkError', () => {
-    const outcome = networkOutcome(failure('EBLOCKEDADDRESS', false, 'blog.example.com resolves to a private address; set HERALD_ALLOW_PRIVATE_URLS=true to allow private destinations'), CTX);
+    const outcome = networkOutcome(
+      failure(
+        'EBLOCKEDADDRESS',
+        false,
+        'blog.example.com resolves to a private address; set HERALD_ALLOW_PRIVATE_URLS=true to allow private destinations',
+      ),
+      CTX,
+    );
     expect(outcome).toMatchObject({ errorClass: 'permanent', networkError: 'blocked_address', httpStatus: null });
-    expect(outcome.message).toBe('refused to connect: blog.example.com resolves to a private address; set HERALD_ALLOW_PRIVATE_URLS=true to allow private destinations');
+    expect(outcome.message).toBe(
+      'refused to connect: blog.example.com resolves to a private address; set HERALD_ALLOW_PRIVATE_URLS=true to allow private destinations',
+    );
   });
 
-  it.each(['ECONNREFUSED', 'ECONNRESET', 'total_timeout', 'connect_timeout', 'attempt_deadline', 'aborted', 'HPE_HEADER_OVERFLOW', 'too_large', 'EWHATEVER'])(
-    '%s is transient and keeps its code',
-    (code) => {
-      expect(networkOutcome(failure(code, true), CTX)).toMatchObject({ errorClass: 'transient', networkError: code });
-    },
-  );
+  it.each([
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'total_timeout',
+    'connect_timeout',
+    'attempt_deadline',
+    'aborted',
+    'HPE_HEADER_OVERFLOW',
+    'too_large',
+    'EWHATEVER',
+  ])('%s is transient and keeps its code', (code) => {
+    expect(networkOutcome(failure(code, true), CTX)).toMatchObject({ errorClass: 'transient', networkError: code });
+  });
 
   it('says what was being done when given a step', () => {
-    expect(networkOutcome(failure('ECONNREFUSED'), CTX, 'uploading image 2').message).toBe('connection refused by blog.example.com (while uploading image 2)');
+    expect(networkOutcome(failure('ECONNREFUSED'), CTX, 'uploading image 2').message).toBe(
+      'connection refused by blog.example.com (while uploading image 2)',
+    );
   });
 
-  it('tells the attempt\'s deadline, a shutdown and oversized answers apart in words', () => {
+  it("tells the attempt's deadline, a shutdown and oversized answers apart in words", () => {
     expect(describeNetworkError(failure('attempt_deadline', true), CTX)).toMatch(/reached its deadline/);
     expect(describeNetworkError(failure('aborted', true), CTX)).toMatch(/stopped by Herald \(shutting down\)/);
-    expect(describeNetworkError(failure('HPE_HEADER_OVERFLOW', true), CTX)).toBe('blog.example.com answered with headers larger than Herald reads');
+    expect(describeNetworkError(failure('HPE_HEADER_OVERFLOW', true), CTX)).toBe(
+      'blog.example.com answered with headers larger than Herald reads',
+    );
     expect(describeNetworkError(failure('too_large', true), CTX)).toBe('blog.example.com answered with more data than Herald reads');
   });
 });

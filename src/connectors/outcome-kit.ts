@@ -42,16 +42,15 @@ export function cutSecretLength(text: string, form: string): number {
   const tail = text.slice(Math.max(0, text.length - (form.length - 1)));
   // The sequence form · separator · tail, the separator (-1) equal to no UTF-16 unit.
   const length = form.length + 1 + tail.length;
-  const at = (i: number): number =>
-    i < form.length ? form.charCodeAt(i) : i === form.length ? -1 : tail.charCodeAt(i - form.length - 1);
+  const at = (i: number): number => (i < form.length ? form.charCodeAt(i) : i === form.length ? -1 : tail.charCodeAt(i - form.length - 1));
   const fail = new Int32Array(length);
   for (let i = 1; i < length; i++) {
-    let k = fail[i - 1]!;
+    let k = fail[i - 1];
     while (k > 0 && at(i) !== at(k)) k = fail[k - 1]!;
     if (at(i) === at(k)) k++;
     fail[i] = k;
   }
-  return fail[length - 1]!;
+  return fail[length - 1];
 }
 
 /**

@@ -5,7 +5,10 @@ describe('isConnectionError', () => {
   const pgError = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 
   it.each([
-    ['a refused connection (server down or restarting)', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })],
+    [
+      'a refused connection (server down or restarting)',
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+    ],
     ['a reset socket', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })],
     ['pg_terminate_backend / fast shutdown (57P01)', pgError('57P01', 'terminating connection due to administrator command')],
     ['a crashed server (57P02)', pgError('57P02')],

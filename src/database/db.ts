@@ -38,7 +38,17 @@ export class DatabaseUnavailableError extends DomainError {
 }
 
 /** Node socket errors meaning "no connection", not "the statement was wrong". */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
+]);
 /**
  * SQLSTATEs of a server going away or refusing sessions: class 08 (connection exception),
  * 57P01 admin_shutdown (pg_terminate_backend, `pg_ctl stop -m fast`), 57P02 crash_shutdown,
@@ -143,7 +153,7 @@ export class Db implements Sql, OnApplicationShutdown {
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       keepAlive: true,
       pipeline: true,
-    } as PoolConfig);
+    });
     // An idle connection died (server restart, pg_terminate_backend): the pool already
     // dropped it; the next statement opens a new one.
     this.pool.on('error', (err) => this.warn(`an idle database connection was closed: ${describe(err)}`));

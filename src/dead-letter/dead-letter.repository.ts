@@ -49,7 +49,6 @@ export interface LockedAccount {
   deleted: boolean;
 }
 
-
 /** `%`, `_` and `\` are LIKE metacharacters: a search for "100%" means those characters. */
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 

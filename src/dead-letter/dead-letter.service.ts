@@ -55,7 +55,11 @@ export class DeadLetterService {
   async list(workspaceId: string, query: ListDlqQuery): Promise<Page<DlqEntryView>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const statuses =
-      query.includeDiscarded === true ? (['dead', 'discarded'] as const) : query.status === 'discarded' ? (['discarded'] as const) : (['dead'] as const);
+      query.includeDiscarded === true
+        ? (['dead', 'discarded'] as const)
+        : query.status === 'discarded'
+          ? (['discarded'] as const)
+          : (['dead'] as const);
     const rows = await this.dlq.list(workspaceId, [...statuses], this.filter(query), decodeDlqCursor(query.cursor), limit);
     const more = rows.length > limit;
     const page = more ? rows.slice(0, limit) : rows;
@@ -123,7 +127,7 @@ export class DeadLetterService {
       if (!job) throw notFound('job', id);
       if (job.status !== 'dead') throw conflict(notDeadMessage(job.status));
       const [account] = await this.dlq.lockAccounts(m, [job.accountId]);
-      const target = requeueTarget(account!, dto.force === true);
+      const target = requeueTarget(account, dto.force === true);
       if (!target.ok) throw conflict(target.message);
       return this.requeueLocked(m, auth, [job], [{ id, status: target.status }], runAt, dto.force === true);
     });
@@ -151,7 +155,10 @@ export class DeadLetterService {
         locked = await this.dlq.lockJobs(m, auth.workspaceId, ids);
         const known = new Set(locked.map((j) => j.id));
         const unknown = ids.filter((x) => !known.has(x));
-        if (unknown.length > 0) throw invalidInput(`ids: unknown job ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ` and ${unknown.length - 10} more` : ''}`);
+        if (unknown.length > 0)
+          throw invalidInput(
+            `ids: unknown job ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ` and ${unknown.length - 10} more` : ''}`,
+          );
       } else {
         locked = await this.dlq.lockDeadMatching(m, auth.workspaceId, this.filter(dto.filter!), MAX_BULK_FILTER + 1);
         more = locked.length > MAX_BULK_FILTER;
@@ -162,7 +169,14 @@ export class DeadLetterService {
         skipped.push({ id: j.id, reason: 'not_dead', message: notDeadMessage(j.status) });
         return false;
       });
-      const accounts = new Map((await this.dlq.lockAccounts(m, dead.map((j) => j.accountId))).map((a) => [a.id, a]));
+      const accounts = new Map(
+        (
+          await this.dlq.lockAccounts(
+            m,
+            dead.map((j) => j.accountId),
+          )
+        ).map((a) => [a.id, a]),
+      );
       const targets: { id: string; status: 'scheduled' | 'paused' }[] = [];
       for (const j of dead) {
         const target = requeueTarget(accounts.get(j.accountId)!, force);
@@ -193,7 +207,13 @@ export class DeadLetterService {
         jobId: j.id,
         action: 'requeue',
         before: { status: 'dead', idempotencyKey: b.idempotencyKey, publishBy: b.publishBy?.toISOString() ?? null },
-        after: { status: j.status, idempotencyKey: j.idempotencyKey, runAt: j.runAt.toISOString(), publishBy: j.publishBy?.toISOString() ?? null, force },
+        after: {
+          status: j.status,
+          idempotencyKey: j.idempotencyKey,
+          runAt: j.runAt.toISOString(),
+          publishBy: j.publishBy?.toISOString() ?? null,
+          force,
+        },
       };
     });
     await this.dlq.insertAudit(m, auth.workspaceId, auth.apiKeyId, audit);

@@ -67,7 +67,13 @@ export function toDlqEntryView(r: DlqRow): DlqEntryView {
     ...toJobView(r),
     deadAt: r.deadAt?.toISOString() ?? null,
     payloadEditedAt: r.payloadEditedAt?.toISOString() ?? null,
-    account: { id: r.accountId, name: r.accountName, status: r.accountStatus, statusReason: r.accountStatusReason, deleted: r.accountDeleted },
+    account: {
+      id: r.accountId,
+      name: r.accountName,
+      status: r.accountStatus,
+      statusReason: r.accountStatusReason,
+      deleted: r.accountDeleted,
+    },
   };
 }
 

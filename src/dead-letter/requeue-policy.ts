@@ -10,7 +10,8 @@ export interface RequeueAccount {
 }
 
 /** Where a requeued job goes, or why it may not go back. */
-export type RequeueTarget = { ok: true; status: 'scheduled' | 'paused' } | { ok: false; reason: 'account_deleted' | 'account_not_active'; message: string };
+export type RequeueTarget =
+  { ok: true; status: 'scheduled' | 'paused' } | { ok: false; reason: 'account_deleted' | 'account_not_active'; message: string };
 
 /**
  * Decides where a dead job goes back to, from its account. Pure.

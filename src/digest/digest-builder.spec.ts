@@ -7,7 +7,18 @@ const day = { start: new Date(end.getTime() - 86_400_000), end };
 const ctx = { publicUrl: 'https://herald.example.com', timeZone: 'Europe/Paris', workspaceName: 'Acme' };
 
 function account(o: Partial<DigestAccount> = {}): DigestAccount {
-  return { id: 'a1', name: 'Blog', provider: 'webhook', status: 'active', statusReason: null, warnings: [], circuitOpenedAt: null, consecutiveFailures: 0, lastError: null, ...o };
+  return {
+    id: 'a1',
+    name: 'Blog',
+    provider: 'webhook',
+    status: 'active',
+    statusReason: null,
+    warnings: [],
+    circuitOpenedAt: null,
+    consecutiveFailures: 0,
+    lastError: null,
+    ...o,
+  };
 }
 
 function deadJob(i: number, o: Partial<DeadJobItem> = {}): DeadJobItem {
@@ -43,7 +54,9 @@ describe('digest subject', () => {
     const counts = { deadJobs: 1, failedAttempts: 0, published: 0, accountsNeedingAttention: 2, circuitsOpened: 0 };
     expect(digestSubject(counts, day)).toBe('Herald: 1 post failed in the last 24 hours; 2 accounts need attention');
     expect(digestSubject({ ...counts, deadJobs: 0, accountsNeedingAttention: 1 }, day)).toBe('Herald: 1 account needs attention');
-    expect(digestSubject({ ...counts, deadJobs: 0, accountsNeedingAttention: 0, circuitsOpened: 1 }, day)).toBe('Herald: delivery trouble on 1 account in the last 24 hours');
+    expect(digestSubject({ ...counts, deadJobs: 0, accountsNeedingAttention: 0, circuitsOpened: 1 }, day)).toBe(
+      'Herald: delivery trouble on 1 account in the last 24 hours',
+    );
     expect(digestSubject({ ...counts, deadJobs: 0, accountsNeedingAttention: 0 }, day)).toBe('Herald: no failures in the last 24 hours');
   });
 
@@ -61,16 +74,32 @@ describe('digest content', () => {
   it('puts accounts that need a person first, then the accounts, then each dead job with its link, then the top errors', () => {
     const f = facts({
       accounts: [
-        account({ id: 'a2', name: 'Company page', provider: 'linkedin', status: 'needs_reauth', statusReason: 'the platform refused the credentials: 401' }),
+        account({
+          id: 'a2',
+          name: 'Company page',
+          provider: 'linkedin',
+          status: 'needs_reauth',
+          statusReason: 'the platform refused the credentials: 401',
+        }),
         account(),
       ],
       activity: [{ accountId: 'a1', accountName: 'Blog', provider: 'webhook', published: 12, failedAttempts: 5, newlyDead: 2 }],
       deadJobs: [deadJob(1), deadJob(2)],
       deadTotal: 2,
-      topErrors: [{ message: 'HTTP 400: bad payload', count: 2 }, { message: 'HTTP 503', count: 3 }],
+      topErrors: [
+        { message: 'HTTP 400: bad payload', count: 2 },
+        { message: 'HTTP 503', count: 3 },
+      ],
     });
     const m = renderDigest(f, ctx);
-    const order = ['NEEDS YOU', 'Company page (LinkedIn) needs re-authentication', 'ACCOUNTS', 'Blog (webhook): 12 published, 5 failed attempts, 2 newly dead-lettered', 'NEWLY DEAD-LETTERED (2)', 'MOST FREQUENT ERRORS'];
+    const order = [
+      'NEEDS YOU',
+      'Company page (LinkedIn) needs re-authentication',
+      'ACCOUNTS',
+      'Blog (webhook): 12 published, 5 failed attempts, 2 newly dead-lettered',
+      'NEWLY DEAD-LETTERED (2)',
+      'MOST FREQUENT ERRORS',
+    ];
     const positions = order.map((s) => m.text.indexOf(s));
     expect(positions.every((p) => p >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
@@ -97,19 +126,37 @@ describe('digest content', () => {
   });
 
   it('repeats accounts that need a person every day, even when nothing else happened', () => {
-    const m = renderDigest(facts({ accounts: [account({ status: 'disabled', statusReason: 'disabled automatically after 50 consecutive failed attempts' })] }), ctx);
+    const m = renderDigest(
+      facts({ accounts: [account({ status: 'disabled', statusReason: 'disabled automatically after 50 consecutive failed attempts' })] }),
+      ctx,
+    );
     expect(m.empty).toBe(false);
     expect(m.text).toContain('Blog (webhook) is disabled (disabled automatically after 50 consecutive failed attempts)');
   });
 
   it('counts a LinkedIn token about to expire as needing a person', () => {
-    const m = renderDigest(facts({ accounts: [account({ provider: 'linkedin', warnings: ['the access token expires on 2027-05-09T00:00:00.000Z (in 4 days) and cannot be refreshed; reconnect the account before then'] })] }), ctx);
+    const m = renderDigest(
+      facts({
+        accounts: [
+          account({
+            provider: 'linkedin',
+            warnings: [
+              'the access token expires on 2027-05-09T00:00:00.000Z (in 4 days) and cannot be refreshed; reconnect the account before then',
+            ],
+          }),
+        ],
+      }),
+      ctx,
+    );
     expect(m.counts.accountsNeedingAttention).toBe(1);
     expect(m.text).toContain('the access token expires on');
   });
 
   it('is empty when no job died, no account needs a person and no circuit opened (retried attempts alone are not news)', () => {
-    const m = renderDigest(facts({ activity: [{ accountId: 'a1', accountName: 'Blog', provider: 'webhook', published: 3, failedAttempts: 2, newlyDead: 0 }] }), ctx);
+    const m = renderDigest(
+      facts({ activity: [{ accountId: 'a1', accountName: 'Blog', provider: 'webhook', published: 3, failedAttempts: 2, newlyDead: 0 }] }),
+      ctx,
+    );
     expect(m.empty).toBe(true);
     expect(m.text).toContain('No post failed in the last 24 hours: 3 published; 2 failed attempts retried.');
   });
@@ -138,7 +185,10 @@ describe('digest content', () => {
   });
 
   it('property: no user string can open a tag or an attribute in the HTML part, or reach the subject', () => {
-    const userText = fc.string({ unit: fc.constantFrom('<', '>', '"', "'", '&', 'a', ' ', '\n', '\r', 'é', '😀', '/', '=', 'x'), maxLength: 60 });
+    const userText = fc.string({
+      unit: fc.constantFrom('<', '>', '"', "'", '&', 'a', ' ', '\n', '\r', 'é', '😀', '/', '=', 'x'),
+      maxLength: 60,
+    });
     fc.assert(
       fc.property(userText, userText, userText, userText, (name, text, error, workspace) => {
         const marker = `<zz-${name}${text}`;
@@ -153,7 +203,37 @@ describe('digest content', () => {
         expect(m.html).not.toContain('<zz-');
         // Every tag in the HTML is one of the template's own.
         for (const tag of m.html.match(/<\/?([a-zA-Z0-9!-]+)/g) ?? []) {
-          expect(['<!DOCTYPE', '<html', '<head', '<meta', '<title', '</title', '</head', '<body', '<div', '</div', '<p', '</p', '<h1', '</h1', '<h2', '</h2', '<ul', '</ul', '<li', '</li', '<strong', '</strong', '<a', '</a', '<br', '<code', '</code', '</body', '</html']).toContain(tag);
+          expect([
+            '<!DOCTYPE',
+            '<html',
+            '<head',
+            '<meta',
+            '<title',
+            '</title',
+            '</head',
+            '<body',
+            '<div',
+            '</div',
+            '<p',
+            '</p',
+            '<h1',
+            '</h1',
+            '<h2',
+            '</h2',
+            '<ul',
+            '</ul',
+            '<li',
+            '</li',
+            '<strong',
+            '</strong',
+            '<a',
+            '</a',
+            '<br',
+            '<code',
+            '</code',
+            '</body',
+            '</html',
+          ]).toContain(tag);
         }
         expect(m.subject).not.toContain('zz-');
       }),

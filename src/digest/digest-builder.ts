@@ -1,14 +1,6 @@
 import { esc, excerpt, htmlFrame, link, links, oneLine, plural } from '../mail/mail-format';
 import type { DigestWindow } from './digest-schedule';
-import {
-  AccountActivity,
-  DeadJobItem,
-  DigestAccount,
-  DigestCounts,
-  DigestFacts,
-  DigestMessage,
-  DIGEST_ITEM_LIMIT,
-} from './digest.types';
+import { AccountActivity, DeadJobItem, DigestAccount, DigestCounts, DigestFacts, DigestMessage, DIGEST_ITEM_LIMIT } from './digest.types';
 import { formatLocal } from './local-time';
 
 export interface DigestContext {
@@ -28,9 +20,13 @@ const providerName = (p: string) => PROVIDER_NAMES[p] ?? p;
 export function attentionReasons(a: DigestAccount): string[] {
   const reasons: string[] = [];
   if (a.status === 'needs_reauth') {
-    reasons.push(`needs re-authentication${a.statusReason ? ` (${a.statusReason})` : ''}: re-enter its credentials; its posts wait until then`);
+    reasons.push(
+      `needs re-authentication${a.statusReason ? ` (${a.statusReason})` : ''}: re-enter its credentials; its posts wait until then`,
+    );
   } else if (a.status === 'disabled') {
-    reasons.push(`is disabled${a.statusReason ? ` (${a.statusReason})` : ''}: enable it when its receiver works again; its posts wait until then`);
+    reasons.push(
+      `is disabled${a.statusReason ? ` (${a.statusReason})` : ''}: enable it when its receiver works again; its posts wait until then`,
+    );
   }
   reasons.push(...a.warnings);
   return reasons;
@@ -184,12 +180,7 @@ export function renderDigest(f: DigestFacts, ctx: DigestContext): DigestMessage 
       const postText = excerpt(job.text, TEXT_EXCERPT);
       const lastError = job.lastError ? excerpt(job.lastError, ERROR_EXCERPT) : 'no message recorded';
       const url = links.failedPost(publicUrl, job.jobId);
-      text.push(
-        `- ${who}, ${at(job.deadAt)}: ${errorLabel(job)}`,
-        `  "${postText}"`,
-        `  Last error: ${lastError}`,
-        `  Open: ${url}`,
-      );
+      text.push(`- ${who}, ${at(job.deadAt)}: ${errorLabel(job)}`, `  "${postText}"`, `  Last error: ${lastError}`, `  Open: ${url}`);
       html.push(
         '<div style="margin:0 0 12px;padding:8px 12px;border-left:3px solid #dc2626;background:#fafafa">',
         `<div><strong>${esc(who)}</strong> · ${esc(at(job.deadAt))} · <code>${esc(errorLabel(job))}</code></div>`,

@@ -33,8 +33,10 @@ describe('local time', () => {
   });
 
   it('knows IANA names and refuses offsets and nonsense', () => {
-    for (const ok of ['UTC', 'Europe/Paris', 'America/Argentina/Buenos_Aires', 'Etc/GMT+5', 'America/New_York']) expect(isValidTimeZone(ok)).toBe(true);
-    for (const bad of ['', '+01:00', 'GMT+01:00', 'Mars/Olympus', 'Europe/Paris ', '../../etc/passwd', 'x'.repeat(65)]) expect(isValidTimeZone(bad)).toBe(false);
+    for (const ok of ['UTC', 'Europe/Paris', 'America/Argentina/Buenos_Aires', 'Etc/GMT+5', 'America/New_York'])
+      expect(isValidTimeZone(ok)).toBe(true);
+    for (const bad of ['', '+01:00', 'GMT+01:00', 'Mars/Olympus', 'Europe/Paris ', '../../etc/passwd', 'x'.repeat(65)])
+      expect(isValidTimeZone(bad)).toBe(false);
   });
 
   it('steps back one calendar day across months, years and leap days', () => {
@@ -116,10 +118,16 @@ describe('dueLocalDate', () => {
 
   it('catches up a missed day once, not once per missed day', () => {
     // Down from 2027-05-01 07:00 to 2027-05-04 10:00 (hour 8, UTC): one digest, for the 4th.
-    expect(dueLocalDate({ now: new Date('2027-05-04T10:00:00Z'), timeZone: 'UTC', hour: 8, enabledAt: new Date(0), lastDate: '2027-04-30' })).toBe('2027-05-04');
+    expect(
+      dueLocalDate({ now: new Date('2027-05-04T10:00:00Z'), timeZone: 'UTC', hour: 8, enabledAt: new Date(0), lastDate: '2027-04-30' }),
+    ).toBe('2027-05-04');
     // Back before the hour: yesterday's digest is the one missed.
-    expect(dueLocalDate({ now: new Date('2027-05-04T07:00:00Z'), timeZone: 'UTC', hour: 8, enabledAt: new Date(0), lastDate: '2027-04-30' })).toBe('2027-05-03');
-    expect(dueLocalDate({ now: new Date('2027-05-04T10:00:00Z'), timeZone: 'UTC', hour: 8, enabledAt: new Date(0), lastDate: '2027-05-04' })).toBeNull();
+    expect(
+      dueLocalDate({ now: new Date('2027-05-04T07:00:00Z'), timeZone: 'UTC', hour: 8, enabledAt: new Date(0), lastDate: '2027-04-30' }),
+    ).toBe('2027-05-03');
+    expect(
+      dueLocalDate({ now: new Date('2027-05-04T10:00:00Z'), timeZone: 'UTC', hour: 8, enabledAt: new Date(0), lastDate: '2027-05-04' }),
+    ).toBeNull();
   });
 
   it('does not treat the hours before the digest was switched on as missed', () => {
@@ -128,15 +136,42 @@ describe('dueLocalDate', () => {
     expect(dueLocalDate({ now: new Date('2027-05-05T07:59:00Z'), timeZone: 'UTC', hour: 8, enabledAt, lastDate: null })).toBeNull();
     expect(dueLocalDate({ now: new Date('2027-05-05T08:00:00Z'), timeZone: 'UTC', hour: 8, enabledAt, lastDate: null })).toBe('2027-05-05');
     // Switched on before the hour: today's digest is due at the hour.
-    expect(dueLocalDate({ now: new Date('2027-05-04T08:00:00Z'), timeZone: 'UTC', hour: 8, enabledAt: new Date('2027-05-04T07:30:00Z'), lastDate: null })).toBe('2027-05-04');
+    expect(
+      dueLocalDate({
+        now: new Date('2027-05-04T08:00:00Z'),
+        timeZone: 'UTC',
+        hour: 8,
+        enabledAt: new Date('2027-05-04T07:30:00Z'),
+        lastDate: null,
+      }),
+    ).toBe('2027-05-04');
   });
 
   it('never makes a second digest for a day when the time zone moves the local date back', () => {
     // Sent for 2027-05-05 in Asia/Tokyo; the zone becomes America/Los_Angeles, where it is still the 4th.
-    expect(dueLocalDate({ now: new Date('2027-05-05T00:30:00Z'), timeZone: 'America/Los_Angeles', hour: 8, enabledAt: new Date(0), lastDate: '2027-05-05' })).toBeNull();
+    expect(
+      dueLocalDate({
+        now: new Date('2027-05-05T00:30:00Z'),
+        timeZone: 'America/Los_Angeles',
+        hour: 8,
+        enabledAt: new Date(0),
+        lastDate: '2027-05-05',
+      }),
+    ).toBeNull();
   });
 
-  const ZONES = ['UTC', 'America/New_York', 'Europe/London', 'Europe/Paris', 'Australia/Sydney', 'Australia/Lord_Howe', 'Asia/Kolkata', 'America/St_Johns', 'Pacific/Chatham', 'Pacific/Apia'];
+  const ZONES = [
+    'UTC',
+    'America/New_York',
+    'Europe/London',
+    'Europe/Paris',
+    'Australia/Sydney',
+    'Australia/Lord_Howe',
+    'Asia/Kolkata',
+    'America/St_Johns',
+    'Pacific/Chatham',
+    'Pacific/Apia',
+  ];
 
   it('property: ticking through any stretch of days claims consecutive local days, once each, at or just after the hour', () => {
     fc.assert(
@@ -179,7 +214,10 @@ describe('digestWindow', () => {
   const now = new Date('2027-05-05T08:00:00Z');
 
   it('reports on the 24 hours before a first digest', () => {
-    expect(digestWindow(now, null, new Date('2027-05-01T00:00:00Z'))).toEqual({ start: new Date(now.getTime() - FIRST_WINDOW_MS), end: now });
+    expect(digestWindow(now, null, new Date('2027-05-01T00:00:00Z'))).toEqual({
+      start: new Date(now.getTime() - FIRST_WINDOW_MS),
+      end: now,
+    });
   });
 
   it('reports on everything since the previous digest, however long ago (catch-up after downtime)', () => {
@@ -188,7 +226,9 @@ describe('digestWindow', () => {
   });
 
   it('starts afresh (24 hours) after the digest was switched off and on again', () => {
-    expect(digestWindow(now, new Date('2027-02-01T08:00:00Z'), new Date('2027-05-04T12:00:00Z')).start).toEqual(new Date(now.getTime() - DAY));
+    expect(digestWindow(now, new Date('2027-02-01T08:00:00Z'), new Date('2027-05-04T12:00:00Z')).start).toEqual(
+      new Date(now.getTime() - DAY),
+    );
   });
 
   it('never makes a window that ends before it starts (hosts whose clocks disagree)', () => {

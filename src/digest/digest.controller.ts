@@ -14,7 +14,10 @@ export class DigestController {
 
   @Post('preview')
   @HttpCode(200)
-  @ApiOperation({ operationId: 'previewDigest', summary: 'The digest a workspace would get if it were made now (subject, HTML and text), without sending or recording anything.' })
+  @ApiOperation({
+    operationId: 'previewDigest',
+    summary: 'The digest a workspace would get if it were made now (subject, HTML and text), without sending or recording anything.',
+  })
   @ApiOkResponse({ type: DigestPreviewView })
   preview(@Auth() auth: AuthContext): Promise<DigestPreviewView> {
     return this.settings.preview(auth.workspaceId);

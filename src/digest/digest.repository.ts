@@ -78,7 +78,19 @@ export class DigestRepository {
        VALUES ($1, $2::date, $3, $4, $5, $6, $7, $8, $9, $10, $11)
        ON CONFLICT (workspace_id, local_date) DO NOTHING
        RETURNING id`,
-      [d.workspaceId, d.localDate, d.timezone, d.hour, d.windowStart, d.windowEnd, d.outcome, d.mailId, d.deadJobs, d.failedAttempts, d.accountsAttention],
+      [
+        d.workspaceId,
+        d.localDate,
+        d.timezone,
+        d.hour,
+        d.windowStart,
+        d.windowEnd,
+        d.outcome,
+        d.mailId,
+        d.deadJobs,
+        d.failedAttempts,
+        d.accountsAttention,
+      ],
     );
     return rows.length > 0;
   }

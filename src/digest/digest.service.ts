@@ -64,7 +64,9 @@ export class DigestService {
         const outcome = await this.claim(s.workspaceId, day, now);
         if (outcome) claimed.push({ workspaceId: s.workspaceId, localDate: day, outcome });
       } catch (err) {
-        this.logger.error(`digest of workspace ${s.workspaceId} for ${day} failed; the next sweep tries again: ${err instanceof Error ? err.message : String(err)}`);
+        this.logger.error(
+          `digest of workspace ${s.workspaceId} for ${day} failed; the next sweep tries again: ${err instanceof Error ? err.message : String(err)}`,
+        );
       }
     }
     return { claimed };
@@ -84,37 +86,46 @@ export class DigestService {
    * process had it.
    */
   private claim(workspaceId: string, day: string, now: Date): Promise<'queued' | 'empty' | null> {
-    return this.digests.transaction(async (tx) => {
-      await this.digests.lockWorkspace(tx, workspaceId);
-      const s = await this.settings.get(workspaceId, tx);
-      const last = (await this.digests.latest([workspaceId], tx)).get(workspaceId) ?? null;
-      if (this.dueDay(s, last?.localDate ?? null, now) !== day) return null;
+    return this.digests
+      .transaction(async (tx) => {
+        await this.digests.lockWorkspace(tx, workspaceId);
+        const s = await this.settings.get(workspaceId, tx);
+        const last = (await this.digests.latest([workspaceId], tx)).get(workspaceId) ?? null;
+        if (this.dueDay(s, last?.localDate ?? null, now) !== day) return null;
 
-      const window = digestWindow(now, last?.windowEnd ?? null, s.digestEnabledAt ?? now);
-      const message = await this.render(workspaceId, s.timezone, window, tx);
-      const send = !message.empty || s.sendWhenEmpty;
-      const mailId = send
-        ? await this.outbox.enqueue(tx, { workspaceId, kind: 'digest', recipients: s.recipients, subject: message.subject, html: message.html, text: message.text })
-        : null;
-      const inserted = await this.digests.insert(tx, {
-        workspaceId,
-        localDate: day,
-        timezone: s.timezone,
-        hour: s.hour,
-        windowStart: window.start,
-        windowEnd: window.end,
-        outcome: send ? 'queued' : 'empty',
-        mailId,
-        deadJobs: message.counts.deadJobs,
-        failedAttempts: message.counts.failedAttempts,
-        accountsAttention: message.counts.accountsNeedingAttention,
+        const window = digestWindow(now, last?.windowEnd ?? null, s.digestEnabledAt ?? now);
+        const message = await this.render(workspaceId, s.timezone, window, tx);
+        const send = !message.empty || s.sendWhenEmpty;
+        const mailId = send
+          ? await this.outbox.enqueue(tx, {
+              workspaceId,
+              kind: 'digest',
+              recipients: s.recipients,
+              subject: message.subject,
+              html: message.html,
+              text: message.text,
+            })
+          : null;
+        const inserted = await this.digests.insert(tx, {
+          workspaceId,
+          localDate: day,
+          timezone: s.timezone,
+          hour: s.hour,
+          windowStart: window.start,
+          windowEnd: window.end,
+          outcome: send ? 'queued' : 'empty',
+          mailId,
+          deadJobs: message.counts.deadJobs,
+          failedAttempts: message.counts.failedAttempts,
+          accountsAttention: message.counts.accountsNeedingAttention,
+        });
+        if (!inserted) throw new DigestAlreadyClaimed();
+        return send ? 'queued' : 'empty';
+      })
+      .catch((err: unknown) => {
+        if (err instanceof DigestAlreadyClaimed) return null;
+        throw err;
       });
-      if (!inserted) throw new DigestAlreadyClaimed();
-      return send ? 'queued' : 'empty';
-    }).catch((err: unknown) => {
-      if (err instanceof DigestAlreadyClaimed) return null;
-      throw err;
-    });
   }
 
   /** The digest a workspace would get if it were made at `now`: nothing is written. */

@@ -63,7 +63,13 @@ export class JobReportsRepository {
   }
 
   /** Jobs that died in the window and are still dead, newest first: at most `limit`, and how many in all. */
-  async dead(workspaceId: string, from: Date, to: Date, limit: number, runner: Sql = this.db): Promise<{ items: DeadJobRow[]; total: number }> {
+  async dead(
+    workspaceId: string,
+    from: Date,
+    to: Date,
+    limit: number,
+    runner: Sql = this.db,
+  ): Promise<{ items: DeadJobRow[]; total: number }> {
     const items = await runner.query<DeadJobRow>(
       `SELECT j.id AS "jobId", j.account_id AS "accountId", a.name AS "accountName", j.provider,
               coalesce(j.payload->>'text', '') AS text, j.error_class AS "errorClass", j.dead_reason AS "deadReason",
@@ -82,7 +88,13 @@ export class JobReportsRepository {
   }
 
   /** The most frequent error messages of the window's failed attempts. */
-  topErrors(workspaceId: string, from: Date, to: Date, limit: number, runner: Sql = this.db): Promise<{ message: string; count: number }[]> {
+  topErrors(
+    workspaceId: string,
+    from: Date,
+    to: Date,
+    limit: number,
+    runner: Sql = this.db,
+  ): Promise<{ message: string; count: number }[]> {
     return runner.query(
       `SELECT coalesce(t.message, t.network_error, 'HTTP ' || t.http_status, t.error_class) AS message, count(*)::int AS count
        FROM attempts t JOIN jobs j ON j.id = t.job_id

@@ -21,10 +21,10 @@ export class JobsRepository {
   }
 
   async find(workspaceId: string, id: string, m?: Sql): Promise<JobRow | null> {
-    const rows: JobRow[] = await (m ?? this.db).query(
-      `SELECT ${JOB_COLUMNS} FROM jobs j WHERE j.workspace_id = $1 AND j.id = $2`,
-      [workspaceId, id],
-    );
+    const rows: JobRow[] = await (m ?? this.db).query(`SELECT ${JOB_COLUMNS} FROM jobs j WHERE j.workspace_id = $1 AND j.id = $2`, [
+      workspaceId,
+      id,
+    ]);
     return rows[0] ?? null;
   }
 
@@ -104,7 +104,7 @@ export class JobsRepository {
        FROM accounts WHERE id = $1 FOR SHARE`,
       [accountId],
     );
-    return rows[0]!;
+    return rows[0];
   }
 
   /**

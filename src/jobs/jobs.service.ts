@@ -20,7 +20,8 @@ export interface AccountActivity {
 const WHY_NOT: Record<Exclude<JobStatus, 'scheduled' | 'dead'>, string> = {
   in_progress: 'an attempt of this job is in flight; wait for its outcome',
   succeeded: 'this job was already published; retrying would publish it twice',
-  paused: 'this job is paused because its account needs re-authentication or is disabled: fix the account (PATCH /v1/accounts/:id) and it resumes',
+  paused:
+    'this job is paused because its account needs re-authentication or is disabled: fix the account (PATCH /v1/accounts/:id) and it resumes',
   cancelled: 'this job was cancelled',
   discarded: 'this job was discarded from the dead-letter queue',
 };

@@ -10,12 +10,15 @@ const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '
 
 /** Text for an HTML element or a quoted attribute value. */
 export function esc(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+  return value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
 }
 
 /** Control characters (CR and LF included) as spaces, runs of white space as one: safe in a header or a single line. */
 export function oneLine(value: string): string {
-  return value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return value
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });

@@ -51,7 +51,7 @@ export class MailOutboxRepository {
        VALUES ($1, $2, $3::text[], $4, $5, $6) RETURNING id`,
       [mail.workspaceId, mail.kind, mail.recipients, mail.subject, mail.html, mail.text],
     );
-    return rows[0]!.id;
+    return rows[0].id;
   }
 
   /**

@@ -72,7 +72,11 @@ export class MailSender {
       const failure = err instanceof MailSendError ? err : new MailSendError(err instanceof Error ? err.message : String(err), true);
       const retry = failure.retryable && mail.attempt < this.config.mail.maxAttempts;
       const delayMs = retry
-        ? fullJitterDelayMs(mail.attempt, { baseDelayMs: this.config.mail.retryBaseDelayMs, maxDelayMs: this.config.mail.retryMaxDelayMs }, random)
+        ? fullJitterDelayMs(
+            mail.attempt,
+            { baseDelayMs: this.config.mail.retryBaseDelayMs, maxDelayMs: this.config.mail.retryMaxDelayMs },
+            random,
+          )
         : null;
       await this.outbox.markFailedTry(mail.id, mail.attempt, failure.message, delayMs);
       this.metrics.failed.inc({ kind: mail.kind, outcome: retry ? 'retry' : 'gave_up' });

@@ -11,7 +11,7 @@ import { SmtpDriver } from './smtp.driver';
 /** The domain of MAIL_FROM's address, for Message-IDs (`<id@domain>`). */
 export function messageIdDomain(mailFrom: string): string {
   const m = /@([A-Za-z0-9.-]+)>?\s*$/.exec(mailFrom);
-  return m ? m[1]!.toLowerCase() : 'herald.invalid';
+  return m ? m[1].toLowerCase() : 'herald.invalid';
 }
 
 export function createMailDriver(config: HeraldConfig): MailDriver {

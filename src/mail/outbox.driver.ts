@@ -23,7 +23,10 @@ export class OutboxDriver implements MailDriver {
   }
 
   static fileName(mail: Pick<OutgoingMail, 'id' | 'kind' | 'createdAt'>): string {
-    const stamp = mail.createdAt.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+    const stamp = mail.createdAt
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z');
     return `${stamp}-${mail.kind}-${mail.id}.eml`;
   }
 

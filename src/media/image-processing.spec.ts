@@ -16,7 +16,9 @@ function noise(width: number, height: number, channels: 3 | 4): Buffer {
 }
 
 async function png(width: number, height: number, channels: 3 | 4 = 3): Promise<Buffer> {
-  return sharp(noise(width, height, channels), { raw: { width, height, channels } }).png().toBuffer();
+  return sharp(noise(width, height, channels), { raw: { width, height, channels } })
+    .png()
+    .toBuffer();
 }
 
 describe('fitUnder', () => {
@@ -137,23 +139,33 @@ describe('fitUnder: decoding', () => {
 describe('size steps', () => {
   it('keeps the aspect ratio within a pixel budget', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 20_000 }), fc.integer({ min: 1, max: 20_000 }), fc.integer({ min: 1, max: 50_000_000 }), (w, h, budget) => {
-        const longest = longestSideFor(w, h, budget);
-        expect(longest).toBeGreaterThanOrEqual(1);
-        if (w * h <= budget) expect(longest).toBe(Math.max(w, h));
-        else if (longest > 1) expect((longest / Math.max(w, h)) ** 2 * w * h).toBeLessThanOrEqual(budget * (1 + 1e-9));
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 20_000 }),
+        fc.integer({ min: 1, max: 20_000 }),
+        fc.integer({ min: 1, max: 50_000_000 }),
+        (w, h, budget) => {
+          const longest = longestSideFor(w, h, budget);
+          expect(longest).toBeGreaterThanOrEqual(1);
+          if (w * h <= budget) expect(longest).toBe(Math.max(w, h));
+          else if (longest > 1) expect((longest / Math.max(w, h)) ** 2 * w * h).toBeLessThanOrEqual(budget * (1 + 1e-9));
+        },
+      ),
     );
   });
 
   it('always shrinks by at least a quarter, more when the last try was far off', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 64, max: 20_000 }), fc.integer({ min: 1, max: 10_000_000 }), fc.integer({ min: 1, max: 10_000_000 }), (longest, size, max) => {
-        fc.pre(size > max);
-        const next = nextLongestSide(longest, size, max);
-        expect(next).toBeLessThanOrEqual(Math.floor(longest * 0.75));
-        expect(next).toBeGreaterThanOrEqual(0);
-      }),
+      fc.property(
+        fc.integer({ min: 64, max: 20_000 }),
+        fc.integer({ min: 1, max: 10_000_000 }),
+        fc.integer({ min: 1, max: 10_000_000 }),
+        (longest, size, max) => {
+          fc.pre(size > max);
+          const next = nextLongestSide(longest, size, max);
+          expect(next).toBeLessThanOrEqual(Math.floor(longest * 0.75));
+          expect(next).toBeGreaterThanOrEqual(0);
+        },
+      ),
     );
     expect(nextLongestSide(4000, 4_000_000, 1_000_000)).toBe(1800); // a quarter of the bytes: about half the side, with a margin
   });

@@ -49,9 +49,14 @@ export const sharpCodec: ImageCodec = {
     return { data, width: info.width, height: info.height, channels: info.channels };
   },
   async encode(raw, longest, format, quality) {
-    const pipeline = sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: raw.channels } })
-      .resize({ width: longest, height: longest, fit: 'inside', withoutEnlargement: true });
-    const encoded = format === 'webp' ? pipeline.webp({ quality, alphaQuality: quality, effort: 4 }) : pipeline.jpeg({ quality, mozjpeg: true });
+    const pipeline = sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: raw.channels } }).resize({
+      width: longest,
+      height: longest,
+      fit: 'inside',
+      withoutEnlargement: true,
+    });
+    const encoded =
+      format === 'webp' ? pipeline.webp({ quality, alphaQuality: quality, effort: 4 }) : pipeline.jpeg({ quality, mozjpeg: true });
     const { data, info } = await encoded.toBuffer({ resolveWithObject: true });
     return { data, width: info.width, height: info.height };
   },
@@ -144,7 +149,9 @@ export async function fitUnder(bytes: Buffer, mimeType: string, maxBytes: number
     }
     const next = nextLongestSide(longest, smallest, maxBytes);
     if (next < MIN_LONGEST_SIDE) {
-      throw new ImageFitError(`the image cannot be made smaller than ${maxBytes} bytes without shrinking it below ${MIN_LONGEST_SIDE} pixels`);
+      throw new ImageFitError(
+        `the image cannot be made smaller than ${maxBytes} bytes without shrinking it below ${MIN_LONGEST_SIDE} pixels`,
+      );
     }
     longest = next;
   }

@@ -4,7 +4,7 @@ import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 
 @ApiSchema({ name: 'MediaUsage' })
 export class MediaUsageDto {
-  @ApiProperty({ description: 'bytes of the workspace\'s stored images' })
+  @ApiProperty({ description: "bytes of the workspace's stored images" })
   bytes!: number;
 
   @ApiProperty({ description: 'number of stored images' })

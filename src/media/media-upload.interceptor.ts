@@ -35,7 +35,9 @@ export class MediaUploadInterceptor implements NestInterceptor {
         if (err.getStatus() === HttpStatus.PAYLOAD_TOO_LARGE) {
           throw new DomainError(ErrorCode.PayloadTooLarge, 'the image is larger than the 5 MB limit');
         }
-        throw invalidInput(`the upload could not be read: ${err.message} (send multipart/form-data with one "file" field and an optional "alt" field)`);
+        throw invalidInput(
+          `the upload could not be read: ${err.message} (send multipart/form-data with one "file" field and an optional "alt" field)`,
+        );
       }
       throw err;
     }

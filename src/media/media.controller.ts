@@ -1,5 +1,29 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Query, Res, UploadedFile, UseInterceptors } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiConsumes, ApiNoContentResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Header,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Res,
+  UploadedFile,
+  UseInterceptors,
+} from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiConsumes,
+  ApiNoContentResponse,
+  ApiOperation,
+  ApiParam,
+  ApiQuery,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import { API_KEY_SCHEME, ApiErrors, ApiPageResponse, ApiV1Errors, BODY_ERRORS } from '../common/openapi';
 import { PageQuery } from '../common/pagination';
@@ -62,7 +86,10 @@ export class MediaController {
 
   // Declared before ':id', so "usage" is not taken for an id.
   @Get('usage')
-  @ApiOperation({ operationId: 'getMediaUsage', summary: "What the workspace's images take, and the quota (MEDIA_QUOTA_BYTES, MEDIA_QUOTA_COUNT)" })
+  @ApiOperation({
+    operationId: 'getMediaUsage',
+    summary: "What the workspace's images take, and the quota (MEDIA_QUOTA_BYTES, MEDIA_QUOTA_COUNT)",
+  })
   @ApiResponse({ status: 200, description: 'Usage and quota', type: MediaUsageDto })
   usage(@Auth() auth: AuthContext) {
     return this.media.usage(auth.workspaceId);

@@ -42,7 +42,18 @@ export class MediaRepository {
        INSERT INTO media (workspace_id, mime_type, byte_size, width, height, alt, sha256, bytes, created_at)
        SELECT $1, $2, $3, $4, $5, $6, $7, $8, date_trunc('milliseconds', now()) FROM usage
        RETURNING ${INFO_COLUMNS}`,
-      [input.workspaceId, input.mimeType, input.bytes.length, input.width, input.height, input.alt, input.sha256, input.bytes, quota.bytes, quota.count],
+      [
+        input.workspaceId,
+        input.mimeType,
+        input.bytes.length,
+        input.width,
+        input.height,
+        input.alt,
+        input.sha256,
+        input.bytes,
+        quota.bytes,
+        quota.count,
+      ],
     );
     return rows[0] ?? null;
   }
@@ -91,7 +102,10 @@ export class MediaRepository {
   /** The workspace's media among `ids`, without bytes (unknown and other workspaces' ids are absent). */
   findMany(workspaceId: string, ids: string[]): Promise<MediaInfo[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.db.query<MediaInfo>(`SELECT ${INFO_COLUMNS} FROM media WHERE workspace_id = $1 AND id = ANY($2::uuid[])`, [workspaceId, ids]);
+    return this.db.query<MediaInfo>(`SELECT ${INFO_COLUMNS} FROM media WHERE workspace_id = $1 AND id = ANY($2::uuid[])`, [
+      workspaceId,
+      ids,
+    ]);
   }
 
   /** The bytes of one media item of the workspace, or null when it is gone. */
@@ -113,10 +127,11 @@ export class MediaRepository {
   }
 
   async updateAlt(workspaceId: string, id: string, alt: string): Promise<MediaInfo | null> {
-    const rows = await this.db.query<MediaInfo>(
-      `UPDATE media SET alt = $3 WHERE workspace_id = $1 AND id = $2 RETURNING ${INFO_COLUMNS}`,
-      [workspaceId, id, alt],
-    );
+    const rows = await this.db.query<MediaInfo>(`UPDATE media SET alt = $3 WHERE workspace_id = $1 AND id = $2 RETURNING ${INFO_COLUMNS}`, [
+      workspaceId,
+      id,
+      alt,
+    ]);
     return rows[0] ?? null;
   }
 }

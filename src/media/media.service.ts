@@ -74,7 +74,8 @@ export class MediaService {
     if (tooManyPixels) throw new DomainError(ErrorCode.PayloadTooLarge, tooManyPixels);
     if (probe.mimeType === 'image/gif' || probe.mimeType === 'image/webp') {
       const frames = await countFrames(bytes);
-      if (frames === null) throw invalidInput(`the file starts like ${probe.mimeType} but its frames cannot be read (damaged or truncated)`);
+      if (frames === null)
+        throw invalidInput(`the file starts like ${probe.mimeType} but its frames cannot be read (damaged or truncated)`);
       const tooManyFrames = framesProblem(frames, MAX_IMAGE_FRAMES);
       if (tooManyFrames) throw new DomainError(ErrorCode.PayloadTooLarge, tooManyFrames);
     }
@@ -93,7 +94,10 @@ export class MediaService {
     );
     if (!row) {
       const usage = await this.media.usage(workspaceId);
-      throw conflict(quotaProblem(usage, quota, bytes.length) ?? 'the workspace\'s media quota is used up; delete media (DELETE /v1/media/:id) and try again');
+      throw conflict(
+        quotaProblem(usage, quota, bytes.length) ??
+          "the workspace's media quota is used up; delete media (DELETE /v1/media/:id) and try again",
+      );
     }
     return toMediaView(row);
   }
@@ -160,7 +164,8 @@ export class MediaService {
     return ids.map((id, i) => {
       const m = found.get(id.toLowerCase());
       if (!m) throw invalidInput(`${field}: unknown media id ${id}`);
-      if (ids.findIndex((other) => other.toLowerCase() === id.toLowerCase()) !== i) throw invalidInput(`${field}: media id ${id} is listed twice`);
+      if (ids.findIndex((other) => other.toLowerCase() === id.toLowerCase()) !== i)
+        throw invalidInput(`${field}: media id ${id} is listed twice`);
       return m;
     });
   }

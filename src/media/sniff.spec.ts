@@ -10,7 +10,9 @@ describe('pixelsProblem', () => {
       }),
     );
     expect(pixelsProblem(1, MAX_IMAGE_PIXELS)).toBeNull();
-    expect(pixelsProblem(1, MAX_IMAGE_PIXELS + 1)).toMatch(/^the image is 1 × 36152320 pixels \(36,152,320\); the limit is 36,152,319 pixels/);
+    expect(pixelsProblem(1, MAX_IMAGE_PIXELS + 1)).toMatch(
+      /^the image is 1 × 36152320 pixels \(36,152,320\); the limit is 36,152,319 pixels/,
+    );
   });
 });
 
@@ -26,10 +28,15 @@ describe('quotaProblem', () => {
 
   it('lets an upload in exactly when both totals stay within the quota', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: quota.bytes }), fc.integer({ min: 0, max: 5 }), fc.integer({ min: 1, max: 5 * 1024 * 1024 }), (bytes, count, adding) => {
-        const fits = bytes + adding <= quota.bytes && count + 1 <= quota.count;
-        expect(quotaProblem({ bytes, count }, quota, adding) === null).toBe(fits);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: quota.bytes }),
+        fc.integer({ min: 0, max: 5 }),
+        fc.integer({ min: 1, max: 5 * 1024 * 1024 }),
+        (bytes, count, adding) => {
+          const fits = bytes + adding <= quota.bytes && count + 1 <= quota.count;
+          expect(quotaProblem({ bytes, count }, quota, adding) === null).toBe(fits);
+        },
+      ),
     );
   });
 

@@ -19,8 +19,7 @@ const IMAGE_SIZE_TYPES: Record<MediaMimeType, string> = {
 };
 
 export type ImageProbe =
-  | { ok: true; mimeType: MediaMimeType; width: number; height: number }
-  | { ok: false; reason: 'unsupported' | 'damaged'; message: string };
+  { ok: true; mimeType: MediaMimeType; width: number; height: number } | { ok: false; reason: 'unsupported' | 'damaged'; message: string };
 
 /**
  * Sniffs the type and reads the pixel size from the headers (image-size; no decode). The
@@ -30,7 +29,11 @@ export type ImageProbe =
 export function probeImage(bytes: Uint8Array): ImageProbe {
   const mimeType = sniffImageType(bytes);
   if (mimeType === null) {
-    return { ok: false, reason: 'unsupported', message: 'the file is not a PNG, JPEG, WebP or GIF image (checked from its content, not its name or Content-Type)' };
+    return {
+      ok: false,
+      reason: 'unsupported',
+      message: 'the file is not a PNG, JPEG, WebP or GIF image (checked from its content, not its name or Content-Type)',
+    };
   }
   try {
     const size = imageSize(bytes);
@@ -39,7 +42,11 @@ export function probeImage(bytes: Uint8Array): ImageProbe {
     const turned = size.orientation !== undefined && size.orientation >= 5;
     return { ok: true, mimeType, width: turned ? size.height : size.width, height: turned ? size.width : size.height };
   } catch {
-    return { ok: false, reason: 'damaged', message: `the file starts like ${mimeType} but its header is damaged or truncated (its pixel size cannot be read)` };
+    return {
+      ok: false,
+      reason: 'damaged',
+      message: `the file starts like ${mimeType} but its header is damaged or truncated (its pixel size cannot be read)`,
+    };
   }
 }
 

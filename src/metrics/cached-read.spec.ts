@@ -20,7 +20,11 @@ describe('CachedRead', () => {
   it('reuses a value until it is older than the refresh interval', async () => {
     let now = 1_000;
     let n = 0;
-    const read = new CachedRead(async () => ++n, 30_000, () => now);
+    const read = new CachedRead(
+      async () => ++n,
+      30_000,
+      () => now,
+    );
     expect(await read.get()).toBe(1);
     now += 29_999;
     expect(await read.get()).toBe(1);

@@ -10,7 +10,7 @@ describe('metricsAccess', () => {
     expect(metricsAccess(null, `Bearer ${token}`)).toBe('disabled');
   });
 
-  it('lets the configured bearer token in, whatever the scheme\'s case', () => {
+  it("lets the configured bearer token in, whatever the scheme's case", () => {
     expect(metricsAccess(expected, `Bearer ${token}`)).toBe('allowed');
     expect(metricsAccess(expected, `bearer ${token}`)).toBe('allowed');
   });

@@ -43,7 +43,11 @@ export class AccountEventsRepository {
   }
 
   async markProcessed(runner: Sql, id: string, outcome: EventOutcome, mailId: string | null): Promise<void> {
-    await runner.query(`UPDATE account_events SET processed_at = now(), outcome = $2, mail_id = $3 WHERE id = $1::bigint`, [id, outcome, mailId]);
+    await runner.query(`UPDATE account_events SET processed_at = now(), outcome = $2, mail_id = $3 WHERE id = $1::bigint`, [
+      id,
+      outcome,
+      mailId,
+    ]);
   }
 
   /** A token's expiry warning, once per account and expiry (the partial unique index). True when new. */

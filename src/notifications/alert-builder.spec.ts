@@ -21,7 +21,9 @@ describe('alert mails', () => {
   it('says an account needs to be reconnected, why, what to do, and how many posts wait', () => {
     const m = renderAlert(facts({ waitingJobs: 19 }), ctx);
     expect(m.subject).toBe('Herald: "Blog" (webhook) needs to be reconnected');
-    expect(m.text).toContain('The platform refused the credentials of "Blog" (webhook) at 2027-05-05 08:00 (America/New_York): the platform refused the credentials: HTTP 401');
+    expect(m.text).toContain(
+      'The platform refused the credentials of "Blog" (webhook) at 2027-05-05 08:00 (America/New_York): the platform refused the credentials: HTTP 401',
+    );
     expect(m.text).toContain('19 posts for it wait until then.');
     expect(m.text).toContain('Settings: https://herald.example.com/settings');
     expect(m.html).toContain('href="https://herald.example.com/settings/failed-posts?accountId=acc-1"');
@@ -34,15 +36,32 @@ describe('alert mails', () => {
   });
 
   it('warns early, naming the threshold at which the account will be disabled', () => {
-    const m = renderAlert(facts({ kind: 'failure_warning', consecutiveFailures: 25, disableThreshold: 50, detail: 'connection refused' }), ctx);
+    const m = renderAlert(
+      facts({ kind: 'failure_warning', consecutiveFailures: 25, disableThreshold: 50, detail: 'connection refused' }),
+      ctx,
+    );
     expect(m.subject).toBe('Herald: "Blog" (webhook) has failed 25 times in a row');
     expect(m.text).toContain('At 50 failures in a row it disables the account');
   });
 
   it('warns about a LinkedIn token that cannot be refreshed, before and after it expired', () => {
-    const soon = renderAlert(facts({ kind: 'token_expiring', account: { id: 'l', name: 'Page', provider: 'linkedin' }, tokenExpiresAt: new Date('2027-05-10T16:00:00Z') }), ctx);
+    const soon = renderAlert(
+      facts({
+        kind: 'token_expiring',
+        account: { id: 'l', name: 'Page', provider: 'linkedin' },
+        tokenExpiresAt: new Date('2027-05-10T16:00:00Z'),
+      }),
+      ctx,
+    );
     expect(soon.subject).toBe('Herald: the access token of "Page" (LinkedIn) expires on 2027-05-10 12:00');
-    const past = renderAlert(facts({ kind: 'token_expiring', account: { id: 'l', name: 'Page', provider: 'linkedin' }, tokenExpiresAt: new Date('2027-05-01T00:00:00Z') }), ctx);
+    const past = renderAlert(
+      facts({
+        kind: 'token_expiring',
+        account: { id: 'l', name: 'Page', provider: 'linkedin' },
+        tokenExpiresAt: new Date('2027-05-01T00:00:00Z'),
+      }),
+      ctx,
+    );
     expect(past.subject).toBe('Herald: the access token of "Page" (LinkedIn) has expired');
   });
 

@@ -18,7 +18,10 @@ const BATCH = 20;
  * fixed (the account was reconnected, enabled, or a success reset the count before the notifier
  * got to the event) says nothing worth a mail.
  */
-export function stillRelevant(event: Pick<AccountEventRow, 'kind' | 'disableThreshold' | 'tokenExpiresAt'>, account: AccountHealthRow | null): boolean {
+export function stillRelevant(
+  event: Pick<AccountEventRow, 'kind' | 'disableThreshold' | 'tokenExpiresAt'>,
+  account: AccountHealthRow | null,
+): boolean {
   if (!account || account.deleted) return false;
   switch (event.kind) {
     case 'needs_reauth':
@@ -102,7 +105,12 @@ export class AlertsService implements OnModuleInit {
       },
       { publicUrl: this.config.publicUrl, timeZone: settings.timezone, workspaceName: workspace?.name ?? 'your workspace' },
     );
-    const mailId = await this.outbox.enqueue(tx, { workspaceId: event.workspaceId, kind: 'alert', recipients: settings.recipients, ...mail });
+    const mailId = await this.outbox.enqueue(tx, {
+      workspaceId: event.workspaceId,
+      kind: 'alert',
+      recipients: settings.recipients,
+      ...mail,
+    });
     return { outcome: 'queued', mailId };
   }
 

@@ -13,14 +13,20 @@ export class NotificationSettingsController {
   constructor(private readonly settings: NotificationSettingsService) {}
 
   @Get()
-  @ApiOperation({ operationId: 'getNotificationSettings', summary: "The workspace's daily digest and alert settings, how mail is delivered, and the last digest." })
+  @ApiOperation({
+    operationId: 'getNotificationSettings',
+    summary: "The workspace's daily digest and alert settings, how mail is delivered, and the last digest.",
+  })
   @ApiOkResponse({ type: NotificationSettingsView })
   get(@Auth() auth: AuthContext): Promise<NotificationSettingsView> {
     return this.settings.get(auth.workspaceId);
   }
 
   @Put()
-  @ApiOperation({ operationId: 'updateNotificationSettings', summary: 'Change the digest (enabled, recipients, hour, timezone, sendWhenEmpty) and alert settings. Absent fields keep their value.' })
+  @ApiOperation({
+    operationId: 'updateNotificationSettings',
+    summary: 'Change the digest (enabled, recipients, hour, timezone, sendWhenEmpty) and alert settings. Absent fields keep their value.',
+  })
   @ApiOkResponse({ type: NotificationSettingsView })
   @ApiErrors(BODY_ERRORS, { 400: 'A field is invalid (the message names it); nothing was saved.' })
   update(@Auth() auth: AuthContext, @Body() body: UpdateNotificationSettingsDto): Promise<NotificationSettingsView> {

@@ -1,17 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsBoolean,
-  IsInt,
-  IsOptional,
-  IsString,
-  Max,
-  MaxLength,
-  Min,
-  ValidateNested,
-} from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 
 export const MAX_RECIPIENTS = 20;
 
@@ -126,7 +115,10 @@ export class NotificationSettingsView {
   digest!: DigestSettingsView;
   @ApiProperty({ type: AlertSettingsView })
   alerts!: AlertSettingsView;
-  @ApiProperty({ enum: ['smtp', 'outbox'], description: 'smtp: SMTP_URL is set; outbox: mails are written as .eml files under HERALD_DATA_DIR/outbox/' })
+  @ApiProperty({
+    enum: ['smtp', 'outbox'],
+    description: 'smtp: SMTP_URL is set; outbox: mails are written as .eml files under HERALD_DATA_DIR/outbox/',
+  })
   delivery!: 'smtp' | 'outbox';
   @ApiProperty({ type: LastDigestView, nullable: true })
   lastDigest!: LastDigestView | null;

@@ -33,7 +33,9 @@ export class NotificationSettingsRepository {
   constructor(private readonly db: Db) {}
 
   async get(workspaceId: string, runner: Sql = this.db): Promise<NotificationSettings> {
-    const rows = await runner.query<NotificationSettings>(`SELECT ${COLUMNS} FROM notification_settings WHERE workspace_id = $1`, [workspaceId]);
+    const rows = await runner.query<NotificationSettings>(`SELECT ${COLUMNS} FROM notification_settings WHERE workspace_id = $1`, [
+      workspaceId,
+    ]);
     return rows[0] ?? { workspaceId, ...DEFAULT_SETTINGS };
   }
 
@@ -54,7 +56,7 @@ export class NotificationSettingsRepository {
        RETURNING ${COLUMNS}`,
       [s.workspaceId, s.digestEnabled, s.recipients, s.hour, s.timezone, s.sendWhenEmpty, s.alertsEnabled],
     );
-    return rows[0]!;
+    return rows[0];
   }
 
   /** Every workspace whose digest is on: the sweep's candidates (a handful of rows per workspace-minute). */

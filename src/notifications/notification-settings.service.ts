@@ -78,7 +78,12 @@ export class NotificationSettingsService {
         windowStart: last.windowStart.toISOString(),
         windowEnd: last.windowEnd.toISOString(),
         outcome: last.outcome,
-        mail: mail && { status: mail.status, attempts: mail.attempts, sentAt: mail.sentAt?.toISOString() ?? null, lastError: mail.lastError },
+        mail: mail && {
+          status: mail.status,
+          attempts: mail.attempts,
+          sentAt: mail.sentAt?.toISOString() ?? null,
+          lastError: mail.lastError,
+        },
       },
     };
   }
@@ -90,7 +95,8 @@ function checkRecipients(list: string[]): string[] {
     const address = raw.trim();
     // isEmail refuses display names ("Ann <a@x.org>"), quotes, spaces and line breaks: an
     // address can neither carry a second recipient nor break out of the To: header.
-    if (!isEmail(address)) throw invalidInput(`digest.recipients.${i} "${excerpt(address, 80)}" is not a valid email address (name@example.com)`);
+    if (!isEmail(address))
+      throw invalidInput(`digest.recipients.${i} "${excerpt(address, 80)}" is not a valid email address (name@example.com)`);
     const key = address.toLowerCase();
     if (seen.has(key)) throw invalidInput(`digest.recipients.${i} "${excerpt(address, 80)}" is listed twice`);
     seen.add(key);

@@ -34,7 +34,9 @@ export class NotificationsScheduler implements OnApplicationBootstrap, BeforeApp
 
   onApplicationBootstrap(): void {
     if (!this.config.notifications.enabled) return;
-    this.logger.log(`mail goes ${this.mail.driverName === 'smtp' ? 'to the SMTP server of SMTP_URL' : `to .eml files in ${this.config.dataDir}/outbox/ (SMTP_URL is not set)`}`);
+    this.logger.log(
+      `mail goes ${this.mail.driverName === 'smtp' ? 'to the SMTP server of SMTP_URL' : `to .eml files in ${this.config.dataDir}/outbox/ (SMTP_URL is not set)`}`,
+    );
     const timer = setInterval(() => void this.pass('poll', (now) => this.poll(now)), this.config.notifications.pollIntervalMs);
     timer.unref();
     this.registry.addInterval(POLL, timer);
@@ -50,7 +52,8 @@ export class NotificationsScheduler implements OnApplicationBootstrap, BeforeApp
   async sweep(now: Date): Promise<void> {
     await this.alerts.scanTokens(now);
     const { claimed } = await this.digest.sweep(now);
-    if (claimed.length > 0) this.logger.log(`digests made: ${claimed.map((c) => `${c.workspaceId} ${c.localDate} (${c.outcome})`).join(', ')}`);
+    if (claimed.length > 0)
+      this.logger.log(`digests made: ${claimed.map((c) => `${c.workspaceId} ${c.localDate} (${c.outcome})`).join(', ')}`);
     await this.poll(now);
   }
 
@@ -64,7 +67,7 @@ export class NotificationsScheduler implements OnApplicationBootstrap, BeforeApp
   private async pass(name: string, work: (now: Date) => Promise<void>): Promise<void> {
     if (this.stopped || this.running) return;
     const run = work(new Date())
-      .catch((err: unknown) => this.logger.error(`${name} failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`))
+      .catch((err: unknown) => this.logger.error(`${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`))
       .finally(() => {
         this.running = null;
       });

@@ -2,10 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Db } from '../database/db';
 
 export type IdempotencyBegin =
-  | { kind: 'new' }
-  | { kind: 'replay'; status: number; body: unknown }
-  | { kind: 'mismatch' }
-  | { kind: 'in_flight' };
+  { kind: 'new' } | { kind: 'replay'; status: number; body: unknown } | { kind: 'mismatch' } | { kind: 'in_flight' };
 
 /** How long a key is remembered (docs/api.md: at least 24 h). */
 export const IDEMPOTENCY_TTL_HOURS = 24;

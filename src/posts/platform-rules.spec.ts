@@ -78,7 +78,7 @@ describe('validateForPlatform: LinkedIn', () => {
     expect(validateForPlatform('linkedin', { text: text + 'a', media: [] })).toEqual(['text is 3001 characters, the limit is 3000']);
   });
 
-  it('refuses an image over LinkedIn\'s 36,152,320 pixels', () => {
+  it("refuses an image over LinkedIn's 36,152,320 pixels", () => {
     const problems = validateForPlatform('linkedin', { text: 'hi', media: [image({ width: 7000, height: 6000 })] });
     expect(problems).toEqual([expect.stringMatching(/is 7000×6000 pixels, the limit is 36152320 pixels/)]);
   });
@@ -95,11 +95,15 @@ describe('validateForPlatform: every platform', () => {
 
   it('webhook: the generic 10,000-character limit', () => {
     expect(validateForPlatform('webhook', { text: 'x'.repeat(10_000), media: [] })).toEqual([]);
-    expect(validateForPlatform('webhook', { text: 'x'.repeat(10_001), media: [] })).toEqual(['text is 10001 characters, the limit is 10000']);
+    expect(validateForPlatform('webhook', { text: 'x'.repeat(10_001), media: [] })).toEqual([
+      'text is 10001 characters, the limit is 10000',
+    ]);
   });
 
   it('refuses empty text with nothing else to post on a social platform', () => {
-    expect(validateForPlatform('bluesky', { text: ' ', media: [] })).toEqual(['text is empty and there is no image or link to post instead']);
+    expect(validateForPlatform('bluesky', { text: ' ', media: [] })).toEqual([
+      'text is empty and there is no image or link to post instead',
+    ]);
     expect(validateForPlatform('linkedin', { text: '', media: [image()] })).toEqual([]);
     expect(validateForPlatform('linkedin', { text: '', media: [], link: 'https://example.com' })).toEqual([]);
   });

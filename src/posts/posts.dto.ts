@@ -52,7 +52,7 @@ export class TargetDto {
   @IsString()
   accountId!: string;
 
-  @ApiPropertyOptional({ description: 'text for this account only (its platform\'s limits apply)', maxLength: 10_000 })
+  @ApiPropertyOptional({ description: "text for this account only (its platform's limits apply)", maxLength: 10_000 })
   @IsOptional()
   @MaxLength(10_000)
   @IsString()
@@ -173,12 +173,20 @@ export class ListPostsQuery extends PageQuery {
   @IsIn(POST_STATUSES)
   status?: (typeof POST_STATUSES)[number];
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'scheduled at or after this instant (ISO 8601 with an offset)', example: '2026-12-01T00:00:00Z' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'scheduled at or after this instant (ISO 8601 with an offset)',
+    example: '2026-12-01T00:00:00Z',
+  })
   @IsOptional()
   @Matches(ISO_WITH_OFFSET, { message: OFFSET_MESSAGE('from') })
   from?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'scheduled before this instant (ISO 8601 with an offset)', example: '2026-12-02T00:00:00Z' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'scheduled before this instant (ISO 8601 with an offset)',
+    example: '2026-12-02T00:00:00Z',
+  })
   @IsOptional()
   @Matches(ISO_WITH_OFFSET, { message: OFFSET_MESSAGE('to') })
   to?: string;

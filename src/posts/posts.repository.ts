@@ -142,7 +142,17 @@ export class PostsRepository {
     await m.query(
       `UPDATE posts SET text = $3, title = $4, link = $5, media = $6, metadata = $7, scheduled_at = $8, publish_by = $9, updated_at = now()
        WHERE workspace_id = $1 AND id = $2`,
-      [post.workspaceId, post.id, post.text, post.title, post.link, JSON.stringify(post.media), post.metadata, post.scheduledAt, post.publishBy],
+      [
+        post.workspaceId,
+        post.id,
+        post.text,
+        post.title,
+        post.link,
+        JSON.stringify(post.media),
+        post.metadata,
+        post.scheduledAt,
+        post.publishBy,
+      ],
     );
   }
 }

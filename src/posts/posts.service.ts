@@ -25,7 +25,6 @@ export interface CreateResult {
   replayed: boolean;
 }
 
-
 @Injectable()
 export class PostsService {
   constructor(
@@ -84,11 +83,7 @@ export class PostsService {
    * Platform limits at intake (docs/api.md "Limits"), each target with its own platform and its effective
    * text (its override, else the post's). Every problem of every target in one 400.
    */
-  private checkPlatforms(
-    targets: { label: string; provider: Provider; text: string }[],
-    media: MediaInfo[],
-    link: string | null,
-  ): void {
+  private checkPlatforms(targets: { label: string; provider: Provider; text: string }[], media: MediaInfo[], link: string | null): void {
     const problems: string[] = [];
     for (const t of targets) {
       problems.push(...validateForPlatform(t.provider, { text: t.text, media, link }).map((p) => `${t.label} (${t.provider}): ${p}`));
@@ -225,7 +220,10 @@ export class PostsService {
       decodeCursor(query.cursor),
       limit,
     );
-    const jobs = await this.jobs.forPosts(workspaceId, rows.slice(0, limit).map((p) => p.id));
+    const jobs = await this.jobs.forPosts(
+      workspaceId,
+      rows.slice(0, limit).map((p) => p.id),
+    );
     const byPost = new Map<string, typeof jobs>();
     for (const j of jobs) byPost.set(j.postId, [...(byPost.get(j.postId) ?? []), j]);
     return toPage(rows, limit, (p) => this.toView(p, byPost.get(p.id) ?? []));
@@ -274,5 +272,4 @@ export class PostsService {
     });
     return this.get(workspaceId, id);
   }
-
 }

@@ -80,11 +80,7 @@ describe('accountFeedback', () => {
   });
 
   it('keeps the accounts apart', () => {
-    const fb = accountFeedback(
-      [active('a'), active('b')],
-      [attempt('a', 'auth', 10), attempt('b', 'success', 20)],
-      DEFAULT_BREAKER,
-    );
+    const fb = accountFeedback([active('a'), active('b')], [attempt('a', 'auth', 10), attempt('b', 'success', 20)], DEFAULT_BREAKER);
     expect(fb.get('a')!.status?.value).toBe('needs_reauth');
     expect(fb.get('b')!.status).toBeNull();
     expect(fb.get('b')!.succeeded).toBe(true);

@@ -40,12 +40,20 @@ export class AttemptRunner {
    * Throws when the database cannot be read (the caller gives the jobs back unattempted).
    */
   async ensureAccounts(jobs: ClaimedJob[]): Promise<void> {
-    const missing = [...new Set(jobs.filter((j) => this.cache.get(j.accountId, j.credentialsVersion) === undefined).map((j) => j.accountId))];
+    const missing = [
+      ...new Set(jobs.filter((j) => this.cache.get(j.accountId, j.credentialsVersion) === undefined).map((j) => j.accountId)),
+    ];
     if (missing.length === 0) return;
     for (const row of await this.queue.loadAccounts(missing)) {
       try {
         const credentials = openCredentials(this.box, row.id, row.credentials);
-        this.cache.set(row.id, row.credentialsVersion, { id: row.id, workspaceId: row.workspaceId, name: row.name, config: row.config, credentials });
+        this.cache.set(row.id, row.credentialsVersion, {
+          id: row.id,
+          workspaceId: row.workspaceId,
+          name: row.name,
+          config: row.config,
+          credentials,
+        });
       } catch (err) {
         this.cache.forget(row.id);
         this.logger.error(`account ${row.id}: ${(err as Error).message}`);

@@ -14,14 +14,20 @@ const jobs = (accountId: string, n: number, from = 0): Candidate[] =>
 
 describe('planClaim', () => {
   it('takes at most maxInFlight − inFlight jobs per account, in order', () => {
-    const accounts = new Map([['a', slot('a', { inFlight: 2 })], ['b', slot('b')]]);
+    const accounts = new Map([
+      ['a', slot('a', { inFlight: 2 })],
+      ['b', slot('b')],
+    ]);
     const plan = planClaim([...jobs('a', 10), ...jobs('b', 2)], accounts, now, 100);
     expect(plan.take).toEqual(['a-0', 'a-1', 'a-2', 'b-0', 'b-1']);
     expect(plan.probes).toEqual([]);
   });
 
   it('does not let one busy account starve the others in the same batch', () => {
-    const accounts = new Map([['a', slot('a')], ['b', slot('b')]]);
+    const accounts = new Map([
+      ['a', slot('a')],
+      ['b', slot('b')],
+    ]);
     const plan = planClaim([...jobs('a', 50), ...jobs('b', 3)], accounts, now, 100);
     expect(plan.take.filter((id) => id.startsWith('b'))).toHaveLength(3);
   });
@@ -50,7 +56,10 @@ describe('planClaim', () => {
 
   it('reports no probe when the batch limit left no room for it', () => {
     const cooled = { state: 'open' as const, openUntil: new Date(now.getTime() - 1), consecutiveFailures: 5 };
-    const accounts = new Map([['b', slot('b')], ['a', slot('a', { circuit: cooled })]]);
+    const accounts = new Map([
+      ['b', slot('b')],
+      ['a', slot('a', { circuit: cooled })],
+    ]);
     const plan = planClaim([...jobs('b', 2), ...jobs('a', 1)], accounts, now, 2);
     expect(plan).toEqual({ take: ['b-0', 'b-1'], probes: [] });
   });

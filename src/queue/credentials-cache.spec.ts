@@ -1,7 +1,13 @@
 import type { DeliveryAccount } from '../connectors/connector.interface';
 import { CredentialsCache } from './credentials-cache';
 
-const account = (id: string, password: string): DeliveryAccount => ({ id, workspaceId: 'w', name: id, config: {}, credentials: { password } });
+const account = (id: string, password: string): DeliveryAccount => ({
+  id,
+  workspaceId: 'w',
+  name: id,
+  config: {},
+  credentials: { password },
+});
 
 describe('CredentialsCache', () => {
   it('answers only with the claimed credentials version or a newer one: a changed account is read again', () => {

@@ -53,7 +53,13 @@ export class JobLifecycle {
   }
 
   /** reschedule: a post edited before any job started (the caller holds the jobs' locks). */
-  async reschedulePost(q: Sql, postId: string, runAt: Date, publishBy: Date | null, payloadFor: (textOverride: string | null) => JobPayload): Promise<void> {
+  async reschedulePost(
+    q: Sql,
+    postId: string,
+    runAt: Date,
+    publishBy: Date | null,
+    payloadFor: (textOverride: string | null) => JobPayload,
+  ): Promise<void> {
     await reschedulePostJobs(q, postId, runAt, publishBy, payloadFor);
     await this.notifier.notify(q, runAt);
   }

@@ -1,7 +1,17 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { JobStatus } from '../jobs/job.types';
-import { canTransition, fromStates, guard, guardFrom, JOB_OPERATIONS, JOB_STATUSES, JobOperation, targets, TRANSITIONS } from './job-lifecycle';
+import {
+  canTransition,
+  fromStates,
+  guard,
+  guardFrom,
+  JOB_OPERATIONS,
+  JOB_STATUSES,
+  JobOperation,
+  targets,
+  TRANSITIONS,
+} from './job-lifecycle';
 
 /**
  * The job lifecycle, written out once more as the contract (docs/api.md "Concepts", docs/delivery.md):
@@ -104,7 +114,10 @@ describe('the job lifecycle table', () => {
 
   it('every operation that changes an existing job has its SQL in src/queue/sql, guarded by the table', () => {
     const dir = path.join(__dirname, 'sql');
-    const text = fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n');
+    const text = fs
+      .readdirSync(dir)
+      .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))
+      .join('\n');
     for (const op of JOB_OPERATIONS.filter((o) => o !== 'enqueue' && o !== 'retry')) {
       expect(text.includes(`guard('${op}'`) || text.includes(`guardFrom('${op}'`)).toBe(true);
     }

@@ -47,7 +47,7 @@ export const TRANSITIONS: readonly Transition[] = [
   t('claim', 'scheduled', 'in_progress', 'a worker leases a due job of an account that can take an attempt'),
 
   t('record', 'in_progress', 'succeeded', 'the platform accepted the post'),
-  t('record', 'in_progress', 'scheduled', 'a transient failure: retried after the backoff or the server\'s wait'),
+  t('record', 'in_progress', 'scheduled', "a transient failure: retried after the backoff or the server's wait"),
   t('record', 'in_progress', 'paused', 'the platform refused the credentials: the account needs a person'),
   t('record', 'in_progress', 'dead', 'permanent, poison, out of attempts, or the retry would fall after publishBy'),
 

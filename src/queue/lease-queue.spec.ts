@@ -79,10 +79,10 @@ describe('LeaseQueue', () => {
     const { q, started } = setup();
     const jobs = [job(), job(), job(), job()];
     q.add(jobs, Date.now());
-    expect(started.map((s) => s.job.id)).toEqual([jobs[0]!.id, jobs[1]!.id]);
-    started[0]!.end();
+    expect(started.map((s) => s.job.id)).toEqual([jobs[0].id, jobs[1].id]);
+    started[0].end();
     await flush();
-    expect(started.map((s) => s.job.id)).toEqual([jobs[0]!.id, jobs[1]!.id, jobs[2]!.id]);
+    expect(started.map((s) => s.job.id)).toEqual([jobs[0].id, jobs[1].id, jobs[2].id]);
     expect(q.room).toBe(100 - 3);
   });
 
@@ -90,21 +90,21 @@ describe('LeaseQueue', () => {
     const { q, started } = setup();
     const jobs = [job(), job(), job(), job()];
     q.add(jobs, Date.now());
-    started[0]!.end('transient');
+    started[0].end('transient');
     await flush();
     expect(started).toHaveLength(2);
-    expect(q.takeReturns().release.map((r) => r.id)).toEqual([jobs[2]!.id, jobs[3]!.id]);
+    expect(q.takeReturns().release.map((r) => r.id)).toEqual([jobs[2].id, jobs[3].id]);
   });
 
   it('fires the signal when the attempt has used its whole time budget', () => {
     const { q, started } = setup({ attemptTimeoutMs: 30_000, leaseMs: 60_000 });
     q.add([job()], Date.now());
     jest.advanceTimersByTime(29_999);
-    expect(started[0]!.signal.aborted).toBe(false);
+    expect(started[0].signal.aborted).toBe(false);
     jest.advanceTimersByTime(1);
-    expect(started[0]!.signal.aborted).toBe(true);
-    expect((started[0]!.signal.reason as DOMException).name).toBe('TimeoutError');
-    expect((started[0]!.signal.reason as DOMException).message).toContain('WORKER_ATTEMPT_TIMEOUT_MS');
+    expect(started[0].signal.aborted).toBe(true);
+    expect((started[0].signal.reason as DOMException).name).toBe('TimeoutError');
+    expect((started[0].signal.reason as DOMException).message).toContain('WORKER_ATTEMPT_TIMEOUT_MS');
   });
 
   it('keeps an attempt running past its first lease while renewals succeed', () => {
@@ -114,7 +114,7 @@ describe('LeaseQueue', () => {
       jest.advanceTimersByTime(3_000);
       q.renewed(q.renewal(), new Set(q.heldIds()), Date.now());
     }
-    expect(started[0]!.signal.aborted).toBe(false); // 30 s in, on a 9 s lease
+    expect(started[0].signal.aborted).toBe(false); // 30 s in, on a 9 s lease
   });
 
   it('stops an attempt a margin before its lease runs out when renewals fail', () => {
@@ -124,10 +124,10 @@ describe('LeaseQueue', () => {
     jest.advanceTimersByTime(3_000);
     q.renewed(q.renewal(), new Set(q.heldIds()), Date.now()); // lease now ends at 12 s
     jest.advanceTimersByTime(12_000 - leaseMargin(leaseMs) - 3_000 - 1);
-    expect(started[0]!.signal.aborted).toBe(false);
+    expect(started[0].signal.aborted).toBe(false);
     jest.advanceTimersByTime(1);
-    expect(started[0]!.signal.aborted).toBe(true);
-    expect((started[0]!.signal.reason as DOMException).message).toContain('lease could not be renewed');
+    expect(started[0].signal.aborted).toBe(true);
+    expect((started[0].signal.reason as DOMException).message).toContain('lease could not be renewed');
   });
 
   it('does not start a waiting job whose publishBy passed: it is expired, without an attempt', async () => {
@@ -136,7 +136,7 @@ describe('LeaseQueue', () => {
     const late = job('a', { maxInFlight: 1, publishBy: new Date(Date.now() + 1_000) });
     q.add([first, late], Date.now());
     jest.advanceTimersByTime(1_001);
-    started[0]!.end();
+    started[0].end();
     await flush();
     expect(started).toHaveLength(1);
     expect(q.takeReturns()).toEqual({ release: [], expired: [{ id: late.id, attemptNumber: 1 }] });
@@ -150,7 +150,7 @@ describe('LeaseQueue', () => {
     q.renewed(q.renewal(), new Set([a.id, b.id]), Date.now()); // c was reclaimed by another process
     expect(q.heldIds().sort()).toEqual([a.id, b.id].sort());
     jest.advanceTimersByTime(5_000); // no renewal since: b's lease is nearly over
-    started[0]!.end();
+    started[0].end();
     await flush();
     expect(started).toHaveLength(1);
     expect(q.takeReturns().release.map((r) => r.id)).toEqual([b.id]);
@@ -189,13 +189,13 @@ describe('LeaseQueue', () => {
     const drained = q.drain(2_000);
     expect(q.state).toBe('draining');
     expect(q.room).toBe(0);
-    expect(q.takeReturns().release.map((r) => r.id)).toEqual([jobs[2]!.id]);
-    started[0]!.end();
+    expect(q.takeReturns().release.map((r) => r.id)).toEqual([jobs[2].id]);
+    started[0].end();
     await flush();
     jest.advanceTimersByTime(2_000);
     await drained;
-    expect(started[1]!.signal.aborted).toBe(true);
-    expect((started[1]!.signal.reason as DOMException).name).toBe('AbortError');
+    expect(started[1].signal.aborted).toBe(true);
+    expect((started[1].signal.reason as DOMException).name).toBe('AbortError');
     expect(q.state).toBe('stopped');
     q.add([job()], Date.now());
     expect(started).toHaveLength(2);
@@ -208,7 +208,7 @@ describe('LeaseQueue', () => {
     q.add([j], Date.now());
     jest.advanceTimersByTime(10_000);
     await flush();
-    expect(started[0]!.signal.aborted).toBe(true);
+    expect(started[0].signal.aborted).toBe(true);
     jest.advanceTimersByTime(9_000);
     await flush();
     expect(q.heldIds()).toEqual([j.id]); // still running: its slot and lease kept, no second attempt under it

@@ -178,7 +178,9 @@ export class LeaseQueue {
         claims.add(r.job);
       } else if (!r.overrunReported) {
         r.overrunReported = true;
-        this.o.warn(`the attempt of job ${r.job.id} is still running long after its deadline: its lease is no longer renewed, another worker will retry it`);
+        this.o.warn(
+          `the attempt of job ${r.job.id} is still running long after its deadline: its lease is no longer renewed, another worker will retry it`,
+        );
       }
     }
     for (const list of this.queued.values()) {
@@ -209,7 +211,9 @@ export class LeaseQueue {
       const kept = list.filter((h) => !scope.claims.has(h.job) || stillHeld.has(h.job.id));
       for (const h of kept) if (ours(h.job)) h.heldUntil = Math.max(h.heldUntil, heldUntil);
       if (kept.length === list.length) continue;
-      this.o.warn(`${list.length - kept.length} waiting jobs of account ${accountId} were taken over by another worker while this one could not reach the database`);
+      this.o.warn(
+        `${list.length - kept.length} waiting jobs of account ${accountId} were taken over by another worker while this one could not reach the database`,
+      );
       this.queuedCount -= list.length - kept.length;
       if (kept.length > 0) this.queued.set(accountId, kept);
       else this.queued.delete(accountId);
@@ -233,7 +237,8 @@ export class LeaseQueue {
       clearTimeout(timer);
       if (outcome === 'timeout') {
         this.o.warn(`${this.running.size} attempts still running after ${graceMs} ms: stopping them`);
-        for (const r of this.running.values()) r.controller.abort(new DOMException('Herald is shutting down (WORKER_SHUTDOWN_GRACE_MS passed)', 'AbortError'));
+        for (const r of this.running.values())
+          r.controller.abort(new DOMException('Herald is shutting down (WORKER_SHUTDOWN_GRACE_MS passed)', 'AbortError'));
         await this.whenIdle();
       }
     }
@@ -260,7 +265,7 @@ export class LeaseQueue {
       return;
     }
     let running = this.runningPerAccount.get(accountId) ?? 0;
-    while (list.length > 0 && running < list[0]!.job.maxInFlight) {
+    while (list.length > 0 && running < list[0].job.maxInFlight) {
       const held = list.shift()!;
       this.queuedCount -= 1;
       const now = this.now();

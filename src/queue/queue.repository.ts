@@ -85,7 +85,13 @@ export class QueueRepository {
       const byId = new Map(locked.map((a) => [a.id, a]));
 
       const involved = new Set(kept.map((a) => a.accountId));
-      const decided = kept.length > 0 ? input.feedback(locked.filter((a) => involved.has(a.id)), kept) : new Map<string, AccountFeedback>();
+      const decided =
+        kept.length > 0
+          ? input.feedback(
+              locked.filter((a) => involved.has(a.id)),
+              kept,
+            )
+          : new Map<string, AccountFeedback>();
       for (const a of locked) {
         const d = decided.get(a.id);
         if (d) a.circuit = d.circuit; // the plan must see the circuits as this round leaves them
@@ -97,11 +103,18 @@ export class QueueRepository {
       const usable = locked.filter((a) => a.status === 'active' && !a.deleted && !statusChanged.includes(a.id));
       const [counts] = await Promise.all([
         candidates.length > 0 && usable.length > 0
-          ? inFlightCounts(tx, owner, usable.map((a) => a.id))
+          ? inFlightCounts(
+              tx,
+              owner,
+              usable.map((a) => a.id),
+            )
           : Promise.resolve(new Map<string, { total: number; others: number }>()),
         writeAccountFeedback(tx, decided),
         storeRefreshedCredentials(tx, refreshed),
-        resumeJobs(tx, staleAuth.map((a) => a.jobId)),
+        resumeJobs(
+          tx,
+          staleAuth.map((a) => a.jobId),
+        ),
       ]);
 
       let claimed: ClaimedJob[] = [];
@@ -114,7 +127,7 @@ export class QueueRepository {
             return [a.id, { id: a.id, maxInFlight: capacity, inFlight: c.total, circuit: a.circuit }];
           }),
         );
-        const { take, probes } = input.plan(candidates, slots, candidates[0]!.now);
+        const { take, probes } = input.plan(candidates, slots, candidates[0].now);
         const [, jobs] = await Promise.all([
           startProbes(tx, probes, leaseMs),
           take.length > 0 ? claimJobs(tx, owner, take, leaseMs) : Promise.resolve([]),
@@ -186,7 +199,9 @@ export class QueueRepository {
   /** Accounts' public settings and sealed credentials, for the worker's credentials cache. */
   loadAccounts(
     ids: string[],
-  ): Promise<{ id: string; workspaceId: string; name: string; config: Record<string, unknown>; credentials: string; credentialsVersion: number }[]> {
+  ): Promise<
+    { id: string; workspaceId: string; name: string; config: Record<string, unknown>; credentials: string; credentialsVersion: number }[]
+  > {
     return this.db.query(
       `SELECT id, workspace_id AS "workspaceId", name, config, credentials, credentials_version AS "credentialsVersion"
        FROM accounts WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL`,
@@ -206,5 +221,9 @@ function latestCredentialsPerAccount(finished: FinishedAttempt[]): { accountId: 
     const seen = latest.get(a.accountId);
     if (!seen || seen.finishedAt.getTime() <= a.finishedAt.getTime()) latest.set(a.accountId, a);
   }
-  return [...latest.values()].map((a) => ({ accountId: a.accountId, sealed: a.refreshedCredentials!, basedOnVersion: a.credentialsVersion }));
+  return [...latest.values()].map((a) => ({
+    accountId: a.accountId,
+    sealed: a.refreshedCredentials!,
+    basedOnVersion: a.credentialsVersion,
+  }));
 }

@@ -17,7 +17,7 @@ export class WakeSchedule {
     let hi = this.times.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.times[mid]! < at) lo = mid + 1;
+      if (this.times[mid] < at) lo = mid + 1;
       else hi = mid;
     }
     if (this.times[lo] === at) return;
@@ -33,7 +33,7 @@ export class WakeSchedule {
   /** Removes every moment at or before `now`; true if there was one. */
   popDue(now: number): boolean {
     let n = 0;
-    while (n < this.times.length && this.times[n]! <= now) n += 1;
+    while (n < this.times.length && this.times[n] <= now) n += 1;
     this.times.splice(0, n);
     return n > 0;
   }

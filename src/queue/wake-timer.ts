@@ -54,13 +54,16 @@ export class WakeTimer {
     if (this.timer) clearTimeout(this.timer);
     this.due = next;
     this.mode = 'armed';
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.mode = 'idle';
-      this.times.popDue(this.now());
-      this.wake();
-      this.arm();
-    }, Math.max(0, next - this.now()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        this.mode = 'idle';
+        this.times.popDue(this.now());
+        this.wake();
+        this.arm();
+      },
+      Math.max(0, next - this.now()),
+    );
     this.timer.unref?.();
   }
 }

@@ -104,7 +104,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     await this.listener.stop();
     await this.leases.drain(this.config.worker.shutdownGraceMs);
     // Record what finished and give back the rest (no claiming: `stopping` leaves no room).
-    for (let failures = 0; this.pending.length > 0 || this.leases.hasReturns || this.pumping; ) {
+    for (let failures = 0; this.pending.length > 0 || this.leases.hasReturns || this.pumping;) {
       if (!this.pumping) this.kick();
       await this.pumping;
       if (this.pending.length > 0 || this.leases.hasReturns) failures += 1;
@@ -187,7 +187,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       // Accounts this round found not active: their leased jobs that have not started go back.
       for (const accountId of round.notActive) this.leases.giveBack(accountId);
       if (round.notActive.length > 0) {
-        await this.queue.pauseWaitingJobs(round.notActive).catch((err: unknown) => this.logger.error(`pausing jobs failed: ${String(err)}`));
+        await this.queue
+          .pauseWaitingJobs(round.notActive)
+          .catch((err: unknown) => this.logger.error(`pausing jobs failed: ${String(err)}`));
       }
       if (round.claimed.length > 0) await this.hold(round.claimed, sentAt);
       const full = room > 0 && round.claimed.length >= room;
@@ -242,7 +244,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     const waiting = this.pending.map((a) => a.jobId);
     if (waiting.length > 0) {
       this.queue.extendLeases(this.owner, waiting, leaseMs).catch((err: unknown) => {
-        this.logger.warn(`renewing the leases of ${waiting.length} outcomes not yet written failed: ${isConnectionError(err) ? 'the database is unavailable' : String(err)}`);
+        this.logger.warn(
+          `renewing the leases of ${waiting.length} outcomes not yet written failed: ${isConnectionError(err) ? 'the database is unavailable' : String(err)}`,
+        );
       });
     }
     const scope = this.leases.renewal();
@@ -252,7 +256,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       this.leases.renewed(scope, await this.queue.extendLeases(this.owner, scope.ids, leaseMs), sentAt);
     } catch (err) {
       // Running attempts stop before their last known lease ends (LeaseQueue): nothing runs unleased.
-      this.logger.warn(`renewing ${scope.ids.length} leases failed: ${isConnectionError(err) ? 'the database is unavailable' : String(err)}`);
+      this.logger.warn(
+        `renewing ${scope.ids.length} leases failed: ${isConnectionError(err) ? 'the database is unavailable' : String(err)}`,
+      );
     }
   }
 

@@ -68,11 +68,7 @@ export function backoffCeilingMs(attempt: number, baseMs: number, maxMs: number)
  * a misbehaving source (1, negative, NaN) is clamped into the window instead of producing a delay
  * outside it. ceiling + 1 ≤ 2^53 is still exact, so the top value stays reachable.
  */
-export function fullJitterDelayMs(
-  attempt: number,
-  policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>,
-  random: () => number,
-): number {
+export function fullJitterDelayMs(attempt: number, policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, random: () => number): number {
   const ceiling = backoffCeilingMs(attempt, policy.baseDelayMs, policy.maxDelayMs);
   const r = random();
   if (!(r > 0)) return 0; // 0, negative or NaN

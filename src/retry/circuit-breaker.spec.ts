@@ -1,13 +1,5 @@
 import fc from 'fast-check';
-import {
-  BreakerConfig,
-  Circuit,
-  CLOSED_CIRCUIT,
-  DEFAULT_BREAKER,
-  gate,
-  recordOutcome,
-  startProbe,
-} from './circuit-breaker';
+import { BreakerConfig, Circuit, CLOSED_CIRCUIT, DEFAULT_BREAKER, gate, recordOutcome, startProbe } from './circuit-breaker';
 import { ErrorClass } from './error-class';
 
 const NOW = new Date(Date.UTC(2025, 5, 1, 12, 0, 0));
@@ -64,7 +56,7 @@ describe('gate', () => {
     expect(gate(halfOpenCircuit({ openUntil: at(60_000) }), NOW)).toBe('defer');
   });
 
-  it('offers a new probe when the half-open probe\'s deadline passed (its worker died)', () => {
+  it("offers a new probe when the half-open probe's deadline passed (its worker died)", () => {
     expect(gate(halfOpenCircuit({ openUntil: at(-1) }), NOW)).toBe('probe');
   });
 });
@@ -135,8 +127,17 @@ describe('recordOutcome', () => {
     });
 
     it('starts counting again after any success', () => {
-      const c = replay(CLOSED_CIRCUIT, ['transient', 'transient', 'transient', 'transient', 'success',
-        'transient', 'transient', 'transient', 'transient']);
+      const c = replay(CLOSED_CIRCUIT, [
+        'transient',
+        'transient',
+        'transient',
+        'transient',
+        'success',
+        'transient',
+        'transient',
+        'transient',
+        'transient',
+      ]);
       expect(c).toEqual(circuit({ consecutiveFailures: 4 }));
     });
 
@@ -197,10 +198,10 @@ describe('recordOutcome', () => {
     });
 
     it('treats a corrupt count as zero', () => {
-      expect(recordOutcome(circuit({ consecutiveFailures: Number.NaN }), 'transient', NOW, DEFAULT_BREAKER).next.consecutiveFailures)
-        .toBe(1);
-      expect(recordOutcome(circuit({ consecutiveFailures: -4 }), 'transient', NOW, DEFAULT_BREAKER).next.consecutiveFailures)
-        .toBe(1);
+      expect(recordOutcome(circuit({ consecutiveFailures: Number.NaN }), 'transient', NOW, DEFAULT_BREAKER).next.consecutiveFailures).toBe(
+        1,
+      );
+      expect(recordOutcome(circuit({ consecutiveFailures: -4 }), 'transient', NOW, DEFAULT_BREAKER).next.consecutiveFailures).toBe(1);
     });
 
     it('keeps openUntil a valid Date for an absurd cooldown', () => {
@@ -219,8 +220,11 @@ describe('recordOutcome', () => {
     });
 
     it('does not reset the count between transient failures', () => {
-      expect(replay(CLOSED_CIRCUIT, ['transient', 'transient', cls, 'transient', 'transient', cls, 'transient']))
-        .toEqual({ state: 'open', openUntil: at(COOLDOWN), consecutiveFailures: 5 });
+      expect(replay(CLOSED_CIRCUIT, ['transient', 'transient', cls, 'transient', 'transient', cls, 'transient'])).toEqual({
+        state: 'open',
+        openUntil: at(COOLDOWN),
+        consecutiveFailures: 5,
+      });
     });
 
     it('leaves an open circuit open with its cooldown', () => {

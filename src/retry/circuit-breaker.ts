@@ -97,12 +97,7 @@ function increment(count: number): number {
  *   look like one). The exception is a half_open probe ending that way: the receiver answered,
  *   which is what the probe wanted to know, so the circuit closes with count 0.
  */
-export function recordOutcome(
-  c: Circuit,
-  errorClass: ErrorClass,
-  now: Date,
-  cfg: BreakerConfig,
-): AttemptFeedback {
+export function recordOutcome(c: Circuit, errorClass: ErrorClass, now: Date, cfg: BreakerConfig): AttemptFeedback {
   switch (errorClass) {
     case 'success':
       return { next: { ...CLOSED_CIRCUIT }, opened: false, disable: false };

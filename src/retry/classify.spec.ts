@@ -26,28 +26,55 @@ describe('classifyHttpStatus', () => {
     expect(classifyHttpStatus(status)).toBe('permanent');
   });
 
-  it.each(statusesBetween(400, 499).filter((s) => ![401, 403, 408, 425, 429].includes(s)))(
-    'treats %i as permanent',
-    (status) => {
-      expect(classifyHttpStatus(status)).toBe('permanent');
-    },
-  );
+  it.each(statusesBetween(400, 499).filter((s) => ![401, 403, 408, 425, 429].includes(s)))('treats %i as permanent', (status) => {
+    expect(classifyHttpStatus(status)).toBe('permanent');
+  });
 
   it.each([
-    [0], [-1], [99], [100], [101], [103], [199], [600], [999], [1000], [200.5], [503.1],
-    [Number.NaN], [Number.POSITIVE_INFINITY], [Number.NEGATIVE_INFINITY],
+    [0],
+    [-1],
+    [99],
+    [100],
+    [101],
+    [103],
+    [199],
+    [600],
+    [999],
+    [1000],
+    [200.5],
+    [503.1],
+    [Number.NaN],
+    [Number.POSITIVE_INFINITY],
+    [Number.NEGATIVE_INFINITY],
   ])('treats %p (not a final HTTP status) as permanent', (status) => {
     expect(classifyHttpStatus(status)).toBe('permanent');
   });
 
   it('covers the common statuses of the documented table', () => {
     const expected: Array<[number, ErrorClass]> = [
-      [200, 'success'], [201, 'success'], [204, 'success'],
-      [301, 'permanent'], [302, 'permanent'], [307, 'permanent'], [308, 'permanent'],
-      [400, 'permanent'], [401, 'auth'], [403, 'auth'], [404, 'permanent'], [408, 'transient'],
-      [409, 'permanent'], [410, 'permanent'], [413, 'permanent'], [422, 'permanent'],
-      [425, 'transient'], [426, 'permanent'], [429, 'transient'],
-      [500, 'transient'], [502, 'transient'], [503, 'transient'], [504, 'transient'],
+      [200, 'success'],
+      [201, 'success'],
+      [204, 'success'],
+      [301, 'permanent'],
+      [302, 'permanent'],
+      [307, 'permanent'],
+      [308, 'permanent'],
+      [400, 'permanent'],
+      [401, 'auth'],
+      [403, 'auth'],
+      [404, 'permanent'],
+      [408, 'transient'],
+      [409, 'permanent'],
+      [410, 'permanent'],
+      [413, 'permanent'],
+      [422, 'permanent'],
+      [425, 'transient'],
+      [426, 'permanent'],
+      [429, 'transient'],
+      [500, 'transient'],
+      [502, 'transient'],
+      [503, 'transient'],
+      [504, 'transient'],
     ];
     for (const [status, cls] of expected) expect([status, classifyHttpStatus(status)]).toEqual([status, cls]);
   });
@@ -55,9 +82,22 @@ describe('classifyHttpStatus', () => {
 
 describe('classifyNetworkError', () => {
   it.each([
-    'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNABORTED', 'EPIPE',
-    'socket hang up', 'timeout', 'ERR_SOCKET_CONNECTION_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH',
-    'UND_ERR_CONNECT_TIMEOUT', 'ESOMETHINGNEW', '', 'econnreset',
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'ETIMEDOUT',
+    'ECONNABORTED',
+    'EPIPE',
+    'socket hang up',
+    'timeout',
+    'ERR_SOCKET_CONNECTION_TIMEOUT',
+    'EHOSTUNREACH',
+    'ENETUNREACH',
+    'UND_ERR_CONNECT_TIMEOUT',
+    'ESOMETHINGNEW',
+    '',
+    'econnreset',
   ])('treats %p as transient', (code) => {
     expect(classifyNetworkError(code)).toBe('transient');
   });
@@ -69,9 +109,7 @@ describe('classifyNetworkError', () => {
 
 describe('describeHttpOutcome', () => {
   it('tells the user to update a redirected URL', () => {
-    expect(describeHttpOutcome(302)).toBe(
-      'HTTP 302: the endpoint redirected (redirects are not followed); update the URL',
-    );
+    expect(describeHttpOutcome(302)).toBe('HTTP 302: the endpoint redirected (redirects are not followed); update the URL');
   });
 
   it('names an unavailable server', () => {

@@ -33,25 +33,37 @@ describe('decideAfterAttempt', () => {
   describe('non-transient outcomes', () => {
     it('succeeds on success', () => {
       expect(decideAfterAttempt(decisionInput({ errorClass: 'success' }))).toEqual({
-        decision: 'succeed', retryAt: null, deadReason: null, delayMs: null,
+        decision: 'succeed',
+        retryAt: null,
+        deadReason: null,
+        delayMs: null,
       });
     });
 
     it('pauses on auth instead of spending attempts on rejected credentials', () => {
       expect(decideAfterAttempt(decisionInput({ errorClass: 'auth', attemptNumber: 16 }))).toEqual({
-        decision: 'pause', retryAt: null, deadReason: null, delayMs: null,
+        decision: 'pause',
+        retryAt: null,
+        deadReason: null,
+        delayMs: null,
       });
     });
 
     it('kills a permanent failure at once, on the first attempt', () => {
       expect(decideAfterAttempt(decisionInput({ errorClass: 'permanent' }))).toEqual({
-        decision: 'dead', retryAt: null, deadReason: 'permanent', delayMs: null,
+        decision: 'dead',
+        retryAt: null,
+        deadReason: 'permanent',
+        delayMs: null,
       });
     });
 
     it('kills a poison payload at once', () => {
       expect(decideAfterAttempt(decisionInput({ errorClass: 'poison' }))).toEqual({
-        decision: 'dead', retryAt: null, deadReason: 'poison', delayMs: null,
+        decision: 'dead',
+        retryAt: null,
+        deadReason: 'poison',
+        delayMs: null,
       });
     });
 
@@ -89,7 +101,10 @@ describe('decideAfterAttempt', () => {
 
     it('is dead with max_attempts once the last allowed attempt fails', () => {
       expect(decideAfterAttempt(decisionInput({ attemptNumber: 16 }))).toEqual({
-        decision: 'dead', retryAt: null, deadReason: 'max_attempts', delayMs: null,
+        decision: 'dead',
+        retryAt: null,
+        deadReason: 'max_attempts',
+        delayMs: null,
       });
       expect(decideAfterAttempt(decisionInput({ attemptNumber: 17 })).deadReason).toBe('max_attempts');
     });
@@ -118,8 +133,9 @@ describe('decideAfterAttempt', () => {
     });
 
     it('keeps the backoff when the server asks for less', () => {
-      expect(decideAfterAttempt(decisionInput({ attemptNumber: 5, serverDelayMs: 1_000, random: () => BELOW_ONE })))
-        .toEqual(retryAfter(32_000));
+      expect(decideAfterAttempt(decisionInput({ attemptNumber: 5, serverDelayMs: 1_000, random: () => BELOW_ONE }))).toEqual(
+        retryAfter(32_000),
+      );
     });
 
     it('keeps the backoff when the server wait is already over (0)', () => {
@@ -162,7 +178,10 @@ describe('decideAfterAttempt', () => {
   describe('publishBy', () => {
     it('is dead as expired when the next attempt would fall after publishBy', () => {
       expect(decideAfterAttempt(decisionInput({ attemptNumber: 3, publishBy: at(3_999) }))).toEqual({
-        decision: 'dead', retryAt: null, deadReason: 'expired', delayMs: null,
+        decision: 'dead',
+        retryAt: null,
+        deadReason: 'expired',
+        delayMs: null,
       });
     });
 

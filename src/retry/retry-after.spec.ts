@@ -1,11 +1,5 @@
 import fc from 'fast-check';
-import {
-  EPOCH_SECONDS_THRESHOLD,
-  parseHttpDate,
-  parseRateLimitReset,
-  parseRetryAfter,
-  serverRequestedDelayMs,
-} from './retry-after';
+import { EPOCH_SECONDS_THRESHOLD, parseHttpDate, parseRateLimitReset, parseRetryAfter, serverRequestedDelayMs } from './retry-after';
 
 const NOW = new Date(Date.UTC(2025, 5, 1, 0, 0, 0)); // 2025-06-01T00:00:00Z
 const RFC_INSTANT = Date.UTC(1994, 10, 6, 8, 49, 37); // RFC 9110 §5.6.7 example
@@ -26,11 +20,9 @@ describe('parseHttpDate', () => {
     });
 
     it('reads all three formats as the same instant', () => {
-      const values = [
-        'Sun, 06 Nov 1994 08:49:37 GMT',
-        'Sunday, 06-Nov-94 08:49:37 GMT',
-        'Sun Nov  6 08:49:37 1994',
-      ].map((v) => parsedMs(v));
+      const values = ['Sun, 06 Nov 1994 08:49:37 GMT', 'Sunday, 06-Nov-94 08:49:37 GMT', 'Sun Nov  6 08:49:37 1994'].map((v) =>
+        parsedMs(v),
+      );
       expect(new Set(values).size).toBe(1);
     });
   });
@@ -259,10 +251,23 @@ describe('parseRetryAfter', () => {
   });
 
   it.each([
-    '1.5', '-3', '+3', '3s', '3 s', '1 2', '', '   ', '0x10', '1e3', 'Infinity', 'NaN', '5,5',
+    '1.5',
+    '-3',
+    '+3',
+    '3s',
+    '3 s',
+    '1 2',
+    '',
+    '   ',
+    '0x10',
+    '1e3',
+    'Infinity',
+    'NaN',
+    '5,5',
     '\u0661\u0662', // Arabic-Indic digits: not DIGIT
     '\uff11\uff12', // full-width digits
-    'soon', 'Sun, 30 Feb 2025 00:00:00 GMT',
+    'soon',
+    'Sun, 30 Feb 2025 00:00:00 GMT',
   ])('ignores the invalid value %p', (value) => {
     expect(parseRetryAfter(value, NOW)).toBeNull();
   });
@@ -411,9 +416,7 @@ describe('serverRequestedDelayMs', () => {
   });
 
   it('takes the longest of the waits the server asks for', () => {
-    expect(
-      serverRequestedDelayMs({ 'retry-after': '5', 'ratelimit-reset': '12', 'x-ratelimit-reset': '30' }, NOW),
-    ).toBe(30_000);
+    expect(serverRequestedDelayMs({ 'retry-after': '5', 'ratelimit-reset': '12', 'x-ratelimit-reset': '30' }, NOW)).toBe(30_000);
     expect(serverRequestedDelayMs({ 'retry-after': '50', 'x-ratelimit-reset': '30' }, NOW)).toBe(50_000);
   });
 
@@ -447,6 +450,6 @@ describe('serverRequestedDelayMs', () => {
   });
 
   it('ignores similar but different header names', () => {
-    expect(serverRequestedDelayMs({ 'retry-after-ms': '5', 'x-ratelimit-reset-after': '5', 'ratelimit': '5' }, NOW)).toBeNull();
+    expect(serverRequestedDelayMs({ 'retry-after-ms': '5', 'x-ratelimit-reset-after': '5', ratelimit: '5' }, NOW)).toBeNull();
   });
 });

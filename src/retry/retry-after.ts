@@ -5,7 +5,18 @@
  */
 
 const MONTHS: Readonly<Record<string, number>> = {
-  Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11,
+  Jan: 0,
+  Feb: 1,
+  Mar: 2,
+  Apr: 3,
+  May: 4,
+  Jun: 5,
+  Jul: 6,
+  Aug: 7,
+  Sep: 8,
+  Oct: 9,
+  Nov: 10,
+  Dec: 11,
 };
 
 // The alternations below are spelled out, and the regexes have no `i` flag, because RFC 9110
@@ -114,26 +125,41 @@ export function parseHttpDate(value: string, now: Date): Date | null {
   let m = IMF_FIXDATE.exec(text);
   if (m) {
     const ms = utcInstant({
-      day: Number(m[1]), month0: MONTHS[m[2]!]!, year: Number(m[3]),
-      hour: Number(m[4]), minute: Number(m[5]), second: Number(m[6]),
+      day: Number(m[1]),
+      month0: MONTHS[m[2]],
+      year: Number(m[3]),
+      hour: Number(m[4]),
+      minute: Number(m[5]),
+      second: Number(m[6]),
     });
     return ms === null ? null : new Date(ms);
   }
 
   m = RFC850_DATE.exec(text);
   if (m) {
-    const ms = rfc850Instant(Number(m[3]), {
-      day: Number(m[1]), month0: MONTHS[m[2]!]!,
-      hour: Number(m[4]), minute: Number(m[5]), second: Number(m[6]),
-    }, now);
+    const ms = rfc850Instant(
+      Number(m[3]),
+      {
+        day: Number(m[1]),
+        month0: MONTHS[m[2]],
+        hour: Number(m[4]),
+        minute: Number(m[5]),
+        second: Number(m[6]),
+      },
+      now,
+    );
     return ms === null ? null : new Date(ms);
   }
 
   m = ASCTIME_DATE.exec(text);
   if (m) {
     const ms = utcInstant({
-      month0: MONTHS[m[1]!]!, day: Number(m[2]!.trim()), year: Number(m[6]),
-      hour: Number(m[3]), minute: Number(m[4]), second: Number(m[5]),
+      month0: MONTHS[m[1]],
+      day: Number(m[2].trim()),
+      year: Number(m[6]),
+      hour: Number(m[3]),
+      minute: Number(m[4]),
+      second: Number(m[5]),
     });
     return ms === null ? null : new Date(ms);
   }

@@ -58,10 +58,20 @@ export function accountHealth(account: AccountView, failures: AccountFailures, n
     };
   }
   if (state !== 'closed') {
-    return { ...none, tone: 'warn', label: 'Recovering', detail: 'the next post is a test of the receiver; the others follow when it succeeds.' };
+    return {
+      ...none,
+      tone: 'warn',
+      label: 'Recovering',
+      detail: 'the next post is a test of the receiver; the others follow when it succeeds.',
+    };
   }
   if (consecutiveFailures > 0) {
-    return { ...none, tone: 'warn', label: 'Active', detail: `${plural(consecutiveFailures, 'failed attempt')} in a row; Herald keeps retrying.` };
+    return {
+      ...none,
+      tone: 'warn',
+      label: 'Active',
+      detail: `${plural(consecutiveFailures, 'failed attempt')} in a row; Herald keeps retrying.`,
+    };
   }
   return { ...none, tone: 'ok', label: 'Active', detail: null };
 }

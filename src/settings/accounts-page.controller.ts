@@ -51,7 +51,12 @@ export class AccountsPageController {
   async list(@Req() req: PageRequest, @Res() res: Response): Promise<void> {
     const session = requirePage(req);
     const cards = await this.cards.cards(session.auth.workspaceId);
-    await this.pages.render(res, 'accounts', { title: 'Accounts', section: 'accounts', session }, { accounts: cards, empty: cards.length === 0 });
+    await this.pages.render(
+      res,
+      'accounts',
+      { title: 'Accounts', section: 'accounts', session },
+      { accounts: cards, empty: cards.length === 0 },
+    );
   }
 
   // ---- connect ------------------------------------------------------------------------------
@@ -63,7 +68,12 @@ export class AccountsPageController {
   }
 
   @Post('connect/:provider')
-  async connect(@Req() req: PageRequest, @Res() res: Response, @Param('provider') raw: string, @Body() body: Record<string, unknown>): Promise<void> {
+  async connect(
+    @Req() req: PageRequest,
+    @Res() res: Response,
+    @Param('provider') raw: string,
+    @Body() body: Record<string, unknown>,
+  ): Promise<void> {
     const session = requirePage(req);
     const provider = this.provider(raw);
     const name = field(body, 'name');
@@ -73,13 +83,20 @@ export class AccountsPageController {
       const created = await this.accounts.create(session.auth.workspaceId, await asDto(CreateAccountDto, { provider, name, config }));
       if (created.secret) {
         // The signing secret is shown in this answer and stored nowhere the page can read again.
-        await this.pages.render(res, 'secret', { title: 'Signing secret', section: 'accounts', session }, { account: created, secret: created.secret, created: true });
+        await this.pages.render(
+          res,
+          'secret',
+          { title: 'Signing secret', section: 'accounts', session },
+          { account: created, secret: created.secret, created: true },
+        );
         return;
       }
       const check = await this.accounts.verify(session.auth.workspaceId, created.id);
       await this.pages.redirect(res, session, '/settings/accounts', {
         tone: check.ok ? 'success' : 'error',
-        text: check.ok ? `“${created.name}” connected. Check: ${check.message}.` : `“${created.name}” was saved, but the check failed: ${check.message}. Reconnect it with working credentials.`,
+        text: check.ok
+          ? `“${created.name}” connected. Check: ${check.message}.`
+          : `“${created.name}” was saved, but the check failed: ${check.message}. Reconnect it with working credentials.`,
       });
     } catch (err) {
       const known = personMessage(err);
@@ -90,7 +107,11 @@ export class AccountsPageController {
 
   private provider(raw: string): Provider {
     const p = CONNECTABLE.find((x) => x === raw);
-    if (!p) throw new DomainError(ErrorCode.NotFound, `There is no ${raw.slice(0, 40)} connector; Herald connects Bluesky, LinkedIn and blog webhooks.`);
+    if (!p)
+      throw new DomainError(
+        ErrorCode.NotFound,
+        `There is no ${raw.slice(0, 40)} connector; Herald connects Bluesky, LinkedIn and blog webhooks.`,
+      );
     return p;
   }
 
@@ -128,7 +149,14 @@ export class AccountsPageController {
     }
   }
 
-  private async showConnect(res: Response, session: PageSession, provider: Provider, values: FormValues, error?: string, status = 400): Promise<void> {
+  private async showConnect(
+    res: Response,
+    session: PageSession,
+    provider: Provider,
+    values: FormValues,
+    error?: string,
+    status = 400,
+  ): Promise<void> {
     await this.pages.render(
       res,
       `connect-${provider}`,
@@ -170,7 +198,12 @@ export class AccountsPageController {
   }
 
   @Post(':id/reconnect')
-  async reconnect(@Req() req: PageRequest, @Res() res: Response, @Param('id', accountId) id: string, @Body() body: Record<string, unknown>): Promise<void> {
+  async reconnect(
+    @Req() req: PageRequest,
+    @Res() res: Response,
+    @Param('id', accountId) id: string,
+    @Body() body: Record<string, unknown>,
+  ): Promise<void> {
     const session = requirePage(req);
     const ws = session.auth.workspaceId;
     const card = await this.cards.card(ws, id);
@@ -178,7 +211,12 @@ export class AccountsPageController {
     try {
       const config = this.configFrom(card.provider, body, values);
       const updated = await this.accounts.update(ws, id, await asDto(UpdateAccountDto, { config }));
-      await this.pages.redirect(res, session, `/settings/accounts#account-${id}`, reconnectedFlash(updated.name, card.status !== 'active' ? card.paused : 0, card.dead, id));
+      await this.pages.redirect(
+        res,
+        session,
+        `/settings/accounts#account-${id}`,
+        reconnectedFlash(updated.name, card.status !== 'active' ? card.paused : 0, card.dead, id),
+      );
     } catch (err) {
       const known = personMessage(err);
       if (!known) throw err;
@@ -186,7 +224,14 @@ export class AccountsPageController {
     }
   }
 
-  private async showReconnect(res: Response, session: PageSession, card: AccountCard, values: FormValues, error?: string, status = 400): Promise<void> {
+  private async showReconnect(
+    res: Response,
+    session: PageSession,
+    card: AccountCard,
+    values: FormValues,
+    error?: string,
+    status = 400,
+  ): Promise<void> {
     await this.pages.render(
       res,
       'reconnect',
@@ -247,14 +292,24 @@ export class AccountsPageController {
     const session = requirePage(req);
     const card = await this.cards.card(session.auth.workspaceId, id);
     if (!card.isWebhook) throw new DomainError(ErrorCode.NotFound, `“${card.name}” has no signing secret: only blog webhooks do.`);
-    await this.pages.render(res, 'rotate', { title: `New signing secret for ${card.name}`, section: 'accounts', session }, { account: card });
+    await this.pages.render(
+      res,
+      'rotate',
+      { title: `New signing secret for ${card.name}`, section: 'accounts', session },
+      { account: card },
+    );
   }
 
   @Post(':id/rotate-secret')
   async rotate(@Req() req: PageRequest, @Res() res: Response, @Param('id', accountId) id: string): Promise<void> {
     const session = requirePage(req);
     const rotated = await this.accounts.rotateSecret(session.auth.workspaceId, id);
-    await this.pages.render(res, 'secret', { title: 'Signing secret', section: 'accounts', session }, { account: rotated, secret: rotated.secret, created: false });
+    await this.pages.render(
+      res,
+      'secret',
+      { title: 'Signing secret', section: 'accounts', session },
+      { account: rotated, secret: rotated.secret, created: false },
+    );
   }
 
   /** "One click to requeue that account's failed posts" (offered after a reconnect). */
@@ -263,7 +318,8 @@ export class AccountsPageController {
     const session = requirePage(req);
     const account = await this.accounts.get(session.auth.workspaceId, id);
     const result = await this.dlq.bulkRequeue(session.auth, await asDto(BulkRequeueDto, { filter: { accountId: id } }));
-    const skipped = result.skipped.length > 0 ? ` ${plural(result.skipped.length, 'post')} could not be: ${result.skipped[0]!.message}.` : '';
+    const skipped =
+      result.skipped.length > 0 ? ` ${plural(result.skipped.length, 'post')} could not be: ${result.skipped[0].message}.` : '';
     await this.pages.redirect(res, session, `/settings/accounts#account-${id}`, {
       tone: result.skipped.length > 0 ? 'error' : 'success',
       text: `${plural(result.requeued, 'failed post')} of “${account.name}” ${result.requeued === 1 ? 'is' : 'are'} back in the queue.${skipped}`,

@@ -67,7 +67,10 @@ export class AccountsPageService {
 
   async cards(workspaceId: string, now = new Date()): Promise<AccountCard[]> {
     const accounts = await this.all(workspaceId);
-    const activity = await this.jobs.accountActivity(workspaceId, accounts.map((a) => a.id));
+    const activity = await this.jobs.accountActivity(
+      workspaceId,
+      accounts.map((a) => a.id),
+    );
     // Oldest first: a person's accounts keep their place as new ones are added.
     return accounts.reverse().map((a) => this.toCard(a, activity.get(a.id)!, now));
   }

@@ -124,7 +124,10 @@ export class FailedPostsController {
     const all = action.endsWith('-all');
     const ids = fields(body, 'ids').filter(isUuid);
     if (!all && ids.length === 0) {
-      await this.pages.redirect(res, session, back, { tone: 'error', text: 'Select at least one failed post first (or use the “all that match” buttons).' });
+      await this.pages.redirect(res, session, back, {
+        tone: 'error',
+        text: 'Select at least one failed post first (or use the “all that match” buttons).',
+      });
       return;
     }
     try {
@@ -132,7 +135,7 @@ export class FailedPostsController {
         const dto = await asDto(BulkRequeueDto, all ? { filter: dlqFilter(filters, new Date()) } : { ids: ids.slice(0, MAX_BULK) });
         const result = await this.dlq.bulkRequeue(session.auth, dto);
         const skipped = result.skipped.length
-          ? ` ${plural(result.skipped.length, 'post')} stayed: ${result.skipped[0]!.message}${result.skipped.length > 1 ? ' (and others)' : ''}.`
+          ? ` ${plural(result.skipped.length, 'post')} stayed: ${result.skipped[0].message}${result.skipped.length > 1 ? ' (and others)' : ''}.`
           : '';
         await this.pages.redirect(res, session, back, {
           tone: result.skipped.length ? 'error' : 'success',
@@ -191,11 +194,20 @@ export class FailedPostsController {
 
   /** Saves the edit (the API's rules: the platform's limit included); "save and requeue" sends it too. */
   @Post(':jobId/edit')
-  async edit(@Req() req: PageRequest, @Res() res: Response, @Param('jobId', jobId) id: string, @Body() body: Record<string, unknown>): Promise<void> {
+  async edit(
+    @Req() req: PageRequest,
+    @Res() res: Response,
+    @Param('jobId', jobId) id: string,
+    @Body() body: Record<string, unknown>,
+  ): Promise<void> {
     const session = requirePage(req);
     const values = { text: rawField(body, 'text'), title: field(body, 'title'), link: field(body, 'link') };
     try {
-      const dto = await asDto(EditDeadJobDto, { text: values.text, title: values.title === '' ? null : values.title, link: values.link === '' ? null : values.link });
+      const dto = await asDto(EditDeadJobDto, {
+        text: values.text,
+        title: values.title === '' ? null : values.title,
+        link: values.link === '' ? null : values.link,
+      });
       await this.dlq.edit(session.auth, id, dto);
     } catch (err) {
       const known = personMessage(err);
@@ -208,11 +220,19 @@ export class FailedPostsController {
       await this.requeueAndRedirect(res, session, id, false, 'Saved. ');
       return;
     }
-    await this.pages.redirect(res, session, `/settings/failed-posts/${id}`, { tone: 'success', text: 'Saved. Requeue it to send the new version.' });
+    await this.pages.redirect(res, session, `/settings/failed-posts/${id}`, {
+      tone: 'success',
+      text: 'Saved. Requeue it to send the new version.',
+    });
   }
 
   @Post(':jobId/requeue')
-  async requeue(@Req() req: PageRequest, @Res() res: Response, @Param('jobId', jobId) id: string, @Body() body: Record<string, unknown>): Promise<void> {
+  async requeue(
+    @Req() req: PageRequest,
+    @Res() res: Response,
+    @Param('jobId', jobId) id: string,
+    @Body() body: Record<string, unknown>,
+  ): Promise<void> {
     await this.requeueAndRedirect(res, requirePage(req), id, field(body, 'force') === 'yes', '');
   }
 
@@ -230,7 +250,14 @@ export class FailedPostsController {
       await this.pages.redirect(res, session, `/settings/failed-posts/${id}`, {
         tone: 'error',
         text: `${prefix}Not requeued: ${known.message}.`,
-        ...(notActive ? { followUp: { label: 'Requeue anyway (it waits until the account is fixed)', action: `/settings/failed-posts/${id}/requeue-waiting` } } : {}),
+        ...(notActive
+          ? {
+              followUp: {
+                label: 'Requeue anyway (it waits until the account is fixed)',
+                action: `/settings/failed-posts/${id}/requeue-waiting`,
+              },
+            }
+          : {}),
       });
     }
   }
@@ -246,7 +273,10 @@ export class FailedPostsController {
     const session = requirePage(req);
     try {
       await this.dlq.discard(session.auth, id);
-      await this.pages.redirect(res, session, '/settings/failed-posts', { tone: 'success', text: 'Discarded. It is kept with its history, out of the failed posts.' });
+      await this.pages.redirect(res, session, '/settings/failed-posts', {
+        tone: 'success',
+        text: 'Discarded. It is kept with its history, out of the failed posts.',
+      });
     } catch (err) {
       const known = personMessage(err);
       if (!known) throw err;

@@ -47,7 +47,12 @@ export class LoginController {
       res.redirect(303, next);
       return;
     }
-    const notice = query.expired !== undefined ? 'Your session has ended. Log in again to go on.' : query.out !== undefined ? 'You are logged out.' : null;
+    const notice =
+      query.expired !== undefined
+        ? 'Your session has ended. Log in again to go on.'
+        : query.out !== undefined
+          ? 'You are logged out.'
+          : null;
     await this.showLogin(res, next, { notice });
   }
 
@@ -71,7 +76,12 @@ export class LoginController {
     if (result.reason === 'throttled') {
       const seconds = Math.ceil(result.retryAfterMs / 1000);
       res.setHeader('Retry-After', String(seconds));
-      await this.showLogin(res, next, { error: `Too many wrong keys were tried from your address. Wait ${seconds} second${seconds === 1 ? '' : 's'}, then try again.` }, 429);
+      await this.showLogin(
+        res,
+        next,
+        { error: `Too many wrong keys were tried from your address. Wait ${seconds} second${seconds === 1 ? '' : 's'}, then try again.` },
+        429,
+      );
       return;
     }
     await this.showLogin(res, next, { error: 'That API key was not accepted. Check it and try again.' }, 401);
@@ -80,7 +90,12 @@ export class LoginController {
   private async showLogin(res: Response, next: string, messages: { notice?: string | null; error?: string }, status = 200): Promise<void> {
     const token = randomBytes(32).toString('base64url');
     res.cookie(LOGIN_COOKIE, token, { httpOnly: true, secure: isHttps(this.config), sameSite: 'strict', path: '/settings/login' });
-    await this.pages.render(res, 'login', { title: 'Log in', section: null, session: null, status }, { loginToken: token, next, ...messages });
+    await this.pages.render(
+      res,
+      'login',
+      { title: 'Log in', section: null, session: null, status },
+      { loginToken: token, next, ...messages },
+    );
   }
 
   @Post('logout')

@@ -85,7 +85,9 @@ export class NotificationsPageController {
       const when = `${String(saved.digest.hour).padStart(2, '0')}:00 ${saved.digest.timezone}`;
       await this.pages.redirect(res, session, '/settings/notifications', {
         tone: 'success',
-        text: saved.digest.enabled ? `Saved. The digest goes to ${saved.digest.recipients.length} recipient${saved.digest.recipients.length === 1 ? '' : 's'} every day at ${when}.` : 'Saved. The daily digest is off.',
+        text: saved.digest.enabled
+          ? `Saved. The digest goes to ${saved.digest.recipients.length} recipient${saved.digest.recipients.length === 1 ? '' : 's'} every day at ${when}.`
+          : 'Saved. The daily digest is off.',
       });
     } catch (err) {
       const known = personMessage(err);

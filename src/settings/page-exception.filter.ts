@@ -26,7 +26,10 @@ export class PageExceptionFilter implements ExceptionFilter {
       res.redirect(303, `/settings/login${next}`);
       return;
     }
-    const body = exception instanceof CsrfRefused ? { statusCode: 403, error: 'Forbidden', message: exception.message } : toErrorBody(exception, this.logger);
+    const body =
+      exception instanceof CsrfRefused
+        ? { statusCode: 403, error: 'Forbidden', message: exception.message }
+        : toErrorBody(exception, this.logger);
     try {
       await this.pages.render(
         res,

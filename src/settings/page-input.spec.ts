@@ -3,7 +3,9 @@ import { deadSince, fields, formatUtc, looksLikeAppPassword, safeNextPath } from
 
 describe('safeNextPath', () => {
   it('keeps a path of the page, query included', () => {
-    expect(safeNextPath('/settings/failed-posts/0b7c6a52-1a0e-4a4e-9d43-7b8f0f3f7a10')).toBe('/settings/failed-posts/0b7c6a52-1a0e-4a4e-9d43-7b8f0f3f7a10');
+    expect(safeNextPath('/settings/failed-posts/0b7c6a52-1a0e-4a4e-9d43-7b8f0f3f7a10')).toBe(
+      '/settings/failed-posts/0b7c6a52-1a0e-4a4e-9d43-7b8f0f3f7a10',
+    );
     expect(safeNextPath('/settings/failed-posts?provider=bluesky&within=7d')).toBe('/settings/failed-posts?provider=bluesky&within=7d');
   });
 

@@ -11,7 +11,8 @@ export function safeNextPath(value: unknown): string {
   const fallback = '/settings/accounts';
   if (typeof value !== 'string' || value.length > 500) return fallback;
   if (!/^\/settings(\/[A-Za-z0-9._~\-/]*)?(\?[A-Za-z0-9._~\-=&%+]*)?$/.test(value)) return fallback;
-  if (value.includes('//') || value.includes('/..') || value.startsWith('/settings/login') || value.startsWith('/settings/logout')) return fallback;
+  if (value.includes('//') || value.includes('/..') || value.startsWith('/settings/login') || value.startsWith('/settings/logout'))
+    return fallback;
   return value;
 }
 

@@ -70,7 +70,14 @@ export class PostsPageController {
       scheduledAt: p.scheduledAt,
       status: p.status,
       statusLabel: POST_WORDS[p.status],
-      tone: p.status === 'failed' || p.status === 'partially_failed' ? 'bad' : p.status === 'published' ? 'ok' : p.status === 'cancelled' ? 'muted' : 'warn',
+      tone:
+        p.status === 'failed' || p.status === 'partially_failed'
+          ? 'bad'
+          : p.status === 'published'
+            ? 'ok'
+            : p.status === 'cancelled'
+              ? 'muted'
+              : 'warn',
       cancellable: p.jobs.some((j) => j.status === 'scheduled' || j.status === 'paused'),
       targets: p.jobs.map((j) => ({
         accountName: names.get(j.accountId) ?? 'removed account',
@@ -87,7 +94,12 @@ export class PostsPageController {
       res,
       'posts',
       { title: 'Scheduled posts', section: 'posts', session },
-      { upcoming: soonestFirst.map(view), recent: latestFirst.map(view), noUpcoming: upcoming.data.length === 0, noRecent: recent.data.length === 0 },
+      {
+        upcoming: soonestFirst.map(view),
+        recent: latestFirst.map(view),
+        noUpcoming: upcoming.data.length === 0,
+        noRecent: recent.data.length === 0,
+      },
     );
   }
 

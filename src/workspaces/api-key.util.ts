@@ -28,5 +28,5 @@ export function keyPrefix(key: string): string {
 export function bearerToken(header: string | undefined): string | null {
   if (!header) return null;
   const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header);
-  return match ? match[1]! : null;
+  return match ? match[1] : null;
 }

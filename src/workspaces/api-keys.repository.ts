@@ -33,7 +33,7 @@ export class ApiKeysRepository {
       `INSERT INTO api_keys (workspace_id, name, key_hash, prefix, role) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
       [input.workspaceId, input.name, input.keyHash, input.prefix, input.role],
     );
-    return rows[0]!;
+    return rows[0];
   }
 
   async countActive(q: Sql = this.db): Promise<number> {

@@ -17,7 +17,10 @@ export class WorkspacesController {
 
   @Post('workspaces')
   @RequireRole('admin')
-  @ApiOperation({ operationId: 'createWorkspace', summary: 'Create a workspace and its first API key (bootstrap key only); the key is shown once' })
+  @ApiOperation({
+    operationId: 'createWorkspace',
+    summary: 'Create a workspace and its first API key (bootstrap key only); the key is shown once',
+  })
   @ApiResponse({ status: 201, description: 'The workspace and its first key', type: NewWorkspaceDto })
   @ApiErrors([...BODY_ERRORS, 403], { 403: 'Only the bootstrap API key may create workspaces.' })
   createWorkspace(@Body() body: CreateWorkspaceDto) {
@@ -25,7 +28,7 @@ export class WorkspacesController {
   }
 
   @Post('api-keys')
-  @ApiOperation({ operationId: 'createApiKey', summary: 'Create an API key in the caller\'s workspace; the key is shown once' })
+  @ApiOperation({ operationId: 'createApiKey', summary: "Create an API key in the caller's workspace; the key is shown once" })
   @ApiResponse({ status: 201, description: 'The new key, with `key` shown this once', type: NewApiKeyDto })
   @ApiErrors(BODY_ERRORS)
   createKey(@Auth() auth: AuthContext, @Body() body: CreateApiKeyDto) {
@@ -33,7 +36,7 @@ export class WorkspacesController {
   }
 
   @Get('api-keys')
-  @ApiOperation({ operationId: 'listApiKeys', summary: 'List the workspace\'s active API keys (never the keys themselves)' })
+  @ApiOperation({ operationId: 'listApiKeys', summary: "List the workspace's active API keys (never the keys themselves)" })
   @ApiPageResponse(ApiKeyDto)
   @ApiErrors([400])
   listKeys(@Auth() auth: AuthContext, @Query() query: PageQuery) {
@@ -43,7 +46,7 @@ export class WorkspacesController {
   @Delete('api-keys/:id')
   @HttpCode(204)
   @ApiOperation({ operationId: 'revokeApiKey', summary: 'Revoke an API key; requests with it get 401 from now on' })
-  @ApiParam({ name: 'id', format: 'uuid', description: 'the API key\'s id (not the key)' })
+  @ApiParam({ name: 'id', format: 'uuid', description: "the API key's id (not the key)" })
   @ApiNoContentResponse({ description: 'Revoked' })
   @ApiErrors([404])
   async revokeKey(@Auth() auth: AuthContext, @Param('id', new ParseIdPipe('API key')) id: string): Promise<void> {

@@ -13,7 +13,7 @@ export class WorkspacesRepository {
       input.name,
       input.isBootstrap ?? false,
     ]);
-    return rows[0]!;
+    return rows[0];
   }
 
   /** One workspace by id (null when unknown). */

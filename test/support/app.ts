@@ -43,9 +43,7 @@ export function testConfig(databaseUrl: string, overrides: Partial<HeraldConfig>
 }
 
 /** Boots the real Nest application on a fresh database (or the one given). */
-export async function bootTestApp(
-  options: { databaseUrl?: string; config?: Partial<HeraldConfig> } = {},
-): Promise<TestApp> {
+export async function bootTestApp(options: { databaseUrl?: string; config?: Partial<HeraldConfig> } = {}): Promise<TestApp> {
   const databaseUrl = options.databaseUrl ?? (await createTestDatabase()).url;
   const config = testConfig(databaseUrl, options.config);
   const app = await createApp(config, { print: () => undefined });
@@ -64,7 +62,10 @@ export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
 
 /** GET /metrics with the app's METRICS_TOKEN; the Prometheus text. */
 export async function scrapeMetrics(t: TestApp): Promise<string> {
-  const res = await t.http().get('/metrics').set(bearer(t.config.metrics.token ?? ''));
+  const res = await t
+    .http()
+    .get('/metrics')
+    .set(bearer(t.config.metrics.token ?? ''));
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.text;
 }
@@ -75,7 +76,9 @@ export async function scrapeMetrics(t: TestApp): Promise<string> {
  */
 export async function checkedHttp(app: INestApplication): Promise<Pick<TestApp, 'http' | 'contract'>> {
   const server = app.getHttpServer() as Server;
-  const contract = new OpenApiContract((await request(server).get('/docs-json').expect(200)).body as ConstructorParameters<typeof OpenApiContract>[0]);
+  const contract = new OpenApiContract(
+    (await request(server).get('/docs-json').expect(200)).body as ConstructorParameters<typeof OpenApiContract>[0],
+  );
   return { http: () => checkedAgent(request(server), contract), contract };
 }
 

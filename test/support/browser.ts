@@ -54,7 +54,11 @@ export async function bootPageApp(overrides: Partial<HeraldConfig> = {}, options
   const port = await freePort();
   const databaseUrl = (await createTestDatabase()).url;
   const baseUrl = `http://localhost:${port}`;
-  const config = testConfig(databaseUrl, { ...(options.engine ? fastEngine() : { allowPrivateUrls: true }), publicUrl: baseUrl, ...overrides });
+  const config = testConfig(databaseUrl, {
+    ...(options.engine ? fastEngine() : { allowPrivateUrls: true }),
+    publicUrl: baseUrl,
+    ...overrides,
+  });
   const app = await createApp(config, { print: () => undefined });
   await app.listen(port, '127.0.0.1');
   return {
@@ -129,5 +133,7 @@ export async function eventually<T>(what: string, read: () => Promise<T>, done: 
     if (done(last)) return last;
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`timed out waiting for ${what}; last: ${typeof last === 'string' ? last.slice(0, 500) : JSON.stringify(last)?.slice(0, 500)}`);
+  throw new Error(
+    `timed out waiting for ${what}; last: ${typeof last === 'string' ? last.slice(0, 500) : JSON.stringify(last)?.slice(0, 500)}`,
+  );
 }

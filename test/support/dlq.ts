@@ -31,7 +31,15 @@ export async function killJobs(databaseUrl: string, jobIds: string[], o: DeathOp
                              response_excerpt, message, idempotency_key, worker)
        SELECT id, attempt_count, finished_at - interval '12 milliseconds', finished_at, $5, $3, 'dead', 12, $6, $4, idempotency_key, 'test'
        FROM d`,
-      [jobIds, reason, errorClass, lastError, o.httpStatus === undefined ? 400 : o.httpStatus, o.responseExcerpt ?? '{"error":"bad"}', o.at ?? null],
+      [
+        jobIds,
+        reason,
+        errorClass,
+        lastError,
+        o.httpStatus === undefined ? 400 : o.httpStatus,
+        o.responseExcerpt ?? '{"error":"bad"}',
+        o.at ?? null,
+      ],
     );
   });
 }
@@ -40,14 +48,31 @@ export async function killJobs(databaseUrl: string, jobIds: string[], o: DeathOp
  * An account of a provider whose connector may not exist in this build (its credentials are
  * never opened: no worker runs in these tests).
  */
-export async function insertAccount(databaseUrl: string, workspaceId: string, provider: 'bluesky' | 'linkedin' | 'webhook', name: string = provider): Promise<string> {
+export async function insertAccount(
+  databaseUrl: string,
+  workspaceId: string,
+  provider: 'bluesky' | 'linkedin' | 'webhook',
+  name: string = provider,
+): Promise<string> {
   const id = randomUUID();
   await withClient(databaseUrl, (db) =>
-    db.query(`INSERT INTO accounts (id, workspace_id, provider, name, credentials) VALUES ($1, $2, $3, $4, 'unused')`, [id, workspaceId, provider, name]),
+    db.query(`INSERT INTO accounts (id, workspace_id, provider, name, credentials) VALUES ($1, $2, $3, $4, 'unused')`, [
+      id,
+      workspaceId,
+      provider,
+      name,
+    ]),
   );
   return id;
 }
 
-export async function setAccountStatus(databaseUrl: string, accountId: string, status: 'active' | 'needs_reauth' | 'disabled', reason: string | null = null): Promise<void> {
-  await withClient(databaseUrl, (db) => db.query(`UPDATE accounts SET status = $2, status_reason = $3 WHERE id = $1`, [accountId, status, reason]));
+export async function setAccountStatus(
+  databaseUrl: string,
+  accountId: string,
+  status: 'active' | 'needs_reauth' | 'disabled',
+  reason: string | null = null,
+): Promise<void> {
+  await withClient(databaseUrl, (db) =>
+    db.query(`UPDATE accounts SET status = $2, status_reason = $3 WHERE id = $1`, [accountId, status, reason]),
+  );
 }

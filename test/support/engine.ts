@@ -32,8 +32,17 @@ export interface WebhookAccount {
 }
 
 /** A webhook account pointing at `url`, via the API; its signing secret is returned once. */
-export async function createWebhookAccount(t: TestApp, key: string, url: string, extra: Record<string, unknown> = {}): Promise<WebhookAccount> {
-  const res = await t.http().post('/v1/accounts').set(bearer(key)).send({ provider: 'webhook', name: 'Blog', config: { url }, ...extra });
+export async function createWebhookAccount(
+  t: TestApp,
+  key: string,
+  url: string,
+  extra: Record<string, unknown> = {},
+): Promise<WebhookAccount> {
+  const res = await t
+    .http()
+    .post('/v1/accounts')
+    .set(bearer(key))
+    .send({ provider: 'webhook', name: 'Blog', config: { url }, ...extra });
   if (res.status !== 201) throw new Error(`account creation failed: ${res.status} ${JSON.stringify(res.body)}`);
   return { id: res.body.id, secret: res.body.secret };
 }

@@ -84,12 +84,21 @@ export async function startFakeLinkedInOAuth(options: { redirectUri: string }): 
       if (req.method === 'GET' && url.pathname === '/oauth/v2/authorization') {
         const q = url.searchParams;
         fake.authorizations.push(q);
-        if (q.get('response_type') !== 'code' || q.get('client_id') !== fake.clientId || q.get('redirect_uri') !== fake.redirectUri || !q.get('scope')) {
+        if (
+          q.get('response_type') !== 'code' ||
+          q.get('client_id') !== fake.clientId ||
+          q.get('redirect_uri') !== fake.redirectUri ||
+          !q.get('scope')
+        ) {
           res.writeHead(400, { 'content-type': 'text/html' });
-          res.end('<!doctype html><title>LinkedIn</title><p>The redirect_uri does not match the registered value, or a parameter is missing.</p>');
+          res.end(
+            '<!doctype html><title>LinkedIn</title><p>The redirect_uri does not match the registered value, or a parameter is missing.</p>',
+          );
           return;
         }
-        const hidden = ['redirect_uri', 'state', 'scope'].map((k) => `<input type="hidden" name="${k}" value="${escape(q.get(k) ?? '')}">`).join('');
+        const hidden = ['redirect_uri', 'state', 'scope']
+          .map((k) => `<input type="hidden" name="${k}" value="${escape(q.get(k) ?? '')}">`)
+          .join('');
         res.writeHead(200, { 'content-type': 'text/html' });
         res.end(
           `<!doctype html><html lang="en"><title>LinkedIn</title><h1>Herald Test App would like to access your LinkedIn account</h1>` +
@@ -103,7 +112,13 @@ export async function startFakeLinkedInOAuth(options: { redirectUri: string }): 
         const back = new URL(q.get('redirect_uri') ?? '');
         if (q.get('decision') === 'allow') {
           const code = `AQ${randomBytes(24).toString('base64url')}`;
-          codes.set(code, { redirectUri: back.href, scope: q.get('scope') ?? '', sub: fake.member.sub, name: fake.member.name, expiresAt: Date.now() + 30 * 60_000 });
+          codes.set(code, {
+            redirectUri: back.href,
+            scope: q.get('scope') ?? '',
+            sub: fake.member.sub,
+            name: fake.member.name,
+            expiresAt: Date.now() + 30 * 60_000,
+          });
           back.searchParams.set('code', code);
         } else {
           back.searchParams.set('error', 'user_cancelled_authorize');
@@ -126,10 +141,16 @@ export async function startFakeLinkedInOAuth(options: { redirectUri: string }): 
         }
         const pending = codes.get(form.get('code') ?? '');
         codes.delete(form.get('code') ?? '');
-        if (form.get('grant_type') !== 'authorization_code' || !pending || pending.expiresAt < Date.now() || pending.redirectUri !== form.get('redirect_uri')) {
+        if (
+          form.get('grant_type') !== 'authorization_code' ||
+          !pending ||
+          pending.expiresAt < Date.now() ||
+          pending.redirectUri !== form.get('redirect_uri')
+        ) {
           json(res, 400, {
             error: 'invalid_request',
-            error_description: 'Unable to retrieve access token: appid/redirect uri/code verifier does not match authorization code. Or authorization code expired.',
+            error_description:
+              'Unable to retrieve access token: appid/redirect uri/code verifier does not match authorization code. Or authorization code expired.',
           });
           return;
         }
@@ -156,7 +177,14 @@ export async function startFakeLinkedInOAuth(options: { redirectUri: string }): 
           return;
         }
         const [given, ...family] = member.name.split(' ');
-        json(res, 200, { sub: member.sub, name: member.name, given_name: given, family_name: family.join(' '), picture: null, locale: { country: 'GB', language: 'en' } });
+        json(res, 200, {
+          sub: member.sub,
+          name: member.name,
+          given_name: given,
+          family_name: family.join(' '),
+          picture: null,
+          locale: { country: 'GB', language: 'en' },
+        });
         return;
       }
       json(res, 404, { message: 'Not found', status: 404 });

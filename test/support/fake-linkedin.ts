@@ -76,7 +76,9 @@ export class FakeLinkedIn {
     this.server = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => this.handle({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) }, res));
+      req.on('end', () =>
+        this.handle({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) }, res),
+      );
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     return this;
@@ -133,15 +135,19 @@ export class FakeLinkedIn {
     if (route === 'token') return this.token(req, reply);
 
     const auth = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
-    if (!auth || !this.tokens.has(auth[1]!)) return error(401, 'Invalid access token', { serviceErrorCode: 65600, code: 'INVALID_ACCESS_TOKEN' });
-    const token = auth[1]!;
+    if (!auth || !this.tokens.has(auth[1]))
+      return error(401, 'Invalid access token', { serviceErrorCode: 65600, code: 'INVALID_ACCESS_TOKEN' });
+    const token = auth[1];
 
     if (route === 'posts' || route === 'initializeUpload') {
       const version = req.headers['linkedin-version'];
       if (typeof version !== 'string') {
-        return error(400, 'A version must be present. Please specify a version by adding the LinkedIn-Version header.', { code: 'VERSION_MISSING' });
+        return error(400, 'A version must be present. Please specify a version by adding the LinkedIn-Version header.', {
+          code: 'VERSION_MISSING',
+        });
       }
-      if (!this.activeVersions.has(version)) return error(426, `Requested version ${version} is not active`, { code: 'NONEXISTENT_VERSION' });
+      if (!this.activeVersions.has(version))
+        return error(426, `Requested version ${version} is not active`, { code: 'NONEXISTENT_VERSION' });
       if (req.headers['x-restli-protocol-version'] !== '2.0.0') {
         return error(400, 'X-Restli-Protocol-Version 2.0.0 is required for this resource', { code: 'PROTOCOL_VERSION_MISSING' });
       }
@@ -154,7 +160,13 @@ export class FakeLinkedIn {
 
     switch (route) {
       case 'userinfo':
-        return reply(200, { sub: this.memberId, name: 'Ada Lovelace', given_name: 'Ada', family_name: 'Lovelace', locale: { country: 'GB', language: 'en' } });
+        return reply(200, {
+          sub: this.memberId,
+          name: 'Ada Lovelace',
+          given_name: 'Ada',
+          family_name: 'Lovelace',
+          locale: { country: 'GB', language: 'en' },
+        });
       case 'initializeUpload': {
         const owner = (parseJson(req.body) as { initializeUploadRequest?: { owner?: unknown } }).initializeUploadRequest?.owner;
         if (owner !== this.authorUrn) return error(403, `Not enough permissions to upload as ${String(owner)}`);
@@ -162,8 +174,11 @@ export class FakeLinkedIn {
         const uploadToken = randomBytes(8).toString('hex');
         this.images.set(image, { owner: String(owner), bytes: null });
         uploadPaths.set(uploadToken, image);
-        const answer = { value: { uploadUrlExpiresAt: Date.now() + 86_400_000, uploadUrl: `${this.url}/dms-uploads/${uploadToken}`, image } };
-        if (fault !== undefined && fault !== 'create-then-reset' && 'trickleMs' in fault) return trickleBody(res, 200, JSON.stringify(answer), fault.trickleMs);
+        const answer = {
+          value: { uploadUrlExpiresAt: Date.now() + 86_400_000, uploadUrl: `${this.url}/dms-uploads/${uploadToken}`, image },
+        };
+        if (fault !== undefined && fault !== 'create-then-reset' && 'trickleMs' in fault)
+          return trickleBody(res, 200, JSON.stringify(answer), fault.trickleMs);
         return reply(200, answer);
       }
       case 'upload': {
@@ -187,11 +202,14 @@ export class FakeLinkedIn {
   ): void {
     const body = parseJson(req.body) as Record<string, unknown>;
     for (const field of ['author', 'commentary', 'visibility', 'distribution', 'lifecycleState']) {
-      if (body[field] === undefined) return error(422, `/${field} :: field is required but not found and has no default value`, { code: 'FIELD_MISSING' });
+      if (body[field] === undefined)
+        return error(422, `/${field} :: field is required but not found and has no default value`, { code: 'FIELD_MISSING' });
     }
     if (body.author !== this.authorUrn) return error(403, `Not enough permissions to post as ${String(body.author)}`);
     const content = body.content as { media?: { id?: string }; multiImage?: { images?: { id?: string }[] } } | undefined;
-    const imageIds = [content?.media?.id, ...(content?.multiImage?.images ?? []).map((i) => i.id)].filter((x): x is string => x !== undefined);
+    const imageIds = [content?.media?.id, ...(content?.multiImage?.images ?? []).map((i) => i.id)].filter(
+      (x): x is string => x !== undefined,
+    );
     for (const id of imageIds) {
       if (this.images.get(id)?.bytes == null) return error(400, `Image ${id} has not been uploaded`, { code: 'INVALID_CONTENT' });
     }
@@ -222,12 +240,19 @@ export class FakeLinkedIn {
     const fault = this.faults.get('token')?.shift();
     if (fault !== undefined && fault !== 'create-then-reset' && 'status' in fault) return reply(fault.status, fault.body);
     const form = new URLSearchParams(req.body.toString('utf8'));
-    if (form.get('grant_type') !== 'refresh_token' || form.get('client_id') !== this.clientId || form.get('client_secret') !== this.clientSecret) {
+    if (
+      form.get('grant_type') !== 'refresh_token' ||
+      form.get('client_id') !== this.clientId ||
+      form.get('client_secret') !== this.clientSecret
+    ) {
       return reply(401, { error: 'invalid_client', error_description: 'Client authentication failed' });
     }
     const refresh = form.get('refresh_token') ?? '';
     if (!this.refreshTokens.has(refresh)) {
-      return reply(400, { error: 'invalid_request', error_description: 'The provided authorization grant or refresh token is invalid, expired or revoked' });
+      return reply(400, {
+        error: 'invalid_request',
+        error_description: 'The provided authorization grant or refresh token is invalid, expired or revoked',
+      });
     }
     reply(200, { access_token: this.issueToken(), expires_in: 5_184_000, refresh_token: refresh, refresh_token_expires_in: 31_000_000 });
   }

@@ -9,10 +9,10 @@ export default async function globalTeardown(): Promise<void> {
   const admin = new Client({ connectionString: state.adminUrl });
   await admin.connect();
   try {
-    const { rows } = await admin.query<{ datname: string }>(
-      `SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`,
-      [`herald_t_${state.runId}_%`, state.template],
-    );
+    const { rows } = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`, [
+      `herald_t_${state.runId}_%`,
+      state.template,
+    ]);
     for (const { datname } of rows) {
       await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     }

@@ -117,7 +117,6 @@ export async function startMailCatcher(options: { auth?: { user: string; pass: s
 
 // ---- driving Herald's notifications in tests ----
 
-
 /**
  * Config for notification tests: the scheduler's own timers off (the test drives the clock by
  * calling sweep(now) itself), fast mail retries, mail to `smtpUrl` (null: the .eml outbox).

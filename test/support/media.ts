@@ -12,7 +12,10 @@ export async function makeImage(format: 'png' | 'jpeg' | 'webp' | 'gif', width =
 export function postMedia(t: TestApp, key: string, bytes: Buffer, options: { alt?: string; filename?: string; contentType?: string } = {}) {
   const req = t.http().post('/v1/media').set(bearer(key));
   if (options.alt !== undefined) req.field('alt', options.alt);
-  return req.attach('file', bytes, { filename: options.filename ?? 'image.bin', contentType: options.contentType ?? 'application/octet-stream' });
+  return req.attach('file', bytes, {
+    filename: options.filename ?? 'image.bin',
+    contentType: options.contentType ?? 'application/octet-stream',
+  });
 }
 
 /** Uploads an image and returns its id (fails the test on anything but 201). */
@@ -21,4 +24,3 @@ export async function uploadImage(t: TestApp, key: string, bytes: Buffer, alt = 
   if (res.status !== 201) throw new Error(`media upload failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.id as string;
 }
-

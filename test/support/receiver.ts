@@ -163,7 +163,7 @@ export async function startReceiver(handler?: ReceiverHandler): Promise<Receiver
     },
     respondSequence(replies) {
       if (replies.length === 0) throw new Error('respondSequence needs at least one reply');
-      current = (_req, n) => replies[Math.min(n, replies.length - 1)]!;
+      current = (_req, n) => replies[Math.min(n, replies.length - 1)];
     },
     waitFor(n, timeoutMs = 5_000) {
       if (requests.length >= n) return Promise.resolve(requests.slice());

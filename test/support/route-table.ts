@@ -64,9 +64,14 @@ export async function createFixtures(t: TestApp, name: string): Promise<Fixtures
   const account = await createWebhookAccount(t, key, 'http://127.0.0.1:9/hook');
   const mediaId = await uploadImage(t, key, await makeImage('png'));
   const later = new Date(Date.now() + 86_400_000).toISOString();
-  const post = await createPost(t, key, { text: `${name} post`, media: [mediaId], scheduledAt: later, targets: [{ accountId: account.id }] });
+  const post = await createPost(t, key, {
+    text: `${name} post`,
+    media: [mediaId],
+    scheduledAt: later,
+    targets: [{ accountId: account.id }],
+  });
   const dead = await createPost(t, key, { text: `${name} failed post`, targets: [{ accountId: account.id }] });
-  await killJobs(t.databaseUrl, [dead.jobs[0]!.id]);
+  await killJobs(t.databaseUrl, [dead.jobs[0].id]);
   return {
     workspaceId: ws.body.workspace.id,
     key,
@@ -74,8 +79,8 @@ export async function createFixtures(t: TestApp, name: string): Promise<Fixtures
     accountId: account.id,
     mediaId,
     postId: post.id,
-    jobId: post.jobs[0]!.id,
-    deadJobId: dead.jobs[0]!.id,
+    jobId: post.jobs[0].id,
+    deadJobId: dead.jobs[0].id,
     deadPostId: dead.id,
   };
 }
@@ -117,7 +122,14 @@ export const ROUTE_SPECS: Record<string, RouteSpec> = {
   'POST /v1/accounts/:id/rotate-secret': { valid: (f) => ({ params: { id: f.accountId } }) },
 
   'POST /v1/posts': {
-    valid: (f) => ({ body: { text: 'Hello', media: [f.mediaId], targets: [{ accountId: f.accountId }], scheduledAt: new Date(Date.now() + 3_600_000).toISOString() } }),
+    valid: (f) => ({
+      body: {
+        text: 'Hello',
+        media: [f.mediaId],
+        targets: [{ accountId: f.accountId }],
+        scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+      },
+    }),
   },
   'GET /v1/posts': { valid: () => ({ query: { limit: '10', status: 'scheduled' } }) },
   'GET /v1/posts/:id': { valid: (f) => ({ params: { id: f.postId } }) },
@@ -142,11 +154,18 @@ export const ROUTE_SPECS: Record<string, RouteSpec> = {
 
   'GET /v1/settings/notifications': { valid: () => ({}) },
   'PUT /v1/settings/notifications': {
-    valid: () => ({ body: { digest: { enabled: true, recipients: ['ops@example.test'], hour: 9, timezone: 'Europe/Paris', sendWhenEmpty: false }, alerts: { enabled: true } } }),
+    valid: () => ({
+      body: {
+        digest: { enabled: true, recipients: ['ops@example.test'], hour: 9, timezone: 'Europe/Paris', sendWhenEmpty: false },
+        alerts: { enabled: true },
+      },
+    }),
   },
   'POST /v1/digest/preview': { valid: () => ({}) },
 
-  'POST /v1/media': { valid: (_f, images) => ({ multipart: { fields: { alt: 'an image' }, file: { field: 'file', bytes: images.png, filename: 'a.png' } } }) },
+  'POST /v1/media': {
+    valid: (_f, images) => ({ multipart: { fields: { alt: 'an image' }, file: { field: 'file', bytes: images.png, filename: 'a.png' } } }),
+  },
   'GET /v1/media': { valid: () => ({ query: { limit: '10' } }) },
   'GET /v1/media/usage': { valid: () => ({}) },
   'GET /v1/media/:id': { valid: (f) => ({ params: { id: f.mediaId } }) },
@@ -185,7 +204,7 @@ export function requestFor(route: Route, f: Fixtures, images: { png: Buffer }): 
 /** The URL of a request: parameters substituted (encoded), query appended. */
 export function urlFor(route: Route, spec: RequestSpec, rawParams: Record<string, string> = {}): string {
   let path = route.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => {
-    if (name in rawParams) return rawParams[name]!;
+    if (name in rawParams) return rawParams[name];
     return encodeURIComponent(spec.params?.[name] ?? '00000000-0000-4000-8000-000000000000');
   });
   const query = new URLSearchParams(spec.query ?? {}).toString();
@@ -207,7 +226,7 @@ export function send(t: TestApp, route: Route, url: string, spec: RequestSpec, h
   if (spec.body !== undefined && (typeof spec.body !== 'object' || spec.body === null)) {
     return req.set('Content-Type', 'application/json').send(JSON.stringify(spec.body) ?? 'null');
   }
-  if (spec.body !== undefined) return req.send(spec.body as object);
+  if (spec.body !== undefined) return req.send(spec.body);
   return req;
 }
 
@@ -221,7 +240,10 @@ export async function databaseFingerprint(client: Client): Promise<Record<string
       `SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'migrations' ORDER BY tablename`,
     )
   ).rows.map((r) => r.name);
-  const parts = tables.map((name) => `SELECT '${name}' AS name, count(*) || ':' || coalesce(md5(string_agg(t::text, '|' ORDER BY t::text)), '') AS print FROM ${name} t`);
+  const parts = tables.map(
+    (name) =>
+      `SELECT '${name}' AS name, count(*) || ':' || coalesce(md5(string_agg(t::text, '|' ORDER BY t::text)), '') AS print FROM ${name} t`,
+  );
   const rows = (await client.query<{ name: string; print: string }>(parts.join(' UNION ALL '))).rows;
   return Object.fromEntries(rows.map((r) => [r.name, r.print]));
 }

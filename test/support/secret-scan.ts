@@ -36,7 +36,12 @@ export interface Finding {
 
 /** The forms a value takes on its way into text: as is, JSON-escaped, URL-encoded, base64. */
 export function encodings(value: string): string[] {
-  const forms = new Set([value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value), Buffer.from(value, 'utf8').toString('base64')]);
+  const forms = new Set([
+    value,
+    JSON.stringify(value).slice(1, -1),
+    encodeURIComponent(value),
+    Buffer.from(value, 'utf8').toString('base64'),
+  ]);
   // Shorter than this, a value would match by chance (and no secret here is that short).
   return [...forms].filter((f) => f.length >= 12);
 }
@@ -56,7 +61,12 @@ export function scanForSecrets(captures: Capture[], secrets: Secret[], patterns:
       for (const form of encodings(secret.value)) {
         const at = capture.text.indexOf(form);
         if (at >= 0) {
-          findings.push({ secret: secret.name, source: capture.source, label: capture.label, context: around(capture.text, at, form.length, secret.name) });
+          findings.push({
+            secret: secret.name,
+            source: capture.source,
+            label: capture.label,
+            context: around(capture.text, at, form.length, secret.name),
+          });
           break;
         }
       }
@@ -65,7 +75,12 @@ export function scanForSecrets(captures: Capture[], secrets: Secret[], patterns:
       const flags = p.pattern.flags.includes('g') ? p.pattern.flags : `${p.pattern.flags}g`;
       for (const m of capture.text.matchAll(new RegExp(p.pattern.source, flags))) {
         if (p.allowedIn?.(capture, m[0])) continue;
-        findings.push({ secret: p.name, source: capture.source, label: capture.label, context: around(capture.text, m.index ?? 0, m[0].length, p.name) });
+        findings.push({
+          secret: p.name,
+          source: capture.source,
+          label: capture.label,
+          context: around(capture.text, m.index ?? 0, m[0].length, p.name),
+        });
         break;
       }
     }

@@ -8,7 +8,9 @@ const contracts = new Map<string, Promise<OpenApiContract>>();
 function contractOf(service: ServiceProcess): Promise<OpenApiContract> {
   let contract = contracts.get(service.url);
   if (!contract) {
-    contract = fetch(`${service.url}/docs-json`).then(async (res) => new OpenApiContract((await res.json()) as ConstructorParameters<typeof OpenApiContract>[0]));
+    contract = fetch(`${service.url}/docs-json`).then(
+      async (res) => new OpenApiContract((await res.json()) as ConstructorParameters<typeof OpenApiContract>[0]),
+    );
     contracts.set(service.url, contract);
   }
   return contract;

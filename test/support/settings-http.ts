@@ -11,7 +11,7 @@ export type PageAgent = ReturnType<typeof request.agent>;
 export function csrfOf(html: string): string {
   const m = /name="_csrf" value="([^"]+)"/.exec(html);
   if (!m) throw new Error(`no CSRF field in the page: ${html.slice(0, 300)}`);
-  return m[1]!;
+  return m[1];
 }
 
 /** The Set-Cookie line of one cookie, or undefined. */

@@ -23,7 +23,7 @@ export function loadOrCreateSecretKey(dataDir: string, warn: (msg: string) => vo
   }
   warn(
     `HERALD_SECRET_KEY is not set: generated a new credentials key in ${file}. ` +
-      'Every host that shares this database must use the same key (set HERALD_SECRET_KEY to the file\'s content).',
+      "Every host that shares this database must use the same key (set HERALD_SECRET_KEY to the file's content).",
   );
   return key;
 }

@@ -5,15 +5,22 @@ import { closeIdleSockets } from './http-client';
 
 /** The fetch adapter an SDK (@atproto/api) gets: the layer's rules, thrown as coded errors. */
 
-const fetchWith = (maxBodyBytes = 64 * 1024) => guardedFetch({ connectTimeoutMs: 1_000, totalTimeoutMs: 1_500, maxBodyBytes, allowPrivate: true });
+const fetchWith = (maxBodyBytes = 64 * 1024) =>
+  guardedFetch({ connectTimeoutMs: 1_000, totalTimeoutMs: 1_500, maxBodyBytes, allowPrivate: true });
 
 describe('guardedFetch', () => {
   afterEach(() => closeIdleSockets());
 
   it('answers like fetch, never following a redirect', async () => {
-    const receiver = await startReceiver((req) => (req.path === '/moved' ? 200 : { status: 302, headers: { location: '/moved' }, body: { a: 1 } }));
+    const receiver = await startReceiver((req) =>
+      req.path === '/moved' ? 200 : { status: 302, headers: { location: '/moved' }, body: { a: 1 } },
+    );
     try {
-      const res = await fetchWith()(receiver.urlFor('/xrpc/x'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"q":1}' });
+      const res = await fetchWith()(receiver.urlFor('/xrpc/x'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"q":1}',
+      });
       expect(res.status).toBe(302);
       expect(await res.json()).toEqual({ a: 1 });
       expect(receiver.requests.map((r) => [r.path, r.body])).toEqual([['/xrpc/x', '{"q":1}']]);
@@ -37,7 +44,7 @@ describe('guardedFetch', () => {
     }
   });
 
-  it('stops at the signal the SDK passes in init (the attempt\'s deadline)', async () => {
+  it("stops at the signal the SDK passes in init (the attempt's deadline)", async () => {
     const server = await startRawServer(trickle('HTTP/1.1 200 OK\r\n\r\n', 300));
     try {
       await expect(fetchWith()(server.url, { signal: AbortSignal.timeout(200) })).rejects.toMatchObject({ code: 'attempt_deadline' });

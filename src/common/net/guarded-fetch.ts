@@ -42,10 +42,7 @@ export function guardedFetch(opts: GuardedFetchOptions): FetchLike {
     request.headers.forEach((value, name) => {
       headers[name] = value;
     });
-    const result = await send(
-      { method: request.method, url: request.url, headers, body },
-      { ...opts, signal: init?.signal ?? undefined },
-    );
+    const result = await send({ method: request.method, url: request.url, headers, body }, { ...opts, signal: init?.signal ?? undefined });
     if (result.kind === 'network_error') throw new OutboundError(result.code, result.message, result.sent);
     if (result.cut !== null) {
       const code = result.cut === 'limit' ? 'too_large' : result.cut;

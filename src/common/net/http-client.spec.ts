@@ -6,7 +6,18 @@ import { Receiver, startReceiver } from '../../../test/support/receiver';
 import { freePort } from '../../../test/support/net';
 import { endlessBody, enormousHeaders, garbage, startRawServer, trickle } from '../../../test/support/hostile';
 import { attemptDeadlineReason } from './deadline';
-import { closeIdleSockets, HttpNetworkError, HttpResponseResult, HttpResult, MAX_PARSE_BYTES, postJson, PostJsonOptions, send, SendOptions, utf8Prefix } from './http-client';
+import {
+  closeIdleSockets,
+  HttpNetworkError,
+  HttpResponseResult,
+  HttpResult,
+  MAX_PARSE_BYTES,
+  postJson,
+  PostJsonOptions,
+  send,
+  SendOptions,
+  utf8Prefix,
+} from './http-client';
 
 /**
  * postJson against real loopback sockets: what the connector and the LinkedIn ambiguity rule rely
@@ -63,10 +74,10 @@ describe('postJson', () => {
     expect(JSON.parse(result.body.toString('utf8'))).toEqual({ url: 'https://blog.example/p/1' });
     expect(result.cut).toBeNull();
     const [request] = await receiver.waitFor(1);
-    expect(request!.method).toBe('POST');
-    expect(request!.path).toBe('/hook?a=1');
-    expect(request!.body).toBe('{"hello":"wörld"}');
-    expect(request!.headers['content-length']).toBe(String(Buffer.byteLength('{"hello":"wörld"}')));
+    expect(request.method).toBe('POST');
+    expect(request.path).toBe('/hook?a=1');
+    expect(request.body).toBe('{"hello":"wörld"}');
+    expect(request.headers['content-length']).toBe(String(Buffer.byteLength('{"hello":"wörld"}')));
   });
 
   it('reuses one keep-alive connection for consecutive requests to the same receiver', async () => {
@@ -124,9 +135,7 @@ describe('postJson', () => {
       }
     }
     const agent = new StallingAgent();
-    const result = asNetworkError(
-      await postJson('http://192.0.2.1/', '{}', JSON_HEADERS, { ...OPTS, connectTimeoutMs: 150, agent }),
-    );
+    const result = asNetworkError(await postJson('http://192.0.2.1/', '{}', JSON_HEADERS, { ...OPTS, connectTimeoutMs: 150, agent }));
     expect(result.code).toBe('connect_timeout');
     expect(result.sent).toBe(false);
     expect(result.latencyMs).toBeLessThan(1_000);
@@ -208,25 +217,34 @@ describe('send: the deadline, the signal and the limits on every request', () =>
     }
   });
 
-  it('stops at the attempt\'s deadline when its signal fires first, as attempt_deadline', async () => {
+  it("stops at the attempt's deadline when its signal fires first, as attempt_deadline", async () => {
     const server = await startRawServer(trickle('HTTP/1.1 200 OK\r\n\r\n', 500));
     try {
       const started = Date.now();
-      const byTimeout = asNetworkError(await send(get(server.url), { ...LIMITS, totalTimeoutMs: 20_000, signal: AbortSignal.timeout(300) }));
+      const byTimeout = asNetworkError(
+        await send(get(server.url), { ...LIMITS, totalTimeoutMs: 20_000, signal: AbortSignal.timeout(300) }),
+      );
       expect(byTimeout).toMatchObject({ code: 'attempt_deadline', sent: true });
       expect(Date.now() - started).toBeLessThan(3_000);
 
       const controller = new AbortController();
       setTimeout(() => controller.abort(attemptDeadlineReason()), 200);
-      expect(asNetworkError(await send(get(server.url), { ...LIMITS, totalTimeoutMs: 20_000, signal: controller.signal }))).toMatchObject({ code: 'attempt_deadline' });
+      expect(asNetworkError(await send(get(server.url), { ...LIMITS, totalTimeoutMs: 20_000, signal: controller.signal }))).toMatchObject({
+        code: 'attempt_deadline',
+      });
 
       const shutdown = new AbortController();
       setTimeout(() => shutdown.abort(), 200);
-      expect(asNetworkError(await send(get(server.url), { ...LIMITS, totalTimeoutMs: 20_000, signal: shutdown.signal }))).toMatchObject({ code: 'aborted' });
+      expect(asNetworkError(await send(get(server.url), { ...LIMITS, totalTimeoutMs: 20_000, signal: shutdown.signal }))).toMatchObject({
+        code: 'aborted',
+      });
 
       const already = new AbortController();
       already.abort(attemptDeadlineReason());
-      expect(asNetworkError(await send(get(server.url), { ...LIMITS, signal: already.signal }))).toMatchObject({ code: 'attempt_deadline', sent: false });
+      expect(asNetworkError(await send(get(server.url), { ...LIMITS, signal: already.signal }))).toMatchObject({
+        code: 'attempt_deadline',
+        sent: false,
+      });
     } finally {
       await server.close();
     }
@@ -284,8 +302,8 @@ describe('send: the deadline, the signal and the limits on every request', () =>
       asResponse(await send({ method: 'GET', url: receiver.urlFor('/page') }, LIMITS));
       asResponse(await send({ method: 'PUT', url: receiver.urlFor('/blob'), body: Buffer.from([0, 1, 2, 255]) }, LIMITS));
       const [getRequest, putRequest] = await receiver.waitFor(2);
-      expect(getRequest!.headers['content-length']).toBeUndefined();
-      expect(putRequest!.headers['content-length']).toBe('4');
+      expect(getRequest.headers['content-length']).toBeUndefined();
+      expect(putRequest.headers['content-length']).toBe('4');
     } finally {
       await receiver.close();
     }

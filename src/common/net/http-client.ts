@@ -129,7 +129,7 @@ export function utf8Prefix(buf: Buffer, maxBytes: number): string {
   if (buf.length <= maxBytes) return buf.toString('utf8');
   let end = Math.max(0, maxBytes);
   // Step back over continuation bytes (10xxxxxx) to the start of the cut character.
-  while (end > 0 && (buf[end]! & 0xc0) === 0x80) end--;
+  while (end > 0 && (buf[end] & 0xc0) === 0x80) end--;
   return buf.subarray(0, end).toString('utf8');
 }
 
@@ -244,10 +244,7 @@ export function send(req: OutboundRequest, opts: SendOptions): Promise<HttpResul
     }
     const outgoing = request;
 
-    totalTimer = setTimeout(
-      () => interrupt('total_timeout', `no complete answer within ${opts.totalTimeoutMs} ms`),
-      opts.totalTimeoutMs,
-    );
+    totalTimer = setTimeout(() => interrupt('total_timeout', `no complete answer within ${opts.totalTimeoutMs} ms`), opts.totalTimeoutMs);
     if (signal !== undefined) {
       // The worker may share one signal among hundreds of requests in flight. Each listener is
       // removed when its request settles, so many at once is not a leak: switch off Node's
@@ -290,7 +287,7 @@ export function send(req: OutboundRequest, opts: SendOptions): Promise<HttpResul
           kind: 'response',
           status: res.statusCode ?? 0,
           headers: res.headers,
-          body: kept === 0 ? EMPTY : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, kept),
+          body: kept === 0 ? EMPTY : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, kept),
           cut,
           latencyMs: elapsed(),
         });
@@ -309,7 +306,8 @@ export function send(req: OutboundRequest, opts: SendOptions): Promise<HttpResul
           kept += part.length;
         }
         if (received > opts.maxBodyBytes) stop('limit');
-        else if (opts.stopReading !== undefined && opts.stopReading(chunk, { status: res.statusCode ?? 0, headers: res.headers })) stop('stopped');
+        else if (opts.stopReading !== undefined && opts.stopReading(chunk, { status: res.statusCode ?? 0, headers: res.headers }))
+          stop('stopped');
       });
       res.on('end', () => finishResponse?.(null));
       // The connection died mid-body: the status stands, the body is what arrived.
@@ -341,12 +339,7 @@ export interface PostJsonOptions {
  * first MAX_PARSE_BYTES (or `excerptBytes` if larger). Reading past what is kept lets a
  * medium-sized answer end normally, so its keep-alive connection can be reused.
  */
-export function postJson(
-  url: string,
-  body: string,
-  headers: Readonly<Record<string, string>>,
-  opts: PostJsonOptions,
-): Promise<HttpResult> {
+export function postJson(url: string, body: string, headers: Readonly<Record<string, string>>, opts: PostJsonOptions): Promise<HttpResult> {
   return send(
     { method: 'POST', url, headers, body },
     {

@@ -14,20 +14,52 @@ import {
 describe('isBlockedAddress', () => {
   it.each([
     // IPv4 loopback, private, link-local and metadata
-    '127.0.0.1', '127.255.255.254', '10.0.0.1', '10.255.255.255', '172.16.0.1', '172.31.255.255',
-    '192.168.0.1', '192.168.255.255', '169.254.169.254', '169.254.170.2', '169.254.0.1',
+    '127.0.0.1',
+    '127.255.255.254',
+    '10.0.0.1',
+    '10.255.255.255',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.0.1',
+    '192.168.255.255',
+    '169.254.169.254',
+    '169.254.170.2',
+    '169.254.0.1',
     // unspecified, CGNAT (and Alibaba's metadata address in it), broadcast, multicast
-    '0.0.0.0', '0.1.2.3', '100.64.0.1', '100.127.255.255', '100.100.100.200', '255.255.255.255',
-    '224.0.0.1', '239.255.255.250',
+    '0.0.0.0',
+    '0.1.2.3',
+    '100.64.0.1',
+    '100.127.255.255',
+    '100.100.100.200',
+    '255.255.255.255',
+    '224.0.0.1',
+    '239.255.255.250',
     // reserved, documentation and benchmarking ranges, Oracle's metadata address
-    '240.0.0.1', '192.0.2.1', '198.51.100.7', '203.0.113.9', '198.18.0.1', '192.0.0.192', '192.88.99.1',
+    '240.0.0.1',
+    '192.0.2.1',
+    '198.51.100.7',
+    '203.0.113.9',
+    '198.18.0.1',
+    '192.0.0.192',
+    '192.88.99.1',
   ])('blocks the IPv4 address %s', (ip) => {
     expect(isBlockedAddress(ip)).toBe(true);
   });
 
   it.each([
-    '::1', '::', 'fe80::1', 'fe80::1%eth0', 'febf:ffff::1', 'fc00::1', 'fd12:3456::1', 'fd00:ec2::254',
-    'ff02::1', 'fec0::1', '2001:db8::1', '100::1', '[::1]',
+    '::1',
+    '::',
+    'fe80::1',
+    'fe80::1%eth0',
+    'febf:ffff::1',
+    'fc00::1',
+    'fd12:3456::1',
+    'fd00:ec2::254',
+    'ff02::1',
+    'fec0::1',
+    '2001:db8::1',
+    '100::1',
+    '[::1]',
   ])('blocks the IPv6 address %s', (ip) => {
     expect(isBlockedAddress(ip)).toBe(true);
   });
@@ -49,29 +81,43 @@ describe('isBlockedAddress', () => {
     expect(blockedRange(ip)).toBe(range);
   });
 
-  it.each(['not-an-ip', '', '1.2.3.4.5', '999.1.1.1', 'example.com', '::g'])(
-    'fails closed on %p, which is not an IP address',
-    (ip) => {
-      expect(isBlockedAddress(ip)).toBe(true);
-    },
-  );
+  it.each(['not-an-ip', '', '1.2.3.4.5', '999.1.1.1', 'example.com', '::g'])('fails closed on %p, which is not an IP address', (ip) => {
+    expect(isBlockedAddress(ip)).toBe(true);
+  });
 
   it.each([
-    '8.8.8.8', '1.1.1.1', '93.184.216.34', '11.0.0.1', '172.15.255.255', '172.32.0.1', '100.63.255.255',
-    '100.128.0.1', '169.253.255.255', '169.255.0.1', '192.169.0.1', '223.255.255.254',
-    '2606:4700:4700::1111', '2001:4860:4860::8888', '2a00:1450:4001::1', '::ffff:8.8.8.8',
+    '8.8.8.8',
+    '1.1.1.1',
+    '93.184.216.34',
+    '11.0.0.1',
+    '172.15.255.255',
+    '172.32.0.1',
+    '100.63.255.255',
+    '100.128.0.1',
+    '169.253.255.255',
+    '169.255.0.1',
+    '192.169.0.1',
+    '223.255.255.254',
+    '2606:4700:4700::1111',
+    '2001:4860:4860::8888',
+    '2a00:1450:4001::1',
+    '::ffff:8.8.8.8',
   ])('lets the public address %s through', (ip) => {
     expect(isBlockedAddress(ip)).toBe(false);
   });
 });
 
 describe('isBlockedHostname', () => {
-  it.each(['metadata', 'metadata.google.internal', 'METADATA.Google.Internal', 'metadata.google.internal.', 'metadata.goog', 'instance-data'])(
-    'blocks the metadata hostname %s',
-    (host) => {
-      expect(isBlockedHostname(host)).toBe(true);
-    },
-  );
+  it.each([
+    'metadata',
+    'metadata.google.internal',
+    'METADATA.Google.Internal',
+    'metadata.google.internal.',
+    'metadata.goog',
+    'instance-data',
+  ])('blocks the metadata hostname %s', (host) => {
+    expect(isBlockedHostname(host)).toBe(true);
+  });
 
   it.each(['example.com', 'metadata.example.com', 'mymetadata', 'blog.internal'])('allows %s', (host) => {
     expect(isBlockedHostname(host)).toBe(false);
@@ -103,7 +149,9 @@ describe('assertPublicUrl', () => {
   it('refuses a host when ANY of its addresses is private, naming the setting that allows it', async () => {
     const err = await refusal(assertPublicUrl('https://blog.example.com/', false, fixedLookup(['93.184.216.34', '10.0.0.5'])));
     expect(err.reason).toBe('blocked_address');
-    expect(err.message).toBe('blog.example.com resolves to a private address; set HERALD_ALLOW_PRIVATE_URLS=true to allow private destinations');
+    expect(err.message).toBe(
+      'blog.example.com resolves to a private address; set HERALD_ALLOW_PRIVATE_URLS=true to allow private destinations',
+    );
   });
 
   it.each([
@@ -221,14 +269,19 @@ describe('guardedLookup', () => {
     const resolver = fakeResolver(publicAddresses);
     const result = await callLookup(guardedLookup(false, resolver), 'blog.example.com', { family: 4 });
     expect(result).toEqual({ err: null, address: '93.184.216.34', family: 4 });
-    expect(resolver.mock.calls[0]![1]).toEqual({ family: 4, all: true });
+    expect(resolver.mock.calls[0][1]).toEqual({ family: 4, all: true });
   });
 
   it.each([{ all: true }, {}])('fails the connection with EBLOCKEDADDRESS when an address is private (%p)', async (options) => {
-    const resolver = fakeResolver([{ address: '93.184.216.34', family: 4 }, { address: '127.0.0.1', family: 4 }]);
+    const resolver = fakeResolver([
+      { address: '93.184.216.34', family: 4 },
+      { address: '127.0.0.1', family: 4 },
+    ]);
     const result = await callLookup(guardedLookup(false, resolver), 'rebound.example.com', options);
     expect(result.err?.code).toBe(BLOCKED_ADDRESS_CODE);
-    expect(result.err?.message).toBe('rebound.example.com resolves to a loopback address; set HERALD_ALLOW_PRIVATE_URLS=true to allow private destinations');
+    expect(result.err?.message).toBe(
+      'rebound.example.com resolves to a loopback address; set HERALD_ALLOW_PRIVATE_URLS=true to allow private destinations',
+    );
     expect(result.err?.message).not.toContain('127.0.0.1');
   });
 

@@ -110,12 +110,7 @@ function describeRange(range: string): string {
 }
 
 export type BlockedUrlReason =
-  | 'invalid_url'
-  | 'unsupported_protocol'
-  | 'credentials_in_url'
-  | 'blocked_hostname'
-  | 'blocked_address'
-  | 'unresolvable';
+  'invalid_url' | 'unsupported_protocol' | 'credentials_in_url' | 'blocked_hostname' | 'blocked_address' | 'unresolvable';
 
 /** A URL refused by the guard; the message is for a person and never contains the full URL. */
 export class BlockedUrlError extends Error {
@@ -166,10 +161,7 @@ export async function assertPublicUrl(url: string, allowPrivate: boolean, lookup
     throw new BlockedUrlError('unsupported_protocol', `must use http: or https:, not ${parsed.protocol}`);
   }
   if (parsed.username !== '' || parsed.password !== '') {
-    throw new BlockedUrlError(
-      'credentials_in_url',
-      'must not contain a user name or password (put credentials in a header instead)',
-    );
+    throw new BlockedUrlError('credentials_in_url', 'must not contain a user name or password (put credentials in a header instead)');
   }
   if (parsed.hostname === '') throw new BlockedUrlError('invalid_url', 'has no host');
   if (allowPrivate) return parsed;

@@ -69,7 +69,8 @@ export function parseBlueskyInput(input: unknown): BlueskyInput {
   if (!isRecord(input)) throw new ConnectorInputError('config must be an object: { identifier, appPassword, service? }');
   const allowed = new Set(['identifier', 'appPassword', 'service']);
   for (const key of Object.keys(input)) {
-    if (!allowed.has(key)) throw new ConnectorInputError(`config.${key} is not a Bluesky setting (expected identifier, appPassword, service)`);
+    if (!allowed.has(key))
+      throw new ConnectorInputError(`config.${key} is not a Bluesky setting (expected identifier, appPassword, service)`);
   }
   // "@alice.bsky.social" as people write it is the handle "alice.bsky.social".
   const identifier = nonEmptyString(input.identifier, 'identifier', MAX_IDENTIFIER_LENGTH).replace(/^@/, '');
@@ -96,7 +97,8 @@ export function readStoredAccount(
   config: Record<string, unknown>,
   credentials: Record<string, unknown>,
 ): { config: BlueskyConfig; credentials: BlueskyCredentials } | { problem: string } {
-  if (typeof config.identifier !== 'string' || config.identifier === '') return { problem: 'the account has no Bluesky identifier; edit the account' };
+  if (typeof config.identifier !== 'string' || config.identifier === '')
+    return { problem: 'the account has no Bluesky identifier; edit the account' };
   if (typeof credentials.appPassword !== 'string' || credentials.appPassword === '') {
     return { problem: 'the account has no app password; edit the account' };
   }

@@ -3,7 +3,14 @@ import { OutboundError } from '../../common/net/deadline';
 import { blueskyErrorOutcome, BlueskyOutcomeContext, blueskySuccess, postUrl } from './bluesky-outcome';
 
 const now = new Date('2026-11-29T12:00:00Z');
-const ctx: BlueskyOutcomeContext = { host: 'bsky.social', now, excerptBytes: 512, secrets: ['abcd-efgh-ijkl-mnop'], connectTimeoutMs: 5_000, totalTimeoutMs: 20_000 };
+const ctx: BlueskyOutcomeContext = {
+  host: 'bsky.social',
+  now,
+  excerptBytes: 512,
+  secrets: ['abcd-efgh-ijkl-mnop'],
+  connectTimeoutMs: 5_000,
+  totalTimeoutMs: 20_000,
+};
 
 function xrpc(status: number, error: string, message: string, headers: Record<string, string> = {}): XRPCError {
   return new XRPCError(status, error, message, headers);
@@ -12,7 +19,11 @@ function xrpc(status: number, error: string, message: string, headers: Record<st
 describe('blueskyErrorOutcome', () => {
   it('defers a 429 until RateLimit-Reset (epoch seconds), as PDS 0.4 sends it', () => {
     const reset = String(now.getTime() / 1000 + 120);
-    const out = blueskyErrorOutcome(xrpc(429, 'RateLimitExceeded', 'Rate Limit Exceeded', { 'ratelimit-reset': reset, 'ratelimit-remaining': '0' }), 'logging in', ctx);
+    const out = blueskyErrorOutcome(
+      xrpc(429, 'RateLimitExceeded', 'Rate Limit Exceeded', { 'ratelimit-reset': reset, 'ratelimit-remaining': '0' }),
+      'logging in',
+      ctx,
+    );
     expect(out).toMatchObject({ errorClass: 'transient', httpStatus: 429, serverDelayMs: 120_000 });
     expect(out.message).toBe('rate limited by bsky.social while logging in (RateLimitExceeded: Rate Limit Exceeded)');
   });
@@ -36,7 +47,11 @@ describe('blueskyErrorOutcome', () => {
   });
 
   it('treats InvalidRequest as permanent', () => {
-    const out = blueskyErrorOutcome(xrpc(400, 'InvalidRequest', 'Invalid app.bsky.feed.post record: Record/text must not be longer than 300 graphemes'), 'creating the post', ctx);
+    const out = blueskyErrorOutcome(
+      xrpc(400, 'InvalidRequest', 'Invalid app.bsky.feed.post record: Record/text must not be longer than 300 graphemes'),
+      'creating the post',
+      ctx,
+    );
     expect(out).toMatchObject({ errorClass: 'permanent', httpStatus: 400 });
     expect(JSON.parse(out.responseExcerpt ?? '')).toEqual({ error: 'InvalidRequest', message: expect.stringContaining('300 graphemes') });
   });
@@ -52,10 +67,18 @@ describe('blueskyErrorOutcome', () => {
     expect(out.message).toBe('connection reset by bsky.social before it answered (while creating the post)');
   });
 
-  it('ends at the attempt\'s deadline as transient attempt_deadline, whether a request or a wait for a login was cut', () => {
-    const out = blueskyErrorOutcome(XRPCError.from(new OutboundError('attempt_deadline', 'the attempt reached its deadline', true)), 'uploading image 1', ctx);
+  it("ends at the attempt's deadline as transient attempt_deadline, whether a request or a wait for a login was cut", () => {
+    const out = blueskyErrorOutcome(
+      XRPCError.from(new OutboundError('attempt_deadline', 'the attempt reached its deadline', true)),
+      'uploading image 1',
+      ctx,
+    );
     expect(out).toMatchObject({ errorClass: 'transient', networkError: 'attempt_deadline', httpStatus: null });
-    const waiting = blueskyErrorOutcome(new OutboundError('attempt_deadline', 'the attempt reached its deadline', false), 'logging in', ctx);
+    const waiting = blueskyErrorOutcome(
+      new OutboundError('attempt_deadline', 'the attempt reached its deadline', false),
+      'logging in',
+      ctx,
+    );
     expect(waiting).toMatchObject({ errorClass: 'transient', networkError: 'attempt_deadline' });
   });
 
@@ -70,7 +93,10 @@ describe('blueskyErrorOutcome', () => {
   });
 
   it('retries what it cannot read', () => {
-    expect(blueskyErrorOutcome(new Error('boom'), 'creating the post', ctx)).toMatchObject({ errorClass: 'transient', message: 'unexpected failure while creating the post: boom' });
+    expect(blueskyErrorOutcome(new Error('boom'), 'creating the post', ctx)).toMatchObject({
+      errorClass: 'transient',
+      message: 'unexpected failure while creating the post: boom',
+    });
   });
 });
 
@@ -78,7 +104,9 @@ describe('the result of a post', () => {
   it('links to bsky.app by handle, or by DID when the handle does not verify', () => {
     expect(postUrl('alice.test', 'did:plc:abc', '3lc42wj2mm24h')).toBe('https://bsky.app/profile/alice.test/post/3lc42wj2mm24h');
     expect(postUrl('handle.invalid', 'did:plc:abc', '3lc42wj2mm24h')).toBe('https://bsky.app/profile/did:plc:abc/post/3lc42wj2mm24h');
-    expect(blueskySuccess('at://did:plc:abc/app.bsky.feed.post/3lc42wj2mm24h', 'alice.test', 'did:plc:abc', '3lc42wj2mm24h', [])).toMatchObject({
+    expect(
+      blueskySuccess('at://did:plc:abc/app.bsky.feed.post/3lc42wj2mm24h', 'alice.test', 'did:plc:abc', '3lc42wj2mm24h', []),
+    ).toMatchObject({
       errorClass: 'success',
       remoteId: 'at://did:plc:abc/app.bsky.feed.post/3lc42wj2mm24h',
       remoteUrl: 'https://bsky.app/profile/alice.test/post/3lc42wj2mm24h',

@@ -1,4 +1,13 @@
-import { $Typed, AppBskyEmbedExternal, AppBskyEmbedImages, AppBskyFeedPost, AppBskyRichtextFacet, BlobRef, RichText, XRPCError } from '@atproto/api';
+import {
+  $Typed,
+  AppBskyEmbedExternal,
+  AppBskyEmbedImages,
+  AppBskyFeedPost,
+  AppBskyRichtextFacet,
+  BlobRef,
+  RichText,
+  XRPCError,
+} from '@atproto/api';
 import { fitUnder, ImageFitError } from '../../media/image-processing';
 import type { DeliveryJob } from '../connector.interface';
 import type { BlueskySession } from './bluesky-session';
@@ -61,7 +70,10 @@ async function resolveFacets(rt: RichText, ctx: PostBuildContext): Promise<AppBs
       if (!cache.has(handle)) {
         ctx.onStep(`resolving the mention @${handle}`);
         try {
-          const res = await ctx.session.call((agent) => agent.com.atproto.identity.resolveHandle({ handle }, { signal: ctx.signal }), ctx.signal);
+          const res = await ctx.session.call(
+            (agent) => agent.com.atproto.identity.resolveHandle({ handle }, { signal: ctx.signal }),
+            ctx.signal,
+          );
           cache.set(handle, res.data.did);
         } catch (err) {
           // 400 "Unable to resolve handle": no such account. Anything else (network, 5xx) fails
@@ -87,7 +99,8 @@ async function uploadBlob(ctx: PostBuildContext, bytes: Buffer, mimeType: string
 }
 
 async function imagesEmbed(job: DeliveryJob, ctx: PostBuildContext): Promise<$Typed<AppBskyEmbedImages.Main>> {
-  if (job.media.length > MAX_IMAGES) throw new PoisonError(`Bluesky takes at most ${MAX_IMAGES} images per post (this one has ${job.media.length})`);
+  if (job.media.length > MAX_IMAGES)
+    throw new PoisonError(`Bluesky takes at most ${MAX_IMAGES} images per post (this one has ${job.media.length})`);
   const images: AppBskyEmbedImages.Image[] = [];
   for (const [i, media] of job.media.entries()) {
     ctx.onStep(`preparing image ${i + 1}`);
@@ -119,7 +132,11 @@ async function imagesEmbed(job: DeliveryJob, ctx: PostBuildContext): Promise<$Ty
 }
 
 /** The page's card data, or a warning saying why there is no card. */
-async function linkCard(link: string, title: string | null, ctx: PostBuildContext): Promise<{ card: $Typed<AppBskyEmbedExternal.Main> | null; warnings: string[] }> {
+async function linkCard(
+  link: string,
+  title: string | null,
+  ctx: PostBuildContext,
+): Promise<{ card: $Typed<AppBskyEmbedExternal.Main> | null; warnings: string[] }> {
   ctx.onStep('reading the link preview');
   // Throws only when the attempt itself was stopped (its deadline): that ends the attempt.
   const page = await readPreview(link, ctx.preview);
@@ -134,7 +151,9 @@ async function linkCard(link: string, title: string | null, ctx: PostBuildContex
       if (err instanceof XRPCError) throw err; // the upload failed: the PDS's problem, not the page's
       if (ctx.signal.aborted) throw err; // the attempt's deadline, not the image's fault
       const code = (err as { code?: unknown }).code;
-      warnings.push(`the link preview has no image: ${og.image} could not be used (${typeof code === 'string' ? code : (err as Error).message})`);
+      warnings.push(
+        `the link preview has no image: ${og.image} could not be used (${typeof code === 'string' ? code : (err as Error).message})`,
+      );
     }
   }
   return {

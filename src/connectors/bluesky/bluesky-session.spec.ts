@@ -9,8 +9,16 @@ import { BlueskySessions } from './bluesky-session';
  */
 
 const config = (identifier = 'alice.test'): BlueskyConfig => ({ identifier, service: 'https://pds.example' });
-const session = (n: number): StoredSession => ({ accessJwt: `access-${n}`, refreshJwt: `refresh-${n}`, did: 'did:plc:alice', handle: 'alice.test' });
-const credentials = (s: StoredSession | null = null, appPassword = 'aaaa-bbbb-cccc-dddd'): BlueskyCredentials => ({ appPassword, session: s });
+const session = (n: number): StoredSession => ({
+  accessJwt: `access-${n}`,
+  refreshJwt: `refresh-${n}`,
+  did: 'did:plc:alice',
+  handle: 'alice.test',
+});
+const credentials = (s: StoredSession | null = null, appPassword = 'aaaa-bbbb-cccc-dddd'): BlueskyCredentials => ({
+  appPassword,
+  session: s,
+});
 
 /** A fetch for createSession whose answer the test releases. */
 function heldLogin(): { fetch: FetchLike; calls: () => number; release: () => void } {
@@ -20,7 +28,10 @@ function heldLogin(): { fetch: FetchLike; calls: () => number; release: () => vo
   const fetch: FetchLike = async () => {
     calls += 1;
     await released;
-    return new Response(JSON.stringify({ ...session(99), email: 'a@b.c' }), { status: 200, headers: { 'content-type': 'application/json' } });
+    return new Response(JSON.stringify({ ...session(99), email: 'a@b.c' }), {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+    });
   };
   return { fetch, calls: () => calls, release };
 }
@@ -37,7 +48,7 @@ describe('BlueskySessions', () => {
     expect(['a', 'b', 'c', 'd'].map((id) => sessions.has(id))).toEqual([true, false, true, true]);
   });
 
-  it('drops the session of an account unused for idleMs, a deleted one\'s included', () => {
+  it("drops the session of an account unused for idleMs, a deleted one's included", () => {
     let now = 1_000_000;
     const sessions = new BlueskySessions(unused, { maxAccounts: 100, idleMs: 60_000 }, () => now);
     sessions.for('deleted', config(), credentials(session(1)));
@@ -51,7 +62,7 @@ describe('BlueskySessions', () => {
     expect(sessions.size).toBe(1);
   });
 
-  it('replaces an account\'s session when its password, identifier or service changes, and keeps it otherwise', () => {
+  it("replaces an account's session when its password, identifier or service changes, and keeps it otherwise", () => {
     const sessions = new BlueskySessions(unused);
     const first = sessions.for('acc', config(), credentials(session(1)));
     expect(sessions.for('acc', config(), credentials(session(1)))).toBe(first);

@@ -153,21 +153,36 @@ export class BlueskyConnector implements Connector {
     }
   }
 
-  private foundExisting(existing: ExistingPost, job: DeliveryJob, did: string, handle: string, rkey: string, warnings: string[]): DeliveryOutcome {
+  private foundExisting(
+    existing: ExistingPost,
+    job: DeliveryJob,
+    did: string,
+    handle: string,
+    rkey: string,
+    warnings: string[],
+  ): DeliveryOutcome {
     // The key is derived from this job, so a record there is this job's post. The text check
     // guards against the (one in a million) chance that two jobs hashed to the same key.
     if (!existing.text.startsWith(job.payload.text.trimEnd().slice(0, 200))) {
       return {
-        ...blueskyPoison(`another post already uses this job's record key ${rkey} (${existing.uri}); requeue the job after editing it to get a new key`),
+        ...blueskyPoison(
+          `another post already uses this job's record key ${rkey} (${existing.uri}); requeue the job after editing it to get a new key`,
+        ),
         errorClass: 'permanent',
       };
     }
-    return blueskySuccess(existing.uri, handle, did, rkey, [...warnings, 'the post was already published by an earlier attempt whose answer was lost']);
+    return blueskySuccess(existing.uri, handle, did, rkey, [
+      ...warnings,
+      'the post was already published by an earlier attempt whose answer was lost',
+    ]);
   }
 
   private async existing(session: BlueskySession, did: string, rkey: string, signal: AbortSignal): Promise<ExistingPost | null> {
     try {
-      const res = await session.call((agent) => agent.com.atproto.repo.getRecord({ repo: did, collection: POST_COLLECTION, rkey }, { signal }), signal);
+      const res = await session.call(
+        (agent) => agent.com.atproto.repo.getRecord({ repo: did, collection: POST_COLLECTION, rkey }, { signal }),
+        signal,
+      );
       const value = res.data.value as Partial<AppBskyFeedPost.Record>;
       return { uri: res.data.uri, text: typeof value.text === 'string' ? value.text : '' };
     } catch (err) {

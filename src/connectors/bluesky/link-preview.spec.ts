@@ -36,7 +36,8 @@ describe('readPreview', () => {
   });
 
   it('reads a page only up to the end of its head, even when its body never ends', async () => {
-    const head = '<!doctype html><html><head><meta property="og:title" content="Caf&eacute; launch"><meta property="og:image" content="/card.png"></head><body>';
+    const head =
+      '<!doctype html><html><head><meta property="og:title" content="Caf&eacute; launch"><meta property="og:image" content="/card.png"></head><body>';
     const server = await serve(endlessBody(200, 'text/html; charset=utf-8', head));
     const page = await readPreview(`${server.url}/post`, opts());
     expect(page).toEqual({ og: { title: 'Café launch', description: null, image: `${server.url}/card.png` } });
@@ -68,7 +69,7 @@ describe('readPreview', () => {
     }
   });
 
-  it('ends the attempt (not just the card) when the attempt\'s deadline comes during the page', async () => {
+  it("ends the attempt (not just the card) when the attempt's deadline comes during the page", async () => {
     const server = await serve(trickle('HTTP/1.1 200 OK\r\ncontent-type: text/html\r\n\r\n<head>', 300));
     await expect(readPreview(server.url, opts(AbortSignal.timeout(400)))).rejects.toMatchObject({ code: 'attempt_deadline' });
   });

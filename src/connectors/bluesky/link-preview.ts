@@ -79,13 +79,20 @@ export async function readThumbnail(url: string, opts: PreviewFetchOptions): Pro
       allowPrivate: opts.allowPrivate,
       maxBodyBytes: MAX_THUMB_SOURCE_BYTES,
       signal: opts.signal,
-      stopReading: (_chunk, response) => response.status !== 200 || !String(response.headers['content-type'] ?? '').toLowerCase().startsWith('image/'),
+      stopReading: (_chunk, response) =>
+        response.status !== 200 ||
+        !String(response.headers['content-type'] ?? '')
+          .toLowerCase()
+          .startsWith('image/'),
     },
   );
   throwIfStopped(result);
   if (result.kind === 'network_error') throw new Error(result.code);
   if (result.status !== 200) throw new Error(`HTTP ${result.status}`);
-  const mimeType = String(result.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const mimeType = String(result.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
   if (!mimeType.startsWith('image/')) throw new Error(`not an image (${mimeType || 'no content type'})`);
   if (result.cut === 'limit') throw new Error('the image is too large');
   if (result.cut !== null) throw new Error(`the image did not arrive whole (${result.cut})`);

@@ -22,7 +22,12 @@ describe('parseOpenGraph', () => {
       description: 'Plain',
       image: null,
     });
-    expect(parseOpenGraph('<meta name="twitter:title" content="T"><meta name="twitter:image" content="https://cdn.e.com/x.jpg">', 'https://e.com/')).toEqual({
+    expect(
+      parseOpenGraph(
+        '<meta name="twitter:title" content="T"><meta name="twitter:image" content="https://cdn.e.com/x.jpg">',
+        'https://e.com/',
+      ),
+    ).toEqual({
       title: 'T',
       description: null,
       image: 'https://cdn.e.com/x.jpg',
@@ -30,7 +35,12 @@ describe('parseOpenGraph', () => {
   });
 
   it('keeps the first og:image and ignores non-http images', () => {
-    expect(parseOpenGraph('<meta property="og:image" content="https://e.com/a.png"><meta property="og:image" content="https://e.com/b.png">', 'https://e.com/').image).toBe('https://e.com/a.png');
+    expect(
+      parseOpenGraph(
+        '<meta property="og:image" content="https://e.com/a.png"><meta property="og:image" content="https://e.com/b.png">',
+        'https://e.com/',
+      ).image,
+    ).toBe('https://e.com/a.png');
     expect(parseOpenGraph('<meta property="og:image" content="javascript:alert(1)">', 'https://e.com/').image).toBeNull();
   });
 
@@ -50,7 +60,8 @@ describe('parseOpenGraph', () => {
 describe('parseOpenGraph on pages built to hurt', () => {
   /** 2 MB, the most of a page Herald reads. */
   const SIZE = 2 * 1024 * 1024;
-  const fill = (unit: string, prefix = '', suffix = ''): string => prefix + unit.repeat(Math.floor((SIZE - prefix.length - suffix.length) / unit.length)) + suffix;
+  const fill = (unit: string, prefix = '', suffix = ''): string =>
+    prefix + unit.repeat(Math.floor((SIZE - prefix.length - suffix.length) / unit.length)) + suffix;
 
   const pages: [string, string][] = [
     ['a <meta that never closes, repeated', fill('<meta ')],
@@ -93,17 +104,45 @@ describe('parseOpenGraph on pages built to hurt', () => {
 
   it('never throws, whatever the markup', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom('<', '>', '/', '"', "'", '=', ' ', 'meta', 'title', 'head', 'body', '!--', '-->', 'content', 'property', 'og:title', '&amp;', 'x') }), (html) => {
-        const og = parseOpenGraph(html, 'https://e.com/');
-        expect(og.title === null || og.title.length <= 300).toBe(true);
-      }),
+      fc.property(
+        fc.string({
+          unit: fc.constantFrom(
+            '<',
+            '>',
+            '/',
+            '"',
+            "'",
+            '=',
+            ' ',
+            'meta',
+            'title',
+            'head',
+            'body',
+            '!--',
+            '-->',
+            'content',
+            'property',
+            'og:title',
+            '&amp;',
+            'x',
+          ),
+        }),
+        (html) => {
+          const og = parseOpenGraph(html, 'https://e.com/');
+          expect(og.title === null || og.title.length <= 300).toBe(true);
+        },
+      ),
       { numRuns: 2_000 },
     );
   });
 
-  it('reads only the head: tags after </head> or <body> are not the page\'s card', () => {
-    expect(parseOpenGraph('<head><title>Head</title></head><meta property="og:title" content="Body">', 'https://e.com/').title).toBe('Head');
-    expect(parseOpenGraph('<meta property="og:description" content="D"><body><meta property="og:title" content="Late">', 'https://e.com/')).toEqual({ title: null, description: 'D', image: null });
+  it("reads only the head: tags after </head> or <body> are not the page's card", () => {
+    expect(parseOpenGraph('<head><title>Head</title></head><meta property="og:title" content="Body">', 'https://e.com/').title).toBe(
+      'Head',
+    );
+    expect(
+      parseOpenGraph('<meta property="og:description" content="D"><body><meta property="og:title" content="Late">', 'https://e.com/'),
+    ).toEqual({ title: null, description: 'D', image: null });
   });
 
   it('skips comments, scripts and styles, and reads upper-case tags', () => {

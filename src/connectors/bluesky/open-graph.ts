@@ -134,7 +134,7 @@ function readTag(html: string, lt: number): Tag | 'text' | null {
       if (i >= n) return null;
       const q = html.charCodeAt(i);
       if (q === 0x22 || q === 0x27) {
-        const close = html.indexOf(html[i]!, i + 1);
+        const close = html.indexOf(html[i], i + 1);
         if (close < 0) return null;
         valueStart = i + 1;
         valueEnd = close;
@@ -224,7 +224,8 @@ function* scanHead(html: string): Generator<void, HeadValues, void> {
       if (key !== undefined && content !== undefined && KEYS.has(key) && !meta.has(key)) meta.set(key, content);
     } else if (tag.name === 'title' || RAW_TEXT.has(tag.name)) {
       const close = closingTag(html, tag.name, i);
-      if (tag.name === 'title' && title === null) title = html.slice(i, close < 0 ? Math.min(html.length, i + MAX_RAW_VALUE) : Math.min(close, i + MAX_RAW_VALUE));
+      if (tag.name === 'title' && title === null)
+        title = html.slice(i, close < 0 ? Math.min(html.length, i + MAX_RAW_VALUE) : Math.min(close, i + MAX_RAW_VALUE));
       if (close < 0) break;
       i = close;
     }

@@ -21,13 +21,17 @@ describe('Bluesky record keys (TIDs)', () => {
 
   it('gives every job a valid TID within the second it was scheduled for', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1, maxLength: 255 }), fc.date({ min: new Date('2000-01-01'), max: new Date('2200-01-01'), noInvalidDate: true }), (key, at) => {
-        const tid = tidForJob(key, at.toISOString());
-        expect(tid).toHaveLength(13);
-        expect(isValidTid(tid)).toBe(true);
-        const { micros } = decodeTid(tid);
-        expect(Math.floor(micros / 1_000_000)).toBe(Math.floor(at.getTime() / 1000));
-      }),
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 255 }),
+        fc.date({ min: new Date('2000-01-01'), max: new Date('2200-01-01'), noInvalidDate: true }),
+        (key, at) => {
+          const tid = tidForJob(key, at.toISOString());
+          expect(tid).toHaveLength(13);
+          expect(isValidTid(tid)).toBe(true);
+          const { micros } = decodeTid(tid);
+          expect(Math.floor(micros / 1_000_000)).toBe(Math.floor(at.getTime() / 1000));
+        },
+      ),
     );
   });
 

@@ -32,7 +32,7 @@ function s32(value: bigint, length: number): string {
   let out = '';
   let v = value;
   for (let i = 0; i < length; i++) {
-    out = S32[Number(v & 31n)]! + out;
+    out = S32[Number(v & 31n)] + out;
     v >>= 5n;
   }
   return out;

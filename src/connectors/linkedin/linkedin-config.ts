@@ -62,7 +62,8 @@ export function parseLinkedInInput(input: unknown): { config: LinkedInConfig; cr
   let expiresAt: string | null = null;
   if (o.expiresAt !== undefined && o.expiresAt !== null) {
     const d = typeof o.expiresAt === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(o.expiresAt) ? new Date(o.expiresAt) : new Date(NaN);
-    if (Number.isNaN(d.getTime())) throw new ConnectorInputError('config.expiresAt must be an ISO 8601 date-time, e.g. 2026-12-01T09:00:00Z');
+    if (Number.isNaN(d.getTime()))
+      throw new ConnectorInputError('config.expiresAt must be an ISO 8601 date-time, e.g. 2026-12-01T09:00:00Z');
     expiresAt = d.toISOString();
   }
   if (typeof o.authorUrn !== 'string' || !AUTHOR_URN.test(o.authorUrn)) {

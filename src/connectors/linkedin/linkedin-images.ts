@@ -9,5 +9,7 @@ export async function toLinkedInImage(bytes: Buffer, mimeType: string): Promise<
   if (mimeType !== 'image/webp') return { bytes, mimeType };
   const image = sharp(bytes);
   const { hasAlpha } = await image.metadata();
-  return hasAlpha ? { bytes: await image.png().toBuffer(), mimeType: 'image/png' } : { bytes: await image.jpeg({ quality: 90 }).toBuffer(), mimeType: 'image/jpeg' };
+  return hasAlpha
+    ? { bytes: await image.png().toBuffer(), mimeType: 'image/png' }
+    : { bytes: await image.jpeg({ quality: 90 }).toBuffer(), mimeType: 'image/jpeg' };
 }

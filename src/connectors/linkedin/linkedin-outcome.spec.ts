@@ -33,7 +33,11 @@ const lost = { errorClass: 'transient' as const, networkError: 'ECONNRESET', htt
 describe('linkedinOutcome', () => {
   it('201 is success with the URN from x-restli-id', () => {
     const o = linkedinOutcome(res(201, '', { 'x-restli-id': 'urn:li:share:1' }), ctx());
-    expect(o).toMatchObject({ errorClass: 'success', remoteId: 'urn:li:share:1', remoteUrl: 'https://www.linkedin.com/feed/update/urn:li:share:1/' });
+    expect(o).toMatchObject({
+      errorClass: 'success',
+      remoteId: 'urn:li:share:1',
+      remoteUrl: 'https://www.linkedin.com/feed/update/urn:li:share:1/',
+    });
   });
 
   it('422 DUPLICATE_POST after an ambiguous attempt is success with the URN from the message', () => {
@@ -53,7 +57,10 @@ describe('linkedinOutcome', () => {
   });
 
   it('426 NONEXISTENT_VERSION is permanent and names the setting to change', () => {
-    const o = linkedinOutcome(res(426, { message: 'Requested version 20240701 is not active', code: 'NONEXISTENT_VERSION', status: 426 }), ctx());
+    const o = linkedinOutcome(
+      res(426, { message: 'Requested version 20240701 is not active', code: 'NONEXISTENT_VERSION', status: 426 }),
+      ctx(),
+    );
     expect(o.errorClass).toBe('permanent');
     expect(o.message).toMatch(/API version 202510 .*set LINKEDIN_VERSION/);
   });
@@ -67,7 +74,7 @@ describe('linkedinOutcome', () => {
     expect(linkedinOutcome(res(status), ctx()).errorClass).toBe('transient');
   });
 
-  it('401 and 403 are auth; other 4xx permanent with LinkedIn\'s message', () => {
+  it("401 and 403 are auth; other 4xx permanent with LinkedIn's message", () => {
     expect(linkedinOutcome(res(401), ctx()).errorClass).toBe('auth');
     expect(linkedinOutcome(res(403), ctx()).errorClass).toBe('auth');
     const o = linkedinOutcome(res(400, { message: '/commentary :: too long', status: 400 }), ctx());
@@ -81,14 +88,20 @@ describe('linkedinOutcome', () => {
     expect(o.message).toBe('connection reset by api.linkedin.com before it answered (while creating the post)');
   });
 
-  it('the attempt\'s deadline is transient, with its own networkError and a sentence saying so', () => {
+  it("the attempt's deadline is transient, with its own networkError and a sentence saying so", () => {
     const o = linkedinOutcome(failed('attempt_deadline'), ctx());
     expect(o).toMatchObject({ errorClass: 'transient', networkError: 'attempt_deadline', httpStatus: null });
     expect(o.message).toMatch(/reached its deadline before api\.linkedin\.com answered/);
   });
 
   it('a refused (private) address is permanent, as on every platform', () => {
-    const o = linkedinOutcome(failed('EBLOCKEDADDRESS', 'api.linkedin.example resolves to a private address; set HERALD_ALLOW_PRIVATE_URLS=true to allow private destinations'), ctx());
+    const o = linkedinOutcome(
+      failed(
+        'EBLOCKEDADDRESS',
+        'api.linkedin.example resolves to a private address; set HERALD_ALLOW_PRIVATE_URLS=true to allow private destinations',
+      ),
+      ctx(),
+    );
     expect(o).toMatchObject({ errorClass: 'permanent', networkError: 'blocked_address' });
   });
 
@@ -98,7 +111,7 @@ describe('linkedinOutcome', () => {
     expect(o.message).not.toContain('AQVsecrettoken');
   });
 
-  it('never shows a token LinkedIn echoed JSON-escaped, or one cut at the excerpt\'s edge', () => {
+  it("never shows a token LinkedIn echoed JSON-escaped, or one cut at the excerpt's edge", () => {
     const token = 'AQV"quoted\\token/9';
     const escaped = linkedinOutcome(res(400, { message: 'x', echo: token }), ctx({ secrets: [token] }));
     expect(escaped.responseExcerpt).not.toContain(JSON.stringify(token).slice(1, -1));

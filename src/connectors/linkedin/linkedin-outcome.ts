@@ -33,7 +33,7 @@ interface LinkedInErrorBody {
 function parseBody(text: string): LinkedInErrorBody {
   try {
     const v = JSON.parse(text) as unknown;
-    return typeof v === 'object' && v !== null ? (v as LinkedInErrorBody) : {};
+    return typeof v === 'object' && v !== null ? v : {};
   } catch {
     return {};
   }
@@ -90,7 +90,9 @@ export function linkedinOutcome(result: HttpResult, ctx: LinkedInOutcomeContext)
         errorClass: 'success',
         remoteId: urn,
         remoteUrl: urn ? postUrl(urn) : null,
-        warnings: [`LinkedIn answered 422 DUPLICATE_POST${urn ? ` (${urn})` : ''} after an attempt whose answer was lost: that attempt published the post`],
+        warnings: [
+          `LinkedIn answered 422 DUPLICATE_POST${urn ? ` (${urn})` : ''} after an attempt whose answer was lost: that attempt published the post`,
+        ],
       };
     }
     return {
@@ -115,7 +117,11 @@ export function linkedinOutcome(result: HttpResult, ctx: LinkedInOutcomeContext)
     };
   }
   if (status === 401) {
-    return { ...common, errorClass: 'auth', message: `LinkedIn rejected the access token (expired or revoked) while ${ctx.step}; reconnect the account` };
+    return {
+      ...common,
+      errorClass: 'auth',
+      message: `LinkedIn rejected the access token (expired or revoked) while ${ctx.step}; reconnect the account`,
+    };
   }
   if (status === 403) {
     return {
@@ -124,5 +130,9 @@ export function linkedinOutcome(result: HttpResult, ctx: LinkedInOutcomeContext)
       message: `LinkedIn refused ${ctx.step}${said}: the token needs w_member_social (or w_organization_social and a page admin role for an organization), for this authorUrn`,
     };
   }
-  return { ...common, errorClass: classifyHttpStatus(status), message: `${describeHttpOutcome(status)} from LinkedIn while ${ctx.step}${said}` };
+  return {
+    ...common,
+    errorClass: classifyHttpStatus(status),
+    message: `${describeHttpOutcome(status)} from LinkedIn while ${ctx.step}${said}`,
+  };
 }

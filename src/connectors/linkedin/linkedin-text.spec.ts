@@ -7,7 +7,9 @@ describe('toLittleText', () => {
   });
 
   it('turns a #word into a LinkedIn hashtag, and escapes a # that is not one', () => {
-    expect(toLittleText('#launch day, issue #42 and C# and a#b')).toBe('{hashtag|\\#|launch} day, issue {hashtag|\\#|42} and C\\# and a\\#b');
+    expect(toLittleText('#launch day, issue #42 and C# and a#b')).toBe(
+      '{hashtag|\\#|launch} day, issue {hashtag|\\#|42} and C\\# and a\\#b',
+    );
   });
 
   it('cannot form a mention by accident', () => {

@@ -15,10 +15,10 @@ export function toLittleText(text: string): string {
   const hashtag = /(^|\s)#([\p{L}\p{N}]+)/gu;
   let last = 0;
   for (const m of text.matchAll(hashtag)) {
-    const start = m.index! + m[1]!.length;
+    const start = m.index + m[1].length;
     parts.push(text.slice(last, start).replace(RESERVED, '\\$&'));
     parts.push(`{hashtag|\\#|${m[2]}}`);
-    last = start + 1 + m[2]!.length;
+    last = start + 1 + m[2].length;
   }
   parts.push(text.slice(last).replace(RESERVED, '\\$&'));
   return parts.join('');

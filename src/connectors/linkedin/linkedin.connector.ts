@@ -1,15 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { HttpResult } from '../../common/net/http-client';
 import { HERALD_CONFIG, HeraldConfig } from '../../config/config';
-import {
-  Connector,
-  DeliveryAccount,
-  DeliveryJob,
-  DeliveryOutcome,
-  PreparedAccount,
-  Provider,
-  VerifyResult,
-} from '../connector.interface';
+import { Connector, DeliveryAccount, DeliveryJob, DeliveryOutcome, PreparedAccount, Provider, VerifyResult } from '../connector.interface';
 import { LinkedInClient } from './linkedin-client';
 import { LinkedInConfig, LinkedInCredentials, needsRefresh, parseLinkedInInput, storedConfig, storedCredentials } from './linkedin-config';
 import { toLinkedInImage } from './linkedin-images';
@@ -69,7 +61,7 @@ export class LinkedInConnector implements Connector {
     // New credentials without a `refreshToken` field keep the stored refresh token (`null`
     // clears it): LinkedIn gives refresh tokens to partner apps only, and a reconnect through
     // the authorization flow need not return the one it issued before.
-    const kept = previous ? storedCredentials(previous)?.refreshToken ?? null : null;
+    const kept = previous ? (storedCredentials(previous)?.refreshToken ?? null) : null;
     const omitted = typeof input === 'object' && input !== null && !('refreshToken' in input);
     if (omitted && credentials.refreshToken === null && kept !== null) {
       credentials.refreshToken = kept;
@@ -85,10 +77,20 @@ export class LinkedInConnector implements Connector {
     const res = await this.client.send({ method: 'GET', url, headers: this.authHeaders(session), needBody: true });
     if (res.kind === 'network_error') {
       const outcome = linkedinOutcome(res, this.context(null, session, 'checking the token', url));
-      return { ok: false, message: `LinkedIn could not be reached: ${outcome.message ?? res.code}`, details: { networkError: outcome.networkError } };
+      return {
+        ok: false,
+        message: `LinkedIn could not be reached: ${outcome.message ?? res.code}`,
+        details: { networkError: outcome.networkError },
+      };
     }
-    if (res.status === 401) return { ok: false, message: 'LinkedIn rejected the access token (expired or revoked); reconnect the account', details: { httpStatus: 401 } };
-    if (res.status !== 200) return { ok: false, message: `LinkedIn answered ${res.status} to /v2/userinfo`, details: { httpStatus: res.status } };
+    if (res.status === 401)
+      return {
+        ok: false,
+        message: 'LinkedIn rejected the access token (expired or revoked); reconnect the account',
+        details: { httpStatus: 401 },
+      };
+    if (res.status !== 200)
+      return { ok: false, message: `LinkedIn answered ${res.status} to /v2/userinfo`, details: { httpStatus: res.status } };
     let sub: unknown;
     try {
       sub = (JSON.parse(res.body.toString('utf8')) as { sub?: unknown }).sub;
@@ -98,18 +100,27 @@ export class LinkedInConnector implements Connector {
     const urn = session.config.authorUrn;
     if (urn.startsWith('urn:li:person:')) {
       if (typeof sub !== 'string' || `urn:li:person:${sub}` !== urn) {
-        return { ok: false, message: `the token belongs to urn:li:person:${String(sub)}, not to the configured authorUrn ${urn}`, details: { httpStatus: 200 } };
+        return {
+          ok: false,
+          message: `the token belongs to urn:li:person:${String(sub)}, not to the configured authorUrn ${urn}`,
+          details: { httpStatus: 200 },
+        };
       }
       return { ok: true, message: `the token is valid and belongs to ${urn}`, details: { httpStatus: 200 } };
     }
-    return { ok: true, message: `the token is valid (member urn:li:person:${String(sub)}); posting as ${urn} also needs a page admin role`, details: { httpStatus: 200 } };
+    return {
+      ok: true,
+      message: `the token is valid (member urn:li:person:${String(sub)}); posting as ${urn} also needs a page admin role`,
+      details: { httpStatus: 200 },
+    };
   }
 
   async deliver(job: DeliveryJob, account: DeliveryAccount, signal: AbortSignal): Promise<DeliveryOutcome> {
     const session = this.session(account);
     if ('problem' in session) return this.outcomeWithCredentials({ ...poisonOutcome(session.problem), errorClass: 'auth' }, null);
     const missing = job.payload.media.filter((id) => !job.media.some((m) => m.id === id));
-    if (missing.length > 0) return poisonOutcome(`media ${missing.join(', ')} no longer exists; edit the post's media in the dead-letter queue`);
+    if (missing.length > 0)
+      return poisonOutcome(`media ${missing.join(', ')} no longer exists; edit the post's media in the dead-letter queue`);
     const now = new Date();
 
     if (needsRefresh(session.credentials, now)) {
@@ -146,7 +157,9 @@ export class LinkedInConnector implements Connector {
   }
 
   private canRefresh(session: Session): boolean {
-    return session.credentials.refreshToken !== null && this.config.linkedin.clientId !== null && this.config.linkedin.clientSecret !== null;
+    return (
+      session.credentials.refreshToken !== null && this.config.linkedin.clientId !== null && this.config.linkedin.clientSecret !== null
+    );
   }
 
   private context(job: DeliveryJob | null, session: Session, step: string, url: string): LinkedInOutcomeContext {
@@ -162,7 +175,11 @@ export class LinkedInConnector implements Connector {
       now: new Date(),
       apiVersion: this.config.linkedin.apiVersion,
       previousAttempt: job?.previousAttempt ?? null,
-      secrets: [c.accessToken, ...(c.refreshToken ? [c.refreshToken] : []), ...(this.config.linkedin.clientSecret ? [this.config.linkedin.clientSecret] : [])],
+      secrets: [
+        c.accessToken,
+        ...(c.refreshToken ? [c.refreshToken] : []),
+        ...(this.config.linkedin.clientSecret ? [this.config.linkedin.clientSecret] : []),
+      ],
       excerptBytes: this.config.http.responseExcerptBytes,
       host,
       connectTimeoutMs: this.config.http.connectTimeoutMs,
@@ -209,7 +226,11 @@ export class LinkedInConnector implements Connector {
     const ctx = this.context(job, session, 'refreshing the access token', url);
     if (res.kind === 'network_error') return linkedinOutcome(res, ctx);
     if (res.status === 400 || res.status === 401) {
-      return { ...linkedinOutcome(res, ctx), errorClass: 'auth', message: 'LinkedIn refused the refresh token (expired or revoked); reconnect the account' };
+      return {
+        ...linkedinOutcome(res, ctx),
+        errorClass: 'auth',
+        message: 'LinkedIn refused the refresh token (expired or revoked); reconnect the account',
+      };
     }
     if (res.status !== 200) return linkedinOutcome(res, ctx);
     let body: { access_token?: unknown; expires_in?: unknown; refresh_token?: unknown };
@@ -219,12 +240,17 @@ export class LinkedInConnector implements Connector {
       body = {};
     }
     if (typeof body.access_token !== 'string' || body.access_token === '') {
-      return { ...linkedinOutcome({ ...res, status: 502 }, ctx), httpStatus: res.status, message: 'LinkedIn\'s token answer had no access_token' };
+      return {
+        ...linkedinOutcome({ ...res, status: 502 }, ctx),
+        httpStatus: res.status,
+        message: "LinkedIn's token answer had no access_token",
+      };
     }
     session.credentials = {
       accessToken: body.access_token,
       // LinkedIn returns the refresh token again (its 365-day lifetime does not restart).
-      refreshToken: typeof body.refresh_token === 'string' && body.refresh_token !== '' ? body.refresh_token : session.credentials.refreshToken,
+      refreshToken:
+        typeof body.refresh_token === 'string' && body.refresh_token !== '' ? body.refresh_token : session.credentials.refreshToken,
       expiresAt: typeof body.expires_in === 'number' ? new Date(Date.now() + body.expires_in * 1000).toISOString() : null,
     };
     session.refreshed = true;

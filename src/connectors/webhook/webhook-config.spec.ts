@@ -32,9 +32,7 @@ describe('parseWebhookUrl', () => {
   });
 
   it('rejects a URL longer than 2048 characters', () => {
-    expect(inputError(() => parseWebhookUrl(`https://example.com/${'a'.repeat(2048)}`))).toBe(
-      'config.url must be at most 2048 characters',
-    );
+    expect(inputError(() => parseWebhookUrl(`https://example.com/${'a'.repeat(2048)}`))).toBe('config.url must be at most 2048 characters');
   });
 
   it('rejects credentials in the URL without repeating them', () => {
@@ -58,8 +56,18 @@ describe('parseCustomHeaders', () => {
   });
 
   it.each([
-    'content-type', 'Content-Type', 'idempotency-key', 'Idempotency-Key', 'webhook-id', 'webhook-timestamp',
-    'Webhook-Signature', 'user-agent', 'Host', 'content-length', 'transfer-encoding', 'connection',
+    'content-type',
+    'Content-Type',
+    'idempotency-key',
+    'Idempotency-Key',
+    'webhook-id',
+    'webhook-timestamp',
+    'Webhook-Signature',
+    'user-agent',
+    'Host',
+    'content-length',
+    'transfer-encoding',
+    'connection',
   ])('refuses to let %s be overridden', (name) => {
     expect(inputError(() => parseCustomHeaders({ [name]: 'x' }))).toBe(
       `config.headers: ${JSON.stringify(name)} is set by Herald and cannot be overridden`,
@@ -92,15 +100,11 @@ describe('parseCustomHeaders', () => {
   it(`refuses more than ${MAX_HEADERS} headers`, () => {
     const headers = Object.fromEntries(Array.from({ length: MAX_HEADERS + 1 }, (_, i) => [`X-H${i}`, 'v']));
     expect(inputError(() => parseCustomHeaders(headers))).toBe('config.headers may hold at most 20 headers, got 21');
-    expect(Object.keys(parseCustomHeaders(Object.fromEntries(Object.entries(headers).slice(0, MAX_HEADERS))))).toHaveLength(
-      MAX_HEADERS,
-    );
+    expect(Object.keys(parseCustomHeaders(Object.fromEntries(Object.entries(headers).slice(0, MAX_HEADERS))))).toHaveLength(MAX_HEADERS);
   });
 
   it.each([['a string'], [['X-Key', 'v']], [42]])('refuses %p instead of an object', (headers) => {
-    expect(inputError(() => parseCustomHeaders(headers))).toBe(
-      'config.headers must be an object of header names to string values',
-    );
+    expect(inputError(() => parseCustomHeaders(headers))).toBe('config.headers must be an object of header names to string values');
   });
 
   it('keeps a header named __proto__ as an ordinary header', () => {

@@ -83,9 +83,7 @@ export function parseWebhookUrl(value: unknown): URL {
     throw new ConnectorInputError(problem);
   }
   if (url.username !== '' || url.password !== '') {
-    throw new ConnectorInputError(
-      'config.url must not contain a user name or password; send credentials in config.headers instead',
-    );
+    throw new ConnectorInputError('config.url must not contain a user name or password; send credentials in config.headers instead');
   }
   return url;
 }
@@ -154,9 +152,7 @@ export function parseWebhookInput(input: unknown): WebhookInput {
 /** Stored headers read back leniently: anything that is not a string pair is dropped. */
 export function storedHeaders(value: unknown): Record<string, string> {
   if (!isPlainObject(value)) return {};
-  return Object.fromEntries(
-    Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
-  );
+  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }
 
 /** The stored URL, or null when the account has none usable. */

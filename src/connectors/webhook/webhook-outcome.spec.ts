@@ -71,10 +71,7 @@ describe('webhookOutcome for answers', () => {
   });
 
   it('explains a redirect and names where it points, without the query string', () => {
-    const outcome = webhookOutcome(
-      response(302, '', { location: 'https://login.example.com/sso?token=abc123&next=%2F#frag' }),
-      ctx(),
-    );
+    const outcome = webhookOutcome(response(302, '', { location: 'https://login.example.com/sso?token=abc123&next=%2F#frag' }), ctx());
     expect(outcome.errorClass).toBe('permanent');
     expect(outcome.message).toBe(
       'HTTP 302: the endpoint redirected (redirects are not followed); update the URL (Location: https://login.example.com/sso)',
@@ -131,7 +128,11 @@ describe('webhookOutcome for network failures', () => {
 
   it('makes a blocked address permanent and says how to allow it', () => {
     const outcome = webhookOutcome(
-      networkError('EBLOCKEDADDRESS', false, 'localhost resolves to a loopback address; set HERALD_ALLOW_PRIVATE_URLS=true to allow private destinations'),
+      networkError(
+        'EBLOCKEDADDRESS',
+        false,
+        'localhost resolves to a loopback address; set HERALD_ALLOW_PRIVATE_URLS=true to allow private destinations',
+      ),
       ctx({ url: new URL('http://localhost:8080/hook') }),
     );
     expect(outcome.errorClass).toBe('permanent');
@@ -163,5 +164,4 @@ describe('helpers', () => {
     expect(shownLocation('javascript:alert(1)', base)).toBeNull();
     expect(shownLocation(undefined, base)).toBeNull();
   });
-
 });

@@ -49,8 +49,7 @@ export function readRemoteRef(bodyText: string): { remoteId: string | null; remo
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return none;
   const { url, id } = parsed as { url?: unknown; id?: unknown };
-  const remoteUrl =
-    typeof url === 'string' && url.length <= MAX_REMOTE_URL_LENGTH && isHttpUrl(url) ? url : null;
+  const remoteUrl = typeof url === 'string' && url.length <= MAX_REMOTE_URL_LENGTH && isHttpUrl(url) ? url : null;
   let remoteId: string | null = null;
   if (typeof id === 'string' && id.length > 0 && id.length <= MAX_REMOTE_ID_LENGTH) remoteId = id;
   // WordPress and many CMSs answer numeric ids.

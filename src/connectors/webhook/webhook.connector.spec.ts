@@ -37,8 +37,26 @@ function job(overrides: Partial<DeliveryJob> = {}): DeliveryJob {
       scheduledAt: '2026-11-29T12:00:00.000Z',
     },
     media: [
-      { id: 'm-1', alt: 'one', mimeType: 'image/png', url: 'https://herald.example/media/m-1?sig=a', width: null, height: null, byteSize: 0, read: async () => Buffer.alloc(0) },
-      { id: 'm-2', alt: 'two', mimeType: 'image/jpeg', url: 'https://herald.example/media/m-2?sig=b', width: null, height: null, byteSize: 0, read: async () => Buffer.alloc(0) },
+      {
+        id: 'm-1',
+        alt: 'one',
+        mimeType: 'image/png',
+        url: 'https://herald.example/media/m-1?sig=a',
+        width: null,
+        height: null,
+        byteSize: 0,
+        read: async () => Buffer.alloc(0),
+      },
+      {
+        id: 'm-2',
+        alt: 'two',
+        mimeType: 'image/jpeg',
+        url: 'https://herald.example/media/m-2?sig=b',
+        width: null,
+        height: null,
+        byteSize: 0,
+        read: async () => Buffer.alloc(0),
+      },
     ],
     previousAttempt: null,
     ...overrides,
@@ -85,13 +103,11 @@ describe('WebhookConnector.prepareAccount', () => {
   });
 
   it('names the field in validation errors', async () => {
-    expect(await inputError(connector(true).prepareAccount({ url: 'nope' }, null))).toBe(
-      'config.url must be an absolute http(s) URL',
-    );
+    expect(await inputError(connector(true).prepareAccount({ url: 'nope' }, null))).toBe('config.url must be an absolute http(s) URL');
     expect(await inputError(connector(true).prepareAccount({ url: 'http://127.0.0.1/', extra: 1 }, null))).toContain('"extra"');
-    expect(await inputError(connector(true).prepareAccount({ url: 'http://127.0.0.1/', headers: { 'Webhook-Signature': 'x' } }, null))).toContain(
-      'cannot be overridden',
-    );
+    expect(
+      await inputError(connector(true).prepareAccount({ url: 'http://127.0.0.1/', headers: { 'Webhook-Signature': 'x' } }, null)),
+    ).toContain('cannot be overridden');
   });
 });
 

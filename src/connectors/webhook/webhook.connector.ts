@@ -13,13 +13,7 @@ import {
   Provider,
   VerifyResult,
 } from '../connector.interface';
-import {
-  parseWebhookInput,
-  storedHeaders,
-  storedUrl,
-  WebhookConfig,
-  WebhookCredentials,
-} from './webhook-config';
+import { parseWebhookInput, storedHeaders, storedUrl, WebhookConfig, WebhookCredentials } from './webhook-config';
 import { OutcomeContext, poisonOutcome, webhookOutcome } from './webhook-outcome';
 import { buildPingEvent, buildPublishEvent, PayloadError } from './webhook-payload';
 import { generateSigningSecret, isValidSigningSecret, signatureHeaders } from './webhook-signature';

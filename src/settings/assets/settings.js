@@ -47,9 +47,13 @@
     if (!field) return;
     button.hidden = false;
     button.addEventListener('click', function () {
-      var done = function () { if (status) status.textContent = 'Copied.'; };
+      var done = function () {
+        if (status) status.textContent = 'Copied.';
+      };
       if (navigator.clipboard && window.isSecureContext) {
-        navigator.clipboard.writeText(field.value).then(done, function () { field.select(); });
+        navigator.clipboard.writeText(field.value).then(done, function () {
+          field.select();
+        });
       } else {
         field.select();
         if (document.execCommand && document.execCommand('copy')) done();
@@ -65,7 +69,9 @@
     box.hidden = false;
     if (label) label.hidden = false;
     box.addEventListener('change', function () {
-      form.querySelectorAll('input[type="checkbox"][name="' + name + '"]').forEach(function (c) { c.checked = box.checked; });
+      form.querySelectorAll('input[type="checkbox"][name="' + name + '"]').forEach(function (c) {
+        c.checked = box.checked;
+      });
     });
   });
 })();

@@ -40,7 +40,13 @@ export class LinkedInOAuthController {
       const { url, browserToken } = await this.oauth.start(session, target);
       // SameSite=Lax: LinkedIn's redirect back is a cross-site top-level GET, which carries Lax
       // cookies but not the Strict session cookie.
-      res.cookie(OAUTH_COOKIE, browserToken, { httpOnly: true, secure: isHttps(this.config), sameSite: 'lax', path: COOKIE_PATH, maxAge: STATE_TTL_MS });
+      res.cookie(OAUTH_COOKIE, browserToken, {
+        httpOnly: true,
+        secure: isHttps(this.config),
+        sameSite: 'lax',
+        path: COOKIE_PATH,
+        maxAge: STATE_TTL_MS,
+      });
       res.redirect(303, url);
     } catch (err) {
       const known = personMessage(err);
@@ -57,7 +63,7 @@ export class LinkedInOAuthController {
    */
   @Get('callback')
   async callback(@Req() req: PageRequest, @Res() res: Response, @Query() query: Record<string, unknown>): Promise<void> {
-    const q = (name: string) => (typeof query[name] === 'string' ? (query[name] as string) : '');
+    const q = (name: string) => (typeof query[name] === 'string' ? query[name] : '');
     let outcome: CallbackOutcome;
     try {
       outcome = await this.oauth.callback(

@@ -69,7 +69,8 @@ export class LinkedInOAuthService {
 
   /** Starts a connect (a name) or a reconnect (an account id): the URL to send the browser to and the browser's cookie value. */
   async start(session: PageSession, target: { accountId: string } | { name: string }): Promise<{ url: string; browserToken: string }> {
-    if (!this.enabled) throw invalidInput('Connect with LinkedIn needs LINKEDIN_CLIENT_ID and LINKEDIN_CLIENT_SECRET; paste an access token instead');
+    if (!this.enabled)
+      throw invalidInput('Connect with LinkedIn needs LINKEDIN_CLIENT_ID and LINKEDIN_CLIENT_SECRET; paste an access token instead');
     let accountId: string | null = null;
     let accountName: string | null = null;
     if ('accountId' in target) {
@@ -104,13 +105,22 @@ export class LinkedInOAuthService {
   /** LinkedIn's redirect back. Every refusal changes nothing (and uses the state up). */
   async callback(query: CallbackQuery, browserToken: string | undefined): Promise<CallbackOutcome> {
     let stateUsed = false;
-    const refuse = (message: string, session: PageSession | null = null, status = 400): CallbackOutcome => ({ ok: false, status, message, session, stateUsed });
+    const refuse = (message: string, session: PageSession | null = null, status = 400): CallbackOutcome => ({
+      ok: false,
+      status,
+      message,
+      session,
+      stateUsed,
+    });
     if (!this.enabled) return refuse('Connect with LinkedIn is not configured on this Herald.');
-    if (query.state === '' || query.state.length > 200) return refuse('LinkedIn sent no state back, so this answer cannot be tied to your request. Nothing was changed.');
+    if (query.state === '' || query.state.length > 200)
+      return refuse('LinkedIn sent no state back, so this answer cannot be tied to your request. Nothing was changed.');
     const row = await this.states.consume(sha256(query.state));
     stateUsed = row !== null;
     if (!row) {
-      return refuse('This LinkedIn answer does not match a connection started here (unknown, expired or already used). Nothing was changed; start again from the accounts page.');
+      return refuse(
+        'This LinkedIn answer does not match a connection started here (unknown, expired or already used). Nothing was changed; start again from the accounts page.',
+      );
     }
     if (!browserToken || !timingSafeEqual(sha256(browserToken), row.browserHash)) {
       return refuse('This LinkedIn answer reached a different browser than the one that started the connection. Nothing was changed.');
@@ -122,9 +132,15 @@ export class LinkedInOAuthService {
 
     const secrets = [this.config.linkedin.clientSecret!, query.code];
     const exchanged = await this.client.exchangeCode(
-      tokenRequestBody({ code: query.code, clientId: this.config.linkedin.clientId!, clientSecret: this.config.linkedin.clientSecret!, redirectUri: this.redirectUri }),
+      tokenRequestBody({
+        code: query.code,
+        clientId: this.config.linkedin.clientId!,
+        clientSecret: this.config.linkedin.clientSecret!,
+        redirectUri: this.redirectUri,
+      }),
     );
-    if (exchanged.kind === 'network_error') return refuse(`LinkedIn could not be reached to finish the connection (${exchanged.message}). Nothing was changed.`, session, 502);
+    if (exchanged.kind === 'network_error')
+      return refuse(`LinkedIn could not be reached to finish the connection (${exchanged.message}). Nothing was changed.`, session, 502);
     const token = parseTokenResponse(exchanged.status, exchanged.bodyText, new Date(), secrets);
     if (!token.ok) return refuse(`${token.message}. Nothing was changed.`, session, 502);
     const missing = missingScopes(parseScopes(row.requestedScopes), token.token.grantedScopes);
@@ -151,8 +167,14 @@ export class LinkedInOAuthService {
     const workspaceId = session.auth.workspaceId;
     if (row.accountId === null) {
       const name = row.accountName ?? (who.kind === 'response' ? memberNameFrom(who.bodyText) : null) ?? 'LinkedIn';
-      const created = await this.accounts.create(workspaceId, await asDto(CreateAccountDto, { provider: 'linkedin', name, config: credentials }));
-      await this.sessions.flash(session, { tone: 'success', text: `LinkedIn account “${created.name}” connected (posting as ${authorUrn}).` });
+      const created = await this.accounts.create(
+        workspaceId,
+        await asDto(CreateAccountDto, { provider: 'linkedin', name, config: credentials }),
+      );
+      await this.sessions.flash(session, {
+        tone: 'success',
+        text: `LinkedIn account “${created.name}” connected (posting as ${authorUrn}).`,
+      });
       return { ok: true, status: 200, message: `LinkedIn account “${created.name}” connected.`, session, stateUsed };
     }
     const account = await this.accounts.get(workspaceId, row.accountId);
@@ -164,9 +186,16 @@ export class LinkedInOAuthService {
       );
     }
     const before = (await this.jobs.accountActivity(workspaceId, [account.id])).get(account.id);
-    const config = { ...credentials, authorUrn: current ?? authorUrn, ...(typeof account.config.apiBaseUrl === 'string' ? { apiBaseUrl: account.config.apiBaseUrl } : {}) };
+    const config = {
+      ...credentials,
+      authorUrn: current ?? authorUrn,
+      ...(typeof account.config.apiBaseUrl === 'string' ? { apiBaseUrl: account.config.apiBaseUrl } : {}),
+    };
     const updated = await this.accounts.update(workspaceId, account.id, await asDto(UpdateAccountDto, { config }));
-    await this.sessions.flash(session, reconnectedFlash(updated.name, account.status !== 'active' ? before?.paused ?? 0 : 0, before?.dead ?? 0, account.id));
+    await this.sessions.flash(
+      session,
+      reconnectedFlash(updated.name, account.status !== 'active' ? (before?.paused ?? 0) : 0, before?.dead ?? 0, account.id),
+    );
     return { ok: true, status: 200, message: `LinkedIn account “${updated.name}” reconnected.`, session, stateUsed };
   }
 }
@@ -174,7 +203,12 @@ export class LinkedInOAuthService {
 /** The message after new credentials were saved: what resumed, and one click to requeue the failed posts. */
 export function reconnectedFlash(name: string, resumed: number, dead: number, accountId: string): Flash {
   const posts = (n: number) => `${n} post${n === 1 ? '' : 's'}`;
-  const going = resumed === 1 ? ' The post waiting for it is going out now.' : resumed > 1 ? ` The ${resumed} posts waiting for it are going out now.` : '';
+  const going =
+    resumed === 1
+      ? ' The post waiting for it is going out now.'
+      : resumed > 1
+        ? ` The ${resumed} posts waiting for it are going out now.`
+        : '';
   const text = `“${name}” reconnected.${going}`;
   if (dead === 0) return { tone: 'success', text };
   return {

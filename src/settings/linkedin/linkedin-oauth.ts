@@ -20,7 +20,10 @@ export const LINKEDIN_SCOPES: readonly string[] = ['openid', 'profile', 'w_membe
 /** How long a person has to finish the flow at LinkedIn. */
 export const STATE_TTL_MS = 15 * 60_000;
 
-export function authorizationUrl(oauthBaseUrl: string, p: { clientId: string; redirectUri: string; state: string; scopes: readonly string[] }): string {
+export function authorizationUrl(
+  oauthBaseUrl: string,
+  p: { clientId: string; redirectUri: string; state: string; scopes: readonly string[] },
+): string {
   // No `prompt=none`: the member always sees what Herald asks for.
   const query = new URLSearchParams({
     response_type: 'code',
@@ -74,7 +77,10 @@ export function parseTokenResponse(status: number, bodyText: string, now: Date, 
     const code = typeof body.error === 'string' ? body.error : null;
     const description = typeof body.error_description === 'string' ? body.error_description : null;
     const said = [code, description].filter((x) => x !== null).join(': ');
-    return { ok: false, message: scrub(`LinkedIn refused to issue a token (HTTP ${status}${said ? `, ${said.slice(0, 300)}` : ''})`, secrets) };
+    return {
+      ok: false,
+      message: scrub(`LinkedIn refused to issue a token (HTTP ${status}${said ? `, ${said.slice(0, 300)}` : ''})`, secrets),
+    };
   }
   const accessToken = body.access_token;
   if (typeof accessToken !== 'string' || !TOKEN.test(accessToken)) {
@@ -83,7 +89,9 @@ export function parseTokenResponse(status: number, bodyText: string, now: Date, 
   const refresh = body.refresh_token;
   const expiresIn = body.expires_in;
   const expiresAt =
-    typeof expiresIn === 'number' && Number.isFinite(expiresIn) && expiresIn > 0 ? new Date(now.getTime() + Math.floor(expiresIn) * 1000).toISOString() : null;
+    typeof expiresIn === 'number' && Number.isFinite(expiresIn) && expiresIn > 0
+      ? new Date(now.getTime() + Math.floor(expiresIn) * 1000).toISOString()
+      : null;
   return {
     ok: true,
     token: {

@@ -23,7 +23,8 @@ export class OAuthStatesRepository {
     requestedScopes: string;
     expiresAt: Date;
   }): Promise<void> {
-    await this.db.query(`INSERT INTO settings_oauth_states (state_hash, session_id, browser_hash, account_id, account_name, requested_scopes, expires_at)
+    await this.db.query(
+      `INSERT INTO settings_oauth_states (state_hash, session_id, browser_hash, account_id, account_name, requested_scopes, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
       [input.stateHash, input.sessionId, input.browserHash, input.accountId, input.accountName, input.requestedScopes, input.expiresAt],
     );
@@ -36,7 +37,8 @@ export class OAuthStatesRepository {
    * guarded UPDATE: of two callbacks with the same state, exactly one gets the row.
    */
   async consume(stateHash: Buffer): Promise<OAuthStateRow | null> {
-    const rows = await this.db.query<OAuthStateRow>(`UPDATE settings_oauth_states SET used_at = now()
+    const rows = await this.db.query<OAuthStateRow>(
+      `UPDATE settings_oauth_states SET used_at = now()
        WHERE state_hash = $1 AND used_at IS NULL AND expires_at > now()
        RETURNING session_id AS "sessionId", browser_hash AS "browserHash", account_id AS "accountId",
                  account_name AS "accountName", requested_scopes AS "requestedScopes"`,

@@ -1,5 +1,14 @@
 import fc from 'fast-check';
-import { blockAfter, checkThrottle, FIRST_BLOCK_MS, FREE_FAILURES, MAX_BLOCK_MS, recordFailure, ThrottleState, WINDOW_MS } from './login-throttle';
+import {
+  blockAfter,
+  checkThrottle,
+  FIRST_BLOCK_MS,
+  FREE_FAILURES,
+  MAX_BLOCK_MS,
+  recordFailure,
+  ThrottleState,
+  WINDOW_MS,
+} from './login-throttle';
 
 const t0 = new Date('2026-12-01T09:00:00Z');
 const at = (ms: number) => new Date(t0.getTime() + ms);

@@ -44,6 +44,6 @@ export function checkThrottle(state: ThrottleState | null, now: Date): ThrottleD
 /** The state after one more wrong key at `now`. */
 export function recordFailure(state: ThrottleState | null, now: Date): ThrottleState {
   const recent = state?.lastFailureAt != null && now.getTime() - state.lastFailureAt.getTime() <= WINDOW_MS;
-  const failures = recent ? state!.failures + 1 : 1;
+  const failures = recent ? state.failures + 1 : 1;
   return { failures, lastFailureAt: now, blockedUntil: new Date(now.getTime() + blockAfter(failures)) };
 }

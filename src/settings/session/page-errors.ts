@@ -7,6 +7,8 @@ export class LoginRequired extends Error {
 
 export class CsrfRefused extends Error {
   constructor() {
-    super('The form could not be accepted: it was not sent from this page, or it is older than your session. Nothing was changed. Go back, reload the page and try again.');
+    super(
+      'The form could not be accepted: it was not sent from this page, or it is older than your session. Nothing was changed. Go back, reload the page and try again.',
+    );
   }
 }

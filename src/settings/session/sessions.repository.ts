@@ -28,17 +28,25 @@ const SESSION_COLUMNS = `id, workspace_id AS "workspaceId", api_key_id AS "apiKe
 export class SessionsRepository {
   constructor(private readonly db: Db) {}
 
-  async insert(input: { tokenHash: Buffer; workspaceId: string; apiKeyId: string; csrfToken: string; expiresAt: Date }): Promise<SessionRow> {
-    const rows = await this.db.query<SessionRow>(`INSERT INTO settings_sessions (token_hash, workspace_id, api_key_id, csrf_token, expires_at)
+  async insert(input: {
+    tokenHash: Buffer;
+    workspaceId: string;
+    apiKeyId: string;
+    csrfToken: string;
+    expiresAt: Date;
+  }): Promise<SessionRow> {
+    const rows = await this.db.query<SessionRow>(
+      `INSERT INTO settings_sessions (token_hash, workspace_id, api_key_id, csrf_token, expires_at)
        VALUES ($1, $2, $3, $4, $5) RETURNING ${SESSION_COLUMNS}`,
       [input.tokenHash, input.workspaceId, input.apiKeyId, input.csrfToken, input.expiresAt],
     );
-    return rows[0]!;
+    return rows[0];
   }
 
   /** The session with this token hash, unless it was revoked or has expired. */
   async findLive(tokenHash: Buffer): Promise<SessionRow | null> {
-    const rows = await this.db.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM settings_sessions
+    const rows = await this.db.query<SessionRow>(
+      `SELECT ${SESSION_COLUMNS} FROM settings_sessions
        WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > now()`,
       [tokenHash],
     );
@@ -47,14 +55,18 @@ export class SessionsRepository {
 
   /** By id, live only (the LinkedIn callback finds the session that started the flow). */
   async findLiveById(id: string): Promise<SessionRow | null> {
-    const rows = await this.db.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM settings_sessions WHERE id = $1 AND revoked_at IS NULL AND expires_at > now()`,
+    const rows = await this.db.query<SessionRow>(
+      `SELECT ${SESSION_COLUMNS} FROM settings_sessions WHERE id = $1 AND revoked_at IS NULL AND expires_at > now()`,
       [id],
     );
     return rows[0] ?? null;
   }
 
   async extend(id: string, expiresAt: Date): Promise<void> {
-    await this.db.query(`UPDATE settings_sessions SET expires_at = $2, last_seen_at = now() WHERE id = $1 AND revoked_at IS NULL`, [id, expiresAt]);
+    await this.db.query(`UPDATE settings_sessions SET expires_at = $2, last_seen_at = now() WHERE id = $1 AND revoked_at IS NULL`, [
+      id,
+      expiresAt,
+    ]);
   }
 
   async revoke(id: string): Promise<void> {
@@ -63,7 +75,10 @@ export class SessionsRepository {
 
   /** Every live session opened with this API key ("log out everywhere"). Returns how many. */
   async revokeForKey(apiKeyId: string): Promise<number> {
-    const rows = await this.db.query(`UPDATE settings_sessions SET revoked_at = now() WHERE api_key_id = $1 AND revoked_at IS NULL RETURNING id`, [apiKeyId]);
+    const rows = await this.db.query(
+      `UPDATE settings_sessions SET revoked_at = now() WHERE api_key_id = $1 AND revoked_at IS NULL RETURNING id`,
+      [apiKeyId],
+    );
     return rows.length;
   }
 
@@ -80,7 +95,8 @@ export class SessionsRepository {
    * counts that have been quiet for a day (a count restarts after 15 minutes anyway).
    */
   async purgeEnded(): Promise<void> {
-    await this.db.query(`DELETE FROM settings_sessions WHERE expires_at < now() - interval '1 day' OR revoked_at < now() - interval '1 day'`,
+    await this.db.query(
+      `DELETE FROM settings_sessions WHERE expires_at < now() - interval '1 day' OR revoked_at < now() - interval '1 day'`,
     );
     await this.db.query(`DELETE FROM settings_login_throttle WHERE last_failure_at < now() - interval '1 day'`);
   }
@@ -93,17 +109,21 @@ export class SessionsRepository {
   async withThrottle<T>(client: string, work: (state: ThrottleState) => Promise<{ result: T; next: ThrottleState | null }>): Promise<T> {
     return this.db.transaction(async (m) => {
       await m.query(`INSERT INTO settings_login_throttle (client) VALUES ($1) ON CONFLICT (client) DO NOTHING`, [client]);
-      const [state] = await m.query<ThrottleState>(`SELECT failures, last_failure_at AS "lastFailureAt", blocked_until AS "blockedUntil"
+      const [state] = await m.query<ThrottleState>(
+        `SELECT failures, last_failure_at AS "lastFailureAt", blocked_until AS "blockedUntil"
          FROM settings_login_throttle WHERE client = $1 FOR UPDATE`,
         [client],
       );
-      const { result, next } = await work(state!);
+      const { result, next } = await work(state);
       if (next === null) {
         await m.query(`DELETE FROM settings_login_throttle WHERE client = $1`, [client]);
       } else {
-        await m.query(`UPDATE settings_login_throttle SET failures = $2, last_failure_at = $3, blocked_until = $4 WHERE client = $1`,
-          [client, next.failures, next.lastFailureAt, next.blockedUntil],
-        );
+        await m.query(`UPDATE settings_login_throttle SET failures = $2, last_failure_at = $3, blocked_until = $4 WHERE client = $1`, [
+          client,
+          next.failures,
+          next.lastFailureAt,
+          next.blockedUntil,
+        ]);
       }
       return result;
     });
