@@ -105,6 +105,20 @@ describe('credentials refreshed by an attempt, and a person saving new ones mean
     return res.body.id as string;
   }
 
+  /** Waits until the job is leased to a worker (in_progress), read from the table. */
+  async function waitForLease(jobId: string): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      const status = await withClient(
+        t.databaseUrl,
+        async (db) => (await db.query<{ status: string }>(`SELECT status FROM jobs WHERE id = $1`, [jobId])).rows[0]?.status,
+      );
+      if (status === 'in_progress') return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error(`job ${jobId} was not leased`);
+  }
+
   const stored = (accountId: string) =>
     withClient(t.databaseUrl, async (db) => {
       const { rows } = await db.query<{ credentials: string; version: number; status: string }>(
@@ -151,6 +165,30 @@ describe('credentials refreshed by an attempt, and a person saving new ones mean
     expect(now).toMatchObject({ accessToken: saved.accessToken, refreshToken: saved.refreshToken, status: 'active' });
     expect(now.accessToken).not.toBe(refreshedToken);
     expect(now.version).toBe(2); // created (1), the person's save (2); the refresh stored nothing
+  }, 30_000);
+
+  it('jobs of the account waiting in the worker while an attempt refreshes its credentials run next, with the refreshed ones', async () => {
+    const id = await expiringAccount();
+    await t.http().patch(`/v1/accounts/${id}`).set(bearer(t.adminKey)).send({ maxInFlight: 1 }).expect(200);
+    const first = await createPost(t, t.adminKey, { text: `refresh then queue ${++n}`, targets: [{ accountId: id }] });
+    const deadline = Date.now() + 10_000;
+    while (gate.refreshes === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(gate.refreshes).toBe(1); // the first attempt is inside its refresh: the account's one slot is taken
+    const waiting = await createPost(t, t.adminKey, { text: `queued behind the refresh ${++n}`, targets: [{ accountId: id }] });
+    // The second job is leased to this worker and waits for the slot.
+    await waitForLease(waiting.jobs[0].id);
+    gate.open();
+
+    const done = await Promise.all(
+      [first, waiting].map((p) => waitForJob<JobView>(t, t.adminKey, p.jobs[0].id, (j) => j.status === 'succeeded')),
+    );
+    // One attempt each: the waiting job used the credentials the first attempt refreshed, no
+    // failed attempt for credentials "that could not be read", and no second refresh.
+    expect(done.map((j) => j.attempts.map((a) => a.errorClass))).toEqual([['success'], ['success']]);
+    expect(gate.refreshes).toBe(1);
+    const refreshed = await stored(id);
+    expect(refreshed.version).toBe(2);
+    expect(fake.posts.find((p) => p.urn === done[1].remoteId)!.token).toBe(refreshed.accessToken);
   }, 30_000);
 
   it('a refresh refused while a person saves new credentials neither pauses the job nor marks the account needs_reauth', async () => {

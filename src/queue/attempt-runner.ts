@@ -61,6 +61,22 @@ export class AttemptRunner {
     }
   }
 
+  /**
+   * The job's account at its claimed credentials version or newer: from the cache, else read
+   * again (evicted meanwhile). Undefined when they cannot be read or decrypted on this host.
+   */
+  private async credentials(job: ClaimedJob): Promise<{ version: number; account: DeliveryAccount } | undefined> {
+    const hit = this.cache.get(job.accountId, job.credentialsVersion);
+    if (hit) return hit;
+    try {
+      await this.ensureAccounts([job]);
+    } catch (err) {
+      this.logger.error(`account ${job.accountId}: could not be read (${(err as Error).message})`);
+      return undefined;
+    }
+    return this.cache.get(job.accountId, job.credentialsVersion);
+  }
+
   /** The account stopped (disabled, deleted): its decrypted credentials leave memory. */
   forget(accountId: string): void {
     this.cache.forget(accountId);
@@ -117,14 +133,16 @@ export class AttemptRunner {
 
   async run(job: ClaimedJob, signal: AbortSignal): Promise<FinishedAttempt> {
     const startedAt = new Date();
-    const cached = this.cache.get(job.accountId, job.credentialsVersion);
+    const cached = await this.credentials(job);
     const result = await this.deliver(job, cached, signal);
     const finishedAt = new Date();
     let refreshedCredentials: string | null = null;
     if (result.credentialsUpdate) {
       refreshedCredentials = sealCredentials(this.box, job.accountId, result.credentialsUpdate);
-      // Not cached here: the stored version is decided by the round (a person's save wins).
-      this.cache.forget(job.accountId);
+      // The account's next jobs, maybe already waiting in this process, use the refreshed
+      // session or token (the old one may be spent); which version is stored is decided by the
+      // round (a person's save wins), and the next claim carries it.
+      if (cached) this.cache.refreshed(job.accountId, cached.version, result.credentialsUpdate);
     }
     const decision = decideAfterAttempt({
       errorClass: result.errorClass,

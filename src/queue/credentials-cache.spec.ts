@@ -22,6 +22,22 @@ describe('CredentialsCache', () => {
     expect(cache.size).toBe(1);
   });
 
+  it('keeps credentials an attempt refreshed for the next jobs at the same version, never over newer ones', () => {
+    const cache = new CredentialsCache();
+    cache.set('a', 1, account('a', 'old'));
+    cache.refreshed('a', 1, { password: 'refreshed' });
+    expect(cache.get('a', 1)).toMatchObject({ version: 1, account: { id: 'a', credentials: { password: 'refreshed' } } });
+    // The round stored them (version 2): a job claimed at 2 reads them again from the database.
+    expect(cache.get('a', 2)).toBeUndefined();
+    // A person's save (version 2) already read: a refresh of version 1 does not replace it.
+    cache.set('a', 2, account('a', 'saved'));
+    cache.refreshed('a', 1, { password: 'late refresh' });
+    expect(cache.get('a', 1)?.account.credentials).toEqual({ password: 'saved' });
+    // Nothing cached: nothing is added.
+    cache.refreshed('b', 1, { password: 'x' });
+    expect(cache.size).toBe(1);
+  });
+
   it('drops a disabled or deleted account at once', () => {
     const cache = new CredentialsCache();
     cache.set('a', 1, account('a', 'x'));
