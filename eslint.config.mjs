@@ -51,4 +51,9 @@ export default defineConfig(
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: { module: 'writable', require: 'readonly', __dirname: 'readonly', process: 'readonly' } },
   },
+  {
+    // The settings page's script runs in the browser, not in Node.
+    files: ['src/settings/assets/**/*.js'],
+    languageOptions: { globals: { document: 'readonly', window: 'readonly', navigator: 'readonly' } },
+  },
 );

@@ -241,23 +241,26 @@ async function heraldThroughput(db: Db, receiver: Receiver, workers: number): Pr
     const cpuBefore = await pgCpu(db, name);
     const procs = await Promise.all(Array.from({ length: workers }, () => startHerald(url, { WORKER_ENABLED: 'true' })));
     // CPU spent booting (Nest, TypeORM, migrations check) is not delivery work.
-    const bootCpu = await Promise.all(procs.map((p) => childCpu(p.child)));
+    const bootCpu = procs.map((p) => childCpu(p.child));
     const pgCpuBefore = postgresCpu();
     // Cheap polling (the receiver's count) until every job arrived, then the database until
     // every outcome is durable: polling must not steal the CPU it measures.
     await waitFor(async () => (await receiver.stats()).count >= JOBS, 300_000, 'Herald deliveries', 50);
     const done = await waitFor(
       async () =>
-        db.with(url, async (c) => (await c.query(`SELECT count(*)::int AS n FROM jobs WHERE status = 'succeeded'`)).rows[0].n >= JOBS),
+        db.with(
+          url,
+          async (c) => (await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE status = 'succeeded'`)).rows[0].n >= JOBS,
+        ),
       300_000,
       'Herald outcomes',
       10,
     );
     const stats = await receiver.stats();
-    const attempts = await db.with(url, async (c) => (await c.query(`SELECT count(*)::int AS n FROM attempts`)).rows[0].n as number);
+    const attempts = await db.with(url, async (c) => (await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM attempts`)).rows[0].n);
     const cpuAfter = await pgCpu(db, name);
     const pgCpuUs = postgresCpu() - pgCpuBefore;
-    const usage = (await Promise.all(procs.map((p) => childCpu(p.child)))).map((u, i) => u - bootCpu[i]);
+    const usage = procs.map((p) => childCpu(p.child)).map((u, i) => u - bootCpu[i]);
     await Promise.all(procs.map((p) => stopChild(p.child)));
     const seconds = (done - stats.first) / 1000;
     const workerCpuUs = usage.reduce((a, b) => a + b, 0);
@@ -273,7 +276,10 @@ async function heraldThroughput(db: Db, receiver: Receiver, workers: number): Pr
 /** Commits on this database so far (pg_stat_database.xact_commit). */
 async function pgCpu(db: Db, name: string): Promise<number> {
   return db.admin(async (c) =>
-    Number((await c.query(`SELECT xact_commit FROM pg_stat_database WHERE datname = $1`, [name])).rows[0]?.xact_commit ?? 0),
+    Number(
+      (await c.query<{ xact_commit: string }>(`SELECT xact_commit FROM pg_stat_database WHERE datname = $1`, [name])).rows[0]
+        ?.xact_commit ?? 0,
+    ),
   );
 }
 
@@ -298,7 +304,7 @@ function postgresCpu(): number {
 }
 
 /** User+system CPU time of a child process so far, in µs (Linux /proc). */
-async function childCpu(child: ChildProcess): Promise<number> {
+function childCpu(child: ChildProcess): number {
   try {
     const stat = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
     const ticks = Number(stat[11]) + Number(stat[12]);
@@ -323,7 +329,8 @@ async function graphileThroughput(db: Db, receiver: Receiver, mode: 'default' | 
     const { child } = await startChild([path.join(ROOT, 'dist/bench/graphile-runner.js'), url, mode, '100'], {}, /READY/);
     await waitFor(async () => (await receiver.stats()).count >= JOBS, 300_000, `graphile-worker (${mode})`, 50);
     const done = await waitFor(
-      async () => db.with(url, async (c) => (await c.query(`SELECT count(*)::int AS n FROM graphile_worker.jobs`)).rows[0].n === 0),
+      async () =>
+        db.with(url, async (c) => (await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM graphile_worker.jobs`)).rows[0].n === 0),
       300_000,
       `graphile-worker (${mode}) completions`,
       10,
@@ -413,7 +420,7 @@ async function postsThroughput(
       duration: 10,
     });
     await stopChild(api.child);
-    const rows = await db.with(url, async (c) => (await c.query(`SELECT count(*)::int AS n FROM posts`)).rows[0].n as number);
+    const rows = await db.with(url, async (c) => (await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM posts`)).rows[0].n);
     return { rate: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, rows };
   } finally {
     await db.drop(name);
@@ -450,13 +457,19 @@ async function claimScaling(db: Db): Promise<{ empty: number; loaded: number; pl
     });
     const loaded = await db.with(url, claimOnce);
     const plan = await db.with(url, async (c) =>
-      (await c.query(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ${CANDIDATES_SQL}`, [CANDIDATES_LIMIT, 'bench', 2])).rows
+      (
+        await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ${CANDIDATES_SQL}`, [
+          CANDIDATES_LIMIT,
+          'bench',
+          2,
+        ])
+      ).rows
         .map((r) => r['QUERY PLAN'])
         .join('\n'),
     );
     const old = await db.with(
       url,
-      async (c) => (await c.query(`SELECT count(*)::int AS n FROM jobs WHERE status <> 'scheduled'`)).rows[0].n as number,
+      async (c) => (await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE status <> 'scheduled'`)).rows[0].n,
     );
     return { empty, loaded, plan: `${fmt(old)} finished jobs in the table\n${plan}` };
   } finally {
@@ -505,7 +518,7 @@ async function main(): Promise<void> {
     };
   }
   const db = new Db(serverUrl);
-  const version = await db.admin(async (c) => (await c.query('SHOW server_version')).rows[0].server_version as string);
+  const version = await db.admin(async (c) => (await c.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version);
   say(`Herald benchmark — ${new Date().toISOString()}`);
   say(
     `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${fmt(os.totalmem() / 2 ** 30)} GiB; Node ${process.version}; PostgreSQL ${version} (${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded'})`,

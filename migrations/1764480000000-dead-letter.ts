@@ -59,10 +59,10 @@ export class DeadLetter1764480000000 implements MigrationInterface {
   }
 
   private async dropDeadReasonCheck(q: QueryRunner): Promise<void> {
-    const rows: { conname: string }[] = await q.query(
+    const rows = (await q.query(
       `SELECT conname FROM pg_constraint
        WHERE conrelid = 'jobs'::regclass AND contype = 'c' AND pg_get_constraintdef(oid) LIKE '%''dead''::text) = (dead_reason IS NOT NULL)%'`,
-    );
+    )) as { conname: string }[];
     if (rows.length !== 1) throw new Error(`expected one jobs check on dead_reason, found ${rows.length}`);
     await q.query(`ALTER TABLE jobs DROP CONSTRAINT "${rows[0].conname}"`);
   }

@@ -21,14 +21,6 @@ import { startReceiver, Receiver } from './support/receiver';
  * outbox in the same transaction as the change (a trigger on accounts), sent at once.
  */
 
-async function waitUntil(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 async function events(t: TestApp, accountId: string) {
   return withClient(
     t.databaseUrl,

@@ -1,4 +1,4 @@
-import type { AppBskyEmbedExternal, AppBskyEmbedImages, AppBskyFeedPost, AppBskyRichtextFacet } from '@atproto/api';
+import type { AppBskyEmbedExternal, AppBskyEmbedImages, AppBskyFeedPost } from '@atproto/api';
 import * as http from 'node:http';
 import type * as net from 'node:net';
 import { randomUUID } from 'node:crypto';

@@ -72,7 +72,7 @@ describe('secret scan of a full run', () => {
       const shownHeaders = [...res.headers.entries()].map(([k, v]) => `${k}: ${v}`).join('\n');
       const label = `${method} ${url.split('?')[0]} → ${res.status}`;
       captures.push({ source: 'api', label, text: `${shownHeaders}\n\n${text}` });
-      let parsed: unknown = null;
+      let parsed: unknown;
       try {
         parsed = text ? JSON.parse(text) : null;
       } catch {
@@ -473,14 +473,14 @@ describe('secret scan of a full run', () => {
    * Sources read once the run is over. API answers and pages are captured as they happen (above).
    * Add a source here when Herald starts writing somewhere new.
    */
-  const CAPTURE_SOURCES: { name: string; collect(): Promise<Capture[]> }[] = [
+  const CAPTURE_SOURCES: { name: string; collect(): Capture[] | Promise<Capture[]> }[] = [
     {
       name: 'log',
-      collect: async () => processes.map((p, i) => ({ source: 'log', label: `process ${i + 1} stdout+stderr`, text: p.text() })),
+      collect: () => processes.map((p, i) => ({ source: 'log', label: `process ${i + 1} stdout+stderr`, text: p.text() })),
     },
     {
       name: 'outbound',
-      collect: async () => [
+      collect: () => [
         ...receiver.requests.map((r) => ({
           source: 'outbound',
           label: `webhook receiver ${r.method} ${r.path}`,
@@ -496,7 +496,7 @@ describe('secret scan of a full run', () => {
     {
       // Mails written to the outbox (no SMTP_URL): every file under <HERALD_DATA_DIR>/outbox.
       name: 'mail',
-      collect: async () => outboxFiles().map((f) => ({ source: 'mail', label: path.basename(f), text: fs.readFileSync(f, 'utf8') })),
+      collect: () => outboxFiles().map((f) => ({ source: 'mail', label: path.basename(f), text: fs.readFileSync(f, 'utf8') })),
     },
     {
       // Rows at rest: credentials must be sealed, not stored as they came.

@@ -304,7 +304,7 @@ describe('settings page: accounts, in a browser', () => {
     let reachedCheck = false;
     for (let i = 0; i < 30 && !reachedCheck; i++) {
       await page.keyboard.press('Tab');
-      reachedCheck = ((await page.evaluate('document.activeElement.textContent')) as string).startsWith('Check');
+      reachedCheck = (await page.evaluate<string>('document.activeElement.textContent')).startsWith('Check');
     }
     expect(reachedCheck).toBe(true);
     await page.keyboard.press('Enter');

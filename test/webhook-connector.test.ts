@@ -48,7 +48,7 @@ function makeJob(overrides: Partial<DeliveryJob> = {}): DeliveryJob {
         width: null,
         height: null,
         byteSize: 0,
-        read: async () => Buffer.alloc(0),
+        read: () => Promise.resolve(Buffer.alloc(0)),
       },
     ],
     previousAttempt: null,

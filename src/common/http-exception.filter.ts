@@ -37,7 +37,8 @@ function isBodyParserError(err: unknown): err is BodyParserError {
 export function toErrorBody(exception: unknown, logger?: Logger): ErrorBody {
   if (exception instanceof DomainError) return errorBody(httpStatusFor(exception.code), exception.message);
   if (exception instanceof HttpException) {
-    const status = exception.getStatus();
+    // getStatus() is typed as a number; the comparisons below are with HttpStatus members.
+    const status: HttpStatus = exception.getStatus();
     const response = exception.getResponse();
     let message: string = exception.message;
     if (typeof response === 'object' && response !== null) {

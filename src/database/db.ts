@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { Pool, PoolClient, PoolConfig } from 'pg';
+import { Pool, PoolClient } from 'pg';
 import { DomainError, ErrorCode } from '../common/errors';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 

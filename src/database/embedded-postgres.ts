@@ -148,6 +148,7 @@ export async function startEmbeddedPostgres(options: {
       `The embedded PostgreSQL did not start (data ${dataDir}, port ${port}).${hint}` +
         (err instanceof Error ? ` ${err.message}` : '') +
         (tail ? `\nServer log:\n${tail}` : ''),
+      { cause: err },
     );
   }
 

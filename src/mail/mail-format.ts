@@ -15,10 +15,13 @@ export function esc(value: string): string {
 
 /** Control characters (CR and LF included) as spaces, runs of white space as one: safe in a header or a single line. */
 export function oneLine(value: string): string {
-  return value
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return (
+    value
+      // eslint-disable-next-line no-control-regex -- control characters are what this removes
+      .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
 }
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });

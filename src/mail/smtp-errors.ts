@@ -34,7 +34,7 @@ function replyClass(code: unknown): number | null {
 
 /** One line for the outbox row and the log: the code and the server's words, never the connection URL. */
 export function describeSmtpError(err: SmtpErrorLike): string {
-  const message = typeof err.message === 'string' ? err.message : String(err);
+  const message = typeof err.message === 'string' ? err.message : 'the send failed without a message';
   const code = typeof err.code === 'string' ? `${err.code}: ` : '';
   return `${code}${message}`.replace(/\s+/g, ' ').slice(0, 1000);
 }

@@ -127,7 +127,7 @@ describe('fitUnder: decoding', () => {
         decoded = raw.width * raw.height;
         return raw;
       },
-      encode: codec.encode,
+      encode: (...args) => codec.encode(...args),
     };
     await fitUnder(big, 'image/png', 20_000, measuring);
     expect(decoded).toBeGreaterThan(0);

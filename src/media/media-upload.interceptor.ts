@@ -32,7 +32,8 @@ export class MediaUploadInterceptor implements NestInterceptor {
       return await this.multer.intercept(context, next);
     } catch (err) {
       if (err instanceof HttpException) {
-        if (err.getStatus() === HttpStatus.PAYLOAD_TOO_LARGE) {
+        const status: HttpStatus = err.getStatus();
+        if (status === HttpStatus.PAYLOAD_TOO_LARGE) {
           throw new DomainError(ErrorCode.PayloadTooLarge, 'the image is larger than the 5 MB limit');
         }
         throw invalidInput(

@@ -21,7 +21,7 @@ describe('CachedRead', () => {
     let now = 1_000;
     let n = 0;
     const read = new CachedRead(
-      async () => ++n,
+      () => Promise.resolve(++n),
       30_000,
       () => now,
     );

@@ -14,7 +14,7 @@ import { AccountCard, AccountsPageService, PROVIDER_LABELS } from './accounts-pa
 import { asDto, FormProblem, personMessage } from './form-validation';
 import { reconnectedFlash } from './linkedin/linkedin-oauth.service';
 import { PageExceptionFilter } from './page-exception.filter';
-import { APP_PASSWORD_PATTERN, field, looksLikeAppPassword, rawField } from './page-input';
+import { APP_PASSWORD_PATTERN, field, looksLikeAppPassword } from './page-input';
 import { PageRenderer } from './page-renderer';
 import { PageRequest, requirePage } from './session/page-request';
 import { PageSessionGuard } from './session/page-session.guard';

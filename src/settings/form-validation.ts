@@ -28,7 +28,7 @@ export function personMessage(err: unknown): { status: number; message: string }
   if (err instanceof BadRequestException || (err instanceof HttpException && err.getStatus() < 500)) {
     const response = err.getResponse();
     const m = typeof response === 'object' && response !== null ? (response as { message?: unknown }).message : response;
-    return { status: err.getStatus(), message: Array.isArray(m) ? m.join('; ') : String(m ?? err.message) };
+    return { status: err.getStatus(), message: Array.isArray(m) ? m.join('; ') : typeof m === 'string' ? m : err.message };
   }
   return null;
 }

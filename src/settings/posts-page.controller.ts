@@ -14,8 +14,6 @@ import { PageRenderer } from './page-renderer';
 import { PageRequest, requirePage } from './session/page-request';
 import { PageSessionGuard } from './session/page-session.guard';
 
-const postId = new ParseIdPipe('post');
-
 /** Words for a job's state on the posts page. */
 const JOB_WORDS: Record<JobStatus, string> = {
   scheduled: 'waiting',
@@ -104,7 +102,7 @@ export class PostsPageController {
   }
 
   @Post(':id/cancel')
-  async cancel(@Req() req: PageRequest, @Res() res: Response, @Param('id', postId) id: string): Promise<void> {
+  async cancel(@Req() req: PageRequest, @Res() res: Response, @Param('id', new ParseIdPipe('post')) id: string): Promise<void> {
     const session = requirePage(req);
     try {
       const post = await this.posts.cancel(session.auth.workspaceId, id);

@@ -106,7 +106,7 @@ export async function violations(page: Page): Promise<{ id: string; impact: stri
 /** True when the page is wider than the window (a layout that breaks on a phone). */
 export async function overflowsHorizontally(page: Page): Promise<boolean> {
   // A string: the test project has no DOM types, and this runs in the page.
-  return page.evaluate('document.documentElement.scrollWidth > window.innerWidth + 1') as Promise<boolean>;
+  return page.evaluate<boolean>('document.documentElement.scrollWidth > window.innerWidth + 1');
 }
 
 /**

@@ -203,5 +203,5 @@ export async function startFakeLinkedInOAuth(options: { redirectUri: string }): 
         server.close(() => resolve());
         for (const s of sockets) s.destroy();
       }),
-  }) as FakeLinkedInOAuth;
+  });
 }

@@ -83,6 +83,7 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
       },
       (err: unknown) => {
         signal.removeEventListener('abort', onAbort);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes the awaited promise's own rejection on unchanged
         reject(err);
       },
     );

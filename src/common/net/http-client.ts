@@ -193,6 +193,7 @@ export function send(req: OutboundRequest, opts: SendOptions): Promise<HttpResul
     let settled = false;
     let connected = false;
     let connectTimer: NodeJS.Timeout | undefined;
+    // eslint-disable-next-line prefer-const -- settle() reads it and may run before it is set (a synchronous throw from request()): a const there would be in its temporal dead zone
     let totalTimer: NodeJS.Timeout | undefined;
     /** Set once the status line and headers arrived: from then on the outcome is a response. */
     let finishResponse: ((cut: string | null) => void) | null = null;

@@ -125,7 +125,7 @@ describe('isBlockedHostname', () => {
 });
 
 function fixedLookup(addresses: string[]): jest.Mock<ReturnType<ResolveAll>, Parameters<ResolveAll>> {
-  return jest.fn(async (_hostname: string) => addresses.map((address) => ({ address, family: net.isIP(address) })));
+  return jest.fn((_hostname: string) => Promise.resolve(addresses.map((address) => ({ address, family: net.isIP(address) }))));
 }
 
 async function refusal(promise: Promise<unknown>): Promise<BlockedUrlError> {
@@ -210,9 +210,7 @@ describe('assertPublicUrl', () => {
   });
 
   it('refuses a host that does not resolve, with the resolver code', async () => {
-    const lookup: ResolveAll = async () => {
-      throw Object.assign(new Error('getaddrinfo ENOTFOUND nope.invalid'), { code: 'ENOTFOUND' });
-    };
+    const lookup: ResolveAll = () => Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND nope.invalid'), { code: 'ENOTFOUND' }));
     const err = await refusal(assertPublicUrl('https://nope.invalid/', false, lookup));
     expect(err.reason).toBe('unresolvable');
     expect(err.message).toContain('ENOTFOUND');

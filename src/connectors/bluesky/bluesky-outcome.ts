@@ -38,9 +38,17 @@ const AUTH_ERRORS = new Set(['ExpiredToken', 'InvalidToken', 'AuthenticationRequ
 
 const EMPTY = NO_OUTCOME_DETAILS;
 
-/** `XRPCError.status` is an enum that equals the HTTP status for real answers, 1 or 2 otherwise. */
+/**
+ * `XRPCError.status` as a plain number: its enum type equals the HTTP status for real answers
+ * and is 1 or 2 otherwise; Herald compares it with HTTP status codes, not with enum members.
+ */
+export function xrpcStatus(err: XRPCError): number {
+  return err.status;
+}
+
 function httpStatusOf(err: XRPCError): number | null {
-  return err.status >= 100 && err.status <= 599 ? err.status : null;
+  const status = xrpcStatus(err);
+  return status >= 100 && status <= 599 ? status : null;
 }
 
 function classOf(err: XRPCError, status: number): ErrorClass {

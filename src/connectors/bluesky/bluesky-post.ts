@@ -9,6 +9,7 @@ import {
   XRPCError,
 } from '@atproto/api';
 import { fitUnder, ImageFitError } from '../../media/image-processing';
+import { xrpcStatus } from './bluesky-outcome';
 import type { DeliveryJob } from '../connector.interface';
 import type { BlueskySession } from './bluesky-session';
 import { PreviewFetchOptions, readPreview, readThumbnail } from './link-preview';
@@ -78,7 +79,7 @@ async function resolveFacets(rt: RichText, ctx: PostBuildContext): Promise<AppBs
         } catch (err) {
           // 400 "Unable to resolve handle": no such account. Anything else (network, 5xx) fails
           // the attempt, to be retried, rather than silently posting without the mention.
-          if (err instanceof XRPCError && err.status === 400) cache.set(handle, null);
+          if (err instanceof XRPCError && xrpcStatus(err) === 400) cache.set(handle, null);
           else throw err;
         }
       }

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { untilAborted } from '../../common/net/deadline';
 import type { FetchLike } from '../../common/net/guarded-fetch';
 import type { BlueskyConfig, BlueskyCredentials, StoredSession } from './bluesky-config';
+import { xrpcStatus } from './bluesky-outcome';
 
 /**
  * App-password sessions, kept and reused: `createSession` is limited to about 100 a
@@ -40,12 +41,12 @@ const SESSION_ERRORS = new Set(['ExpiredToken', 'InvalidToken']);
 
 export function isSessionRejected(err: unknown): boolean {
   if (!(err instanceof XRPCError)) return false;
-  return SESSION_ERRORS.has(err.error ?? '') || err.status === 401;
+  return SESSION_ERRORS.has(err.error ?? '') || xrpcStatus(err) === 401;
 }
 
 /** A refresh the PDS refused (the refresh token expired, rotated away or was revoked): log in again. */
 function isRefreshRefused(err: unknown): boolean {
-  return err instanceof XRPCError && (err.status === 400 || err.status === 401 || err.status === 403);
+  return err instanceof XRPCError && [400, 401, 403].includes(xrpcStatus(err));
 }
 
 /** After a refused login, the same password is not tried again for this long (rate limits). */
@@ -82,7 +83,7 @@ export class BlueskySession {
   ) {
     this.session = session;
     if (session) this.remember(session.refreshJwt);
-    const self = this;
+    const current = (): StoredSession | null => this.session;
     const base = new URL(config.service.endsWith('/') ? config.service : `${config.service}/`);
     // A SessionManager of our own rather than @atproto/api's CredentialSession: that one refreshes
     // inside every request on its own, treats any 401 as an expired token, and after a login sends
@@ -91,12 +92,13 @@ export class BlueskySession {
     // proxies repo calls to the account's PDS).
     this.agent = new Agent({
       get did() {
-        return self.session?.did;
+        return current()?.did;
       },
-      fetchHandler(url: string, init: RequestInit): Promise<Response> {
+      fetchHandler: (url: string, init: RequestInit): Promise<Response> => {
         const headers = new Headers(init.headers);
-        if (!headers.has('authorization') && self.session) headers.set('authorization', `Bearer ${self.session.accessJwt}`);
-        return self.fetch(new URL(url.replace(/^\//, ''), base), { ...init, headers });
+        const session = current();
+        if (!headers.has('authorization') && session) headers.set('authorization', `Bearer ${session.accessJwt}`);
+        return this.fetch(new URL(url.replace(/^\//, ''), base), { ...init, headers });
       },
     });
   }
@@ -201,7 +203,7 @@ export class BlueskySession {
       return this.set({ accessJwt: res.data.accessJwt, refreshJwt: res.data.refreshJwt, did: res.data.did, handle: res.data.handle });
     } catch (err) {
       this.session = null;
-      if (err instanceof XRPCError && (err.status === 401 || err.status === 400)) this.failedLogin = { at: this.now(), error: err };
+      if (err instanceof XRPCError && [400, 401].includes(xrpcStatus(err))) this.failedLogin = { at: this.now(), error: err };
       throw err;
     }
   }

@@ -15,7 +15,7 @@ import {
   VerifyResult,
 } from '../connector.interface';
 import { BlueskyConfig, BlueskyCredentials, parseBlueskyInput, readStoredAccount, StoredSession } from './bluesky-config';
-import { blueskyErrorOutcome, BlueskyOutcomeContext, blueskyPoison, blueskySuccess } from './bluesky-outcome';
+import { blueskyErrorOutcome, BlueskyOutcomeContext, blueskyPoison, blueskySuccess, xrpcStatus } from './bluesky-outcome';
 import { buildPost, PoisonError, POST_COLLECTION } from './bluesky-post';
 import { BlueskySession, BlueskySessions } from './bluesky-session';
 import { tidForJob } from './tid';
@@ -145,7 +145,7 @@ export class BlueskyConnector implements Connector {
     } catch (err) {
       // A refusal may be "there is already a record at this key" (a PDS answers it as a 400
       // InvalidRequest or, in some versions, a 500): look before classifying.
-      if (!(err instanceof XRPCError) || !(err.status === 400 || err.status >= 500)) throw err;
+      if (!(err instanceof XRPCError) || !(xrpcStatus(err) === 400 || xrpcStatus(err) >= 500)) throw err;
       onStep('looking for an existing post at this record key');
       const existing = await this.existing(session, did, rkey, signal).catch(() => null);
       if (existing) return this.foundExisting(existing, job, did, handle(), rkey, warnings);
@@ -187,7 +187,7 @@ export class BlueskyConnector implements Connector {
       return { uri: res.data.uri, text: typeof value.text === 'string' ? value.text : '' };
     } catch (err) {
       // 400 RecordNotFound (older PDS versions answer a missing record with 400 InvalidRequest too).
-      if (err instanceof XRPCError && (err.status === 400 || err.status === 404)) return null;
+      if (err instanceof XRPCError && [400, 404].includes(xrpcStatus(err))) return null;
       throw err;
     }
   }

@@ -24,12 +24,15 @@ interface Session {
 }
 
 /** A step's failure, carried out of the publishing sequence. */
-class StepFailed {
+class StepFailed extends Error {
   constructor(
     readonly result: HttpResult,
     readonly step: string,
     readonly url: string,
-  ) {}
+  ) {
+    super(`LinkedIn step failed: ${step}`);
+    this.name = 'StepFailed';
+  }
 }
 
 /**
@@ -56,6 +59,7 @@ export class LinkedInConnector implements Connector {
     });
   }
 
+  // eslint-disable-next-line @typescript-eslint/require-await -- async turns the parser's throw into the rejection the Connector interface promises
   async prepareAccount(input: unknown, previous: Record<string, unknown> | null = null): Promise<PreparedAccount> {
     const { config, credentials } = parseLinkedInInput(input);
     // New credentials without a `refreshToken` field keep the stored refresh token (`null`

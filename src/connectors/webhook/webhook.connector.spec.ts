@@ -45,7 +45,7 @@ function job(overrides: Partial<DeliveryJob> = {}): DeliveryJob {
         width: null,
         height: null,
         byteSize: 0,
-        read: async () => Buffer.alloc(0),
+        read: () => Promise.resolve(Buffer.alloc(0)),
       },
       {
         id: 'm-2',
@@ -55,7 +55,7 @@ function job(overrides: Partial<DeliveryJob> = {}): DeliveryJob {
         width: null,
         height: null,
         byteSize: 0,
-        read: async () => Buffer.alloc(0),
+        read: () => Promise.resolve(Buffer.alloc(0)),
       },
     ],
     previousAttempt: null,

@@ -24,7 +24,7 @@ export function clearSessionCookie(res: Response, config: HeraldConfig): void {
 }
 
 export function cookie(req: PageRequest, name: string): string | undefined {
-  const value = req.cookies?.[name];
+  const value: unknown = req.cookies?.[name];
   return typeof value === 'string' ? value : undefined;
 }
 
