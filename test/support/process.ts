@@ -12,6 +12,8 @@ export class ServiceProcess {
   constructor(
     readonly child: ChildProcess,
     readonly port: number,
+    /** The address its API is reached at (its network namespace's address when it runs in one). */
+    readonly host = '127.0.0.1',
   ) {
     child.stdout?.on('data', (d: Buffer) => this.output.push(d.toString('utf8')));
     child.stderr?.on('data', (d: Buffer) => this.output.push(d.toString('utf8')));
@@ -23,23 +25,25 @@ export class ServiceProcess {
     );
   }
 
-  /** `env` overrides the inherited environment; PORT defaults to `port`; undefined removes a variable. */
-  static start(env: Record<string, string | undefined>, port: number): ServiceProcess {
+  /**
+   * `env` overrides the inherited environment; PORT defaults to `port`; undefined removes a variable.
+   * With `netns`, the process runs in that network namespace (`ip netns exec`, which execs Node
+   * itself: the child's pid and signals are Node's) and its API is reached at `host`.
+   */
+  static start(env: Record<string, string | undefined>, port: number, options: { netns?: string; host?: string } = {}): ServiceProcess {
     const merged: Record<string, string | undefined> = { ...process.env, PORT: String(port), ...env };
     // An inherited DATABASE_URL must not leak into the service unless the test passes one.
     if (!('DATABASE_URL' in env)) delete merged.DATABASE_URL;
     const clean: Record<string, string> = {};
     for (const [k, v] of Object.entries(merged)) if (v !== undefined) clean[k] = v;
-    const child = spawn(process.execPath, [path.join(ROOT, 'dist/src/main.js')], {
-      cwd: ROOT,
-      env: clean,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    return new ServiceProcess(child, port);
+    const main = path.join(ROOT, 'dist/src/main.js');
+    const [command, args] = options.netns ? ['ip', ['netns', 'exec', options.netns, process.execPath, main]] : [process.execPath, [main]];
+    const child = spawn(command, args, { cwd: ROOT, env: clean, stdio: ['ignore', 'pipe', 'pipe'] });
+    return new ServiceProcess(child, port, options.host);
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `http://${this.host}:${this.port}`;
   }
 
   text(): string {

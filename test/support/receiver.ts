@@ -24,6 +24,8 @@ export interface ReceivedRequest {
   receivedAt: Date;
   /** The client's port: equal for two requests means one kept-alive connection. */
   remotePort: number;
+  /** The client's address (which host sent it, when senders run in network namespaces). */
+  remoteAddress: string;
 }
 
 export interface Reply {
@@ -47,7 +49,7 @@ export type ReplySpec = Reply | number;
 export type ReceiverHandler = (request: ReceivedRequest, index: number) => ReplySpec | Promise<ReplySpec>;
 
 export interface Receiver {
-  /** `http://127.0.0.1:<port>` (no trailing slash). */
+  /** `http://127.0.0.1:<port>` (no trailing slash; the `host` it listens on when given). */
   readonly url: string;
   readonly port: number;
   /** Every request so far, in arrival order. */
@@ -89,7 +91,13 @@ function send(res: http.ServerResponse, reply: Reply): void {
   res.end(payload);
 }
 
-export async function startReceiver(handler?: ReceiverHandler): Promise<Receiver> {
+export interface ReceiverOptions {
+  /** The address to listen on; default 127.0.0.1. */
+  host?: string;
+}
+
+export async function startReceiver(handler?: ReceiverHandler, options: ReceiverOptions = {}): Promise<Receiver> {
+  const host = options.host ?? '127.0.0.1';
   const requests: ReceivedRequest[] = [];
   const events = new EventEmitter();
   const timers = new Set<NodeJS.Timeout>();
@@ -111,6 +119,7 @@ export async function startReceiver(handler?: ReceiverHandler): Promise<Receiver
         body: Buffer.concat(chunks).toString('utf8'),
         receivedAt: new Date(),
         remotePort: req.socket.remotePort ?? 0,
+        remoteAddress: req.socket.remoteAddress ?? '',
       };
       const n = index++;
       requests.push(record);
@@ -145,10 +154,10 @@ export async function startReceiver(handler?: ReceiverHandler): Promise<Receiver
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(0, host, () => resolve());
   });
   const { port } = server.address() as net.AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${host}:${port}`;
 
   return {
     url,
