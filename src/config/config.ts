@@ -10,6 +10,20 @@ export interface EnvConfig {
   /** `null` means: start the embedded PostgreSQL under `dataDir`. */
   databaseUrl: string | null;
   databasePoolSize: number;
+  /**
+   * A connection string that reaches PostgreSQL itself when DATABASE_URL goes through a pooler in
+   * transaction mode: the LISTEN connection and the migrations (a session advisory lock) use it.
+   * `null`: they use DATABASE_URL.
+   */
+  databaseDirectUrl: string | null;
+  /** Named prepared statements on pooled connections (off behind a pooler that cannot keep them). */
+  databasePreparedStatements: boolean;
+  /**
+   * idle_in_transaction_session_timeout of Herald's transactions (SET LOCAL, so a pooler is fine):
+   * a process frozen inside a transaction (SIGSTOP, a VM paused) loses its session after this long
+   * instead of holding its row locks for ever. 0: PostgreSQL's own setting applies.
+   */
+  databaseIdleInTransactionTimeoutMs: number;
   dataDir: string;
   embeddedPostgresPort: number;
   publicUrl: string;
@@ -63,6 +77,8 @@ export interface EnvConfig {
     maxDelayMs: number;
     maxAttempts: number;
     maxServerDelayMs: number;
+    /** `full`: each retry waits a uniform draw in [0, ceiling]; `none`: the ceiling itself (for comparison only). */
+    jitter: RetryJitter;
   };
   circuit: {
     failureThreshold: number;
@@ -104,6 +120,8 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+export type RetryJitter = 'full' | 'none';
+const RETRY_JITTERS = ['full', 'none'] as const;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
@@ -197,6 +215,14 @@ function readMail(env: Env): EnvConfig['mail'] {
   return mail;
 }
 
+function readRetryJitter(env: Env): RetryJitter {
+  const value = (readString(env, 'RETRY_JITTER') ?? 'full').toLowerCase();
+  if (!(RETRY_JITTERS as readonly string[]).includes(value)) {
+    throw new ConfigError('RETRY_JITTER', `must be one of ${RETRY_JITTERS.join(', ')}, got "${value}"`);
+  }
+  return value as RetryJitter;
+}
+
 export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
   const port = readInt(env, 'PORT', 3000, 0, 65535);
   const bootstrapApiKey = readString(env, 'HERALD_API_KEY');
@@ -229,6 +255,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
     maxDelayMs: readInt(env, 'RETRY_MAX_DELAY_MS', 3_600_000, 1, 7 * 86_400_000),
     maxAttempts: readInt(env, 'RETRY_MAX_ATTEMPTS', 16, 1, 1000),
     maxServerDelayMs: readInt(env, 'RETRY_MAX_SERVER_DELAY_MS', 86_400_000, 0, 30 * 86_400_000),
+    jitter: readRetryJitter(env),
   };
   const leaseMs = readInt(env, 'WORKER_LEASE_MS', 60_000, 1000, 3_600_000);
   const totalTimeoutMs = readInt(env, 'HTTP_TOTAL_TIMEOUT_MS', 20_000, 100, 600_000);
@@ -248,11 +275,20 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
     throw new ConfigError('RETRY_MAX_DELAY_MS', `must be at least RETRY_BASE_DELAY_MS (${retry.baseDelayMs})`);
   }
 
+  const databaseUrl = readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const databaseDirectUrl = readUrl(env, 'DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']);
+  if (databaseDirectUrl !== null && databaseUrl === null) {
+    throw new ConfigError('DATABASE_DIRECT_URL', 'needs DATABASE_URL (the embedded PostgreSQL is reached directly anyway)');
+  }
+
   return {
     port,
     host: readString(env, 'HOST') ?? '0.0.0.0',
-    databaseUrl: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseUrl,
     databasePoolSize: readInt(env, 'DATABASE_POOL_SIZE', 20, 2, 500),
+    databaseDirectUrl,
+    databasePreparedStatements: readBool(env, 'DATABASE_PREPARED_STATEMENTS', true),
+    databaseIdleInTransactionTimeoutMs: readInt(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 10_000, 0, 3_600_000),
     dataDir: path.resolve(cwd, readString(env, 'HERALD_DATA_DIR') ?? '.data'),
     embeddedPostgresPort: readInt(env, 'EMBEDDED_POSTGRES_PORT', 54329, 1, 65535),
     publicUrl: publicUrl.replace(/\/+$/, ''),

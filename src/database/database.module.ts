@@ -15,7 +15,9 @@ import { Db } from './db';
       provide: Db,
       inject: [HERALD_CONFIG],
       useFactory: async (config: HeraldConfig) => {
-        await migrate(config.databaseUrl);
+        // A session advisory lock guards the migrations: it needs a session of its own, so
+        // behind a transaction pooler they go to the direct URL.
+        await migrate(config.databaseDirectUrl ?? config.databaseUrl);
         return new Db(config);
       },
     },

@@ -52,9 +52,11 @@ const SOCKET_CODES = new Set([
 /**
  * SQLSTATEs of a server going away or refusing sessions: class 08 (connection exception),
  * 57P01 admin_shutdown (pg_terminate_backend, `pg_ctl stop -m fast`), 57P02 crash_shutdown,
- * 57P03 cannot_connect_now (starting up or shutting down), 53300 too_many_connections.
+ * 57P03 cannot_connect_now (starting up or shutting down), 53300 too_many_connections, 25P03
+ * idle_in_transaction_session_timeout (the server ended a session that sat in a transaction too
+ * long, e.g. a process that was frozen: the connection is gone, the transaction rolled back).
  */
-const SERVER_GONE = /^(08...|57P01|57P02|57P03|53300)$/;
+const SERVER_GONE = /^(08...|57P01|57P02|57P03|53300|25P03)$/;
 /** node-postgres' own wording for a connection that died under it or never came. */
 const DRIVER_GONE = /Connection terminated|not queryable|timeout exceeded when trying to connect|Query read timeout|Client was closed/i;
 
@@ -86,7 +88,10 @@ export const CONNECT_TIMEOUT_MS = 5_000;
 class ClientSql implements Tx {
   private committed: Promise<void> | null = null;
 
-  constructor(private readonly client: PoolClient) {}
+  constructor(
+    private readonly client: PoolClient,
+    private readonly named: boolean,
+  ) {}
 
   async query<T>(text: string, values?: readonly unknown[]): Promise<T[]> {
     try {
@@ -99,7 +104,11 @@ class ClientSql implements Tx {
 
   async prepared<T>(name: string, text: string, values: readonly unknown[] = []): Promise<T[]> {
     try {
-      const { rows } = await this.client.query<T & object>({ name, text, values: values as unknown[] });
+      // Behind a pooler in transaction mode the next statement may land on another server
+      // connection, where the name does not exist: the statement is then sent unnamed.
+      const { rows } = await this.client.query<T & object>(
+        this.named ? { name, text, values: values as unknown[] } : { text, values: values as unknown[] },
+      );
       return rows;
     } catch (err) {
       throw unavailableOr(err);
@@ -143,9 +152,20 @@ class ClientSql implements Tx {
 export class Db implements Sql, OnApplicationShutdown {
   private readonly logger = new Logger('Database');
   private readonly pool: Pool;
+  private readonly named: boolean;
+  private readonly begin: string;
   private lastWarning = 0;
 
-  constructor(@Inject(HERALD_CONFIG) config: Pick<HeraldConfig, 'databaseUrl' | 'databasePoolSize'>) {
+  constructor(
+    @Inject(HERALD_CONFIG)
+    config: Pick<HeraldConfig, 'databaseUrl' | 'databasePoolSize' | 'databasePreparedStatements' | 'databaseIdleInTransactionTimeoutMs'>,
+  ) {
+    this.named = config.databasePreparedStatements;
+    // SET LOCAL, not SET: it ends with the transaction, so it holds behind a transaction pooler
+    // and leaves nothing on a connection another client may get next. A whole number of ms,
+    // validated by the configuration, so it is written into the statement as is.
+    const timeout = Math.floor(config.databaseIdleInTransactionTimeoutMs);
+    this.begin = timeout > 0 ? `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${timeout}` : 'BEGIN';
     this.pool = new Pool({
       connectionString: config.databaseUrl,
       max: config.databasePoolSize,
@@ -174,11 +194,13 @@ export class Db implements Sql, OnApplicationShutdown {
   /**
    * Runs `work` in one transaction on one connection: BEGIN, work, COMMIT; ROLLBACK when `work`
    * throws (the error is passed on). BEGIN goes out with `work`'s first statement (pipeline).
+   * The transaction carries idle_in_transaction_session_timeout: if this process stops between
+   * two statements (frozen, suspended), the server ends the session and its row locks go with it.
    * Never hold a transaction across an HTTP call or a timer: rows stay locked until it ends.
    */
   async transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.withClient(async (tx, client) => {
-      const begin = client.query('BEGIN');
+      const begin = client.query(this.begin);
       begin.catch(() => undefined); // observed below; the statements behind it fail with it
       try {
         const value = await work(tx);
@@ -213,7 +235,7 @@ export class Db implements Sql, OnApplicationShutdown {
     };
     client.on('error', onError);
     try {
-      return await work(new ClientSql(client), client);
+      return await work(new ClientSql(client, this.named), client);
     } catch (err) {
       if (isConnectionError(err)) {
         broken ??= err instanceof Error ? err : new Error(String(err));

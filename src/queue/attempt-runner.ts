@@ -89,6 +89,7 @@ export class AttemptRunner {
       maxDelayMs: p.maxDelayMs ?? this.config.retry.maxDelayMs,
       maxAttempts: p.maxAttempts ?? this.config.retry.maxAttempts,
       maxServerDelayMs: this.config.retry.maxServerDelayMs,
+      jitter: this.config.retry.jitter,
     };
   }
 

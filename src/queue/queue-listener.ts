@@ -43,7 +43,12 @@ export class QueueListener {
   async start(): Promise<void> {
     if (this.mode === 'stopped' || this.mode === 'connecting' || this.mode === 'listening') return;
     this.mode = 'connecting';
-    const client = new Client({ connectionString: this.config.databaseUrl, application_name: 'herald-listener', keepAlive: true });
+    // LISTEN needs a session of its own: behind a transaction pooler, the direct URL.
+    const client = new Client({
+      connectionString: this.config.databaseDirectUrl ?? this.config.databaseUrl,
+      application_name: 'herald-listener',
+      keepAlive: true,
+    });
     this.client = client;
     let lost = false;
     const onLost = (why: string) => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { backoffCeilingMs, DEFAULT_RETRY_POLICY, fullJitterDelayMs } from './backoff';
+import { backoffCeilingMs, backoffDelayMs, DEFAULT_RETRY_POLICY, fullJitterDelayMs } from './backoff';
 
 /** mulberry32: a tiny deterministic PRNG so distribution tests never flake. */
 function seededRandom(seed: number): () => number {
@@ -216,5 +216,17 @@ describe('fullJitterDelayMs', () => {
       ),
       { numRuns: 2_000 },
     );
+  });
+});
+
+describe('backoffDelayMs', () => {
+  const policy = { baseDelayMs: 1000, maxDelayMs: 60_000 };
+  it('draws with full jitter by default and when asked', () => {
+    expect(backoffDelayMs(3, policy, () => 0.25)).toBe(1000);
+    expect(backoffDelayMs(3, { ...policy, jitter: 'full' }, () => 0.25)).toBe(1000);
+  });
+  it('waits the ceiling itself without jitter, whatever the random source says', () => {
+    expect(backoffDelayMs(3, { ...policy, jitter: 'none' }, () => 0.25)).toBe(4000);
+    expect(backoffDelayMs(30, { ...policy, jitter: 'none' }, () => 0)).toBe(60_000);
   });
 });

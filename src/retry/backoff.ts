@@ -15,6 +15,11 @@ export interface RetryPolicy {
   /** The cap on a server-requested wait (Retry-After, RateLimit-Reset): a hostile or broken
    * receiver cannot park a job for a year. */
   maxServerDelayMs: number;
+  /**
+   * `full` (the default): a uniform draw in [0, ceiling]. `none`: the ceiling itself, so jobs that
+   * failed together retry together; it exists to measure what jitter buys (RETRY_JITTER).
+   */
+  jitter?: 'full' | 'none';
 }
 
 /**
@@ -74,4 +79,14 @@ export function fullJitterDelayMs(attempt: number, policy: Pick<RetryPolicy, 'ba
   if (!(r > 0)) return 0; // 0, negative or NaN
   const drawn = Math.floor(r * (ceiling + 1));
   return Math.min(drawn, ceiling);
+}
+
+/** The backoff of the 1-based attempt that just failed, as the policy's jitter says. */
+export function backoffDelayMs(
+  attempt: number,
+  policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs' | 'jitter'>,
+  random: () => number,
+): number {
+  if (policy.jitter === 'none') return backoffCeilingMs(attempt, policy.baseDelayMs, policy.maxDelayMs);
+  return fullJitterDelayMs(attempt, policy, random);
 }

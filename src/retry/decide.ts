@@ -1,4 +1,4 @@
-import { fullJitterDelayMs, RetryPolicy } from './backoff';
+import { backoffDelayMs, RetryPolicy } from './backoff';
 import { ErrorClass } from './error-class';
 import { addMsClamped } from './instant';
 
@@ -87,7 +87,7 @@ export function decideAfterAttempt(input: DecisionInput): RetryDecision {
 
   if (!(attemptNumber < policy.maxAttempts)) return dead('max_attempts');
 
-  const backoff = fullJitterDelayMs(attemptNumber, policy, random);
+  const backoff = backoffDelayMs(attemptNumber, policy, random);
   const delayMs = Math.max(backoff, usableServerDelay(serverDelayMs, policy.maxServerDelayMs));
   const retryAt = addMsClamped(now, delayMs);
 

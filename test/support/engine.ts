@@ -9,7 +9,7 @@ export function fastEngine(overrides: Partial<HeraldConfig> = {}): Partial<Heral
   return {
     allowPrivateUrls: true,
     worker: { ...base.worker, enabled: true, pollIntervalMs: 100, leaseMs: 10_000, shutdownGraceMs: 2_000 },
-    retry: { baseDelayMs: 20, maxDelayMs: 200, maxAttempts: 16, maxServerDelayMs: 86_400_000 },
+    retry: { baseDelayMs: 20, maxDelayMs: 200, maxAttempts: 16, maxServerDelayMs: 86_400_000, jitter: 'full' },
     circuit: { failureThreshold: 5, cooldownMs: 30_000, disableThreshold: 50 },
     http: { connectTimeoutMs: 1_000, totalTimeoutMs: 3_000, responseExcerptBytes: 2048 },
     ...overrides,
