@@ -13,13 +13,32 @@ import { api, waitUntil } from './support/service';
 /**
  * The fault suite's hostile receivers and pages: garbage answers, endless bodies, slow-loris
  * trickles, enormous headers, invalid Retry-After values, and link pages built to slow a parser
- * — all at once, against the real service process with its worker running. Throughout, a probe
- * in its own thread asks `/health/live` every 20 ms: the process must answer each within
- * 100 ms. Each case is classified as the attempt rows show.
+ * — all at once, against the real service process with its worker running. Each case is
+ * classified as the attempt rows show.
+ *
+ * Responsiveness is judged by what Herald controls: how long its own work kept its event loop
+ * busy. /metrics exports the worst such stretch since the previous scrape
+ * (`herald_event_loop_blocked_max_seconds`: each 10 ms timer tick's lateness less the time the
+ * kernel kept the thread waiting for a CPU). It is read once before the hostile posts (which
+ * starts a fresh window) and once after every job had its first attempt, and must stay under
+ * 100 ms. A parser or a body reader that runs synchronously for long shows up there whatever the
+ * machine's load (checked by making the Open Graph parse spin for 300 ms of CPU: it fails).
+ *
+ * Neither a round trip to /health/live measured from the test process nor the plain event-loop
+ * delay (`herald_nodejs_eventloop_lag_max_seconds`) is that figure: both also hold the time the
+ * operating system did not run the process, and on a loaded shared machine that alone reached
+ * 115–259 ms for the round trip and 197 ms for the loop delay, while a CPU profile of Herald
+ * showed no long stretch of its own. So the probe (in its own thread, every 20 ms) only checks
+ * that every answer is a 200 within a generous bound (the service never stopped answering), and
+ * both other figures are printed for the record.
  */
 
 const API_KEY = 'hostile-suite-bootstrap-key-0001';
-const PROBE_LIMIT_MS = 100;
+const METRICS_TOKEN = 'hostile-suite-metrics-token-0001';
+/** The longest the service's event loop may be blocked during the run. */
+const EVENT_LOOP_LIMIT_MS = 100;
+/** Every /health/live probe answers 200 within this, however loaded the machine is. */
+const PROBE_LIMIT_MS = 2_000;
 
 interface Attempt {
   number: number;
@@ -174,6 +193,7 @@ describe('hostile receivers and pages, with the worker running', () => {
         RETRY_MAX_SERVER_DELAY_MS: '600000',
         LINKEDIN_API_BASE_URL: linkedin.url,
         LINKEDIN_OAUTH_BASE_URL: linkedin.url,
+        METRICS_TOKEN,
       },
       await freePort(),
     );
@@ -206,7 +226,23 @@ describe('hostile receivers and pages, with the worker running', () => {
 
   const job = async (id: string): Promise<Job> => (await api<Job>(herald, API_KEY, 'GET', `/v1/jobs/${id}`)).body;
 
-  it('classifies each hostile answer and page while /health/live answers within 100 ms throughout', async () => {
+  /**
+   * The worst event-loop blocking and the worst plain event-loop delay since the previous scrape,
+   * in ms (each scrape starts a new window for both).
+   */
+  async function eventLoop(): Promise<{ blockedMs: number; delayMs: number }> {
+    const res = await fetch(`${herald.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`/metrics: ${res.status} ${text}`);
+    const gauge = (name: string): number => {
+      const line = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text);
+      if (!line) throw new Error(`/metrics has no ${name}`);
+      return Number(line[1]) * 1000;
+    };
+    return { blockedMs: gauge('herald_event_loop_blocked_max_seconds'), delayMs: gauge('herald_nodejs_eventloop_lag_max_seconds') };
+  }
+
+  it('classifies each hostile answer and page while the event loop is never blocked for 100 ms', async () => {
     const author = await pds.createAccount('hostile');
     const bluesky = await account('bluesky', { identifier: author.handle, appPassword: author.appPassword, service: pds.url });
     const linkedinAccount = await account('linkedin', { accessToken: 'AQVhostile-token', authorUrn: 'urn:li:person:hostile1' });
@@ -216,6 +252,7 @@ describe('hostile receivers and pages, with the worker running', () => {
     const warmUp = await post(bluesky, { text: 'hello' });
     await waitUntil(async () => (await job(warmUp)).status === 'succeeded', 30_000, 'the first Bluesky post');
 
+    await eventLoop(); // the window starts here: start-up and the warm-up post are not judged
     const probe = startProbe(`${herald.url}/health/live`);
     const jobs = new Map<string, string>();
     try {
@@ -245,12 +282,16 @@ describe('hostile receivers and pages, with the worker running', () => {
       );
     } finally {
       const samples = await probe.stop();
+      const { blockedMs, delayMs } = await eventLoop();
       const worst = Math.max(...samples.map((s) => s.ms));
       // Printed for the record: how responsive the process stayed.
-      process.stdout.write(`hostile suite: ${samples.length} health probes, worst ${worst.toFixed(1)} ms\n`);
+      process.stdout.write(
+        `hostile suite: event loop blocked at most ${blockedMs.toFixed(1)} ms (loop delay ${delayMs.toFixed(1)} ms); ` +
+          `${samples.length} health probes, worst round trip ${worst.toFixed(1)} ms\n`,
+      );
+      expect(blockedMs).toBeLessThan(EVENT_LOOP_LIMIT_MS);
       expect(samples.length).toBeGreaterThan(20);
-      expect(samples.every((s) => s.status === 200)).toBe(true);
-      expect(worst).toBeLessThan(PROBE_LIMIT_MS);
+      expect(samples.filter((s) => s.status !== 200 || s.ms >= PROBE_LIMIT_MS)).toEqual([]);
     }
 
     const first = async (name: string): Promise<Attempt> => (await job(jobs.get(name)!)).attempts[0];

@@ -1,7 +1,8 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { CachedRead } from './cached-read';
+import { EventLoopBlockingMonitor } from './event-loop-blocking';
 
 /**
  * One registry per application instance (not prom-client's global one), so several apps in
@@ -13,7 +14,7 @@ import { CachedRead } from './cached-read';
  * workspace sees its own accounts and dead jobs through the API.
  */
 @Injectable()
-export class MetricsService {
+export class MetricsService implements OnModuleDestroy {
   private readonly logger = new Logger('Metrics');
   readonly registry = new Registry();
 
@@ -39,8 +40,24 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly blocking = new EventLoopBlockingMonitor();
+
   constructor(@Inject(HERALD_CONFIG) private readonly config: HeraldConfig) {
     collectDefaultMetrics({ register: this.registry, prefix: 'herald_' });
+    const blocking = this.blocking;
+    new Gauge({
+      name: 'herald_event_loop_blocked_max_seconds',
+      help: "Longest stretch the event loop was kept from its timers by the process's own work since the previous scrape (time spent waiting for a CPU is not counted)",
+      registers: [this.registry],
+      collect() {
+        this.set(blocking.take() / 1000);
+      },
+    });
+    blocking.start();
+  }
+
+  onModuleDestroy(): void {
+    this.blocking.stop();
   }
 
   /**
