@@ -11,17 +11,25 @@ import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { CLAIM_CANDIDATES_SQL } from '../src/queue/sql/claim-candidates';
 
 /**
- * `npm run bench`: Herald's delivery engine measured end to end, beside graphile-worker doing
- * the same HTTP work on the same PostgreSQL in the same run. Prints figures; asserts nothing.
+ * `npm run bench`: Herald's delivery engine and API measured end to end, beside graphile-worker
+ * doing the same HTTP work and a bare intake server, on the same PostgreSQL in the same run.
+ * Prints every figure with its ratio and writes them to bench/results/latest.txt; asserts nothing.
  *
- *   BENCH_JOBS (20000) BENCH_REPS (3) BENCH_ACCOUNTS (20) BENCH_TRICKLE_SECONDS (10)
- *   BENCH_SKIP (comma list: ceiling,herald,graphile,trickle,posts,claim)
+ *   BENCH_RUNS (5): runs per throughput figure (medians, spread printed)
+ *   BENCH_SCALE (1): scales jobs and table sizes; e.g. 0.1 with BENCH_RUNS=1 for a quick look
+ *   BENCH_SKIP (comma list: ceiling,throughput,curve,accounts,trickle,intake,data)
+ *   BENCH_PROFILE=<dir>: worker processes write a CPU profile there (node --cpu-prof)
  */
 const ROOT = path.resolve(__dirname, '../..');
-const JOBS = Number(process.env.BENCH_JOBS ?? 20_000);
-const REPS = Number(process.env.BENCH_REPS ?? 3);
-const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 20);
-const TRICKLE_SECONDS = Number(process.env.BENCH_TRICKLE_SECONDS ?? 10);
+const SCALE = Number(process.env.BENCH_SCALE ?? 1);
+const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
+const JOBS = Math.round(20_000 * SCALE);
+const ACCOUNTS = 20;
+const CURVE_ACCOUNTS = 200;
+const IDLE_ACCOUNTS = 9_980;
+const TRICKLE_SECONDS = Math.max(5, Math.round(20 * SCALE));
+const INTAKE_SECONDS = 5;
+const INTAKE_CONNECTIONS = 50;
 const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
 const KEY = 'bench-bootstrap-key-000000000000';
 const SECRET = 'cd'.repeat(32);
@@ -35,6 +43,8 @@ const percentile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 };
+const spread = (xs: number[], digits = 0) =>
+  `median ${fmt(median(xs), digits)} [${fmt(Math.min(...xs), digits)}–${fmt(Math.max(...xs), digits)}, n=${xs.length}]`;
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 function freePort(): Promise<number> {
@@ -188,19 +198,24 @@ async function createAccounts(api: string, receiverUrl: string, n: number): Prom
   return ids;
 }
 
-/** `jobs` jobs as posts of `accounts.length` targets each, through the API, 16 at a time. */
-async function createPosts(api: string, accounts: string[], jobs: number, extra: Record<string, unknown> = {}): Promise<void> {
-  const posts = Math.ceil(jobs / accounts.length);
+/** `jobs` jobs as posts of 20 targets each (a post's most), the accounts in turn, through the API, 16 at a time. */
+async function createPosts(api: string, accounts: string[], jobs: number): Promise<void> {
+  const groups: string[][] = [];
+  for (let i = 0; i < accounts.length; i += 20) groups.push(accounts.slice(i, i + 20));
   let next = 0;
+  let left = jobs;
+  const posts: string[][] = [];
+  while (left > 0) {
+    const group = groups[posts.length % groups.length].slice(0, left);
+    posts.push(group);
+    left -= group.length;
+  }
   await Promise.all(
     Array.from({ length: 16 }, async () => {
-      while (next < posts) {
+      while (next < posts.length) {
+        const targets = posts[next];
         next += 1;
-        await call(api, 'POST', '/v1/posts', {
-          text: `bench post ${next}`,
-          targets: accounts.map((accountId) => ({ accountId })),
-          ...extra,
-        });
+        await call(api, 'POST', '/v1/posts', { text: `bench post ${next}`, targets: targets.map((accountId) => ({ accountId })) });
       }
     }),
   );
@@ -229,20 +244,31 @@ async function receiverCeiling(receiver: Receiver): Promise<number> {
   return result.requests.average;
 }
 
-/** Herald, end to end: N due jobs, `workers` worker processes; deliveries/s until all outcomes are durable. */
-async function heraldThroughput(db: Db, receiver: Receiver, workers: number): Promise<{ rate: number; cpu: string }> {
+/** One throughput run of either system. CPU in µs per delivery; RSS in MB. */
+interface Run {
+  rate: number;
+  workerCpu: number;
+  pgCpu: number;
+  peakRssMb: number;
+  note: string;
+}
+
+/** Herald, end to end: JOBS due jobs over `accounts` accounts, `workers` worker processes; until every outcome is durable. */
+async function heraldThroughput(db: Db, receiver: Receiver, workers: number, accountCount: number): Promise<Run> {
   const { name, url } = await db.create();
   try {
     const api = await startHerald(url, { WORKER_ENABLED: 'false' });
-    const accounts = await createAccounts(api.url, receiver.url, ACCOUNTS);
+    const accounts = await createAccounts(api.url, receiver.url, accountCount);
     await createPosts(api.url, accounts, JOBS);
     await stopChild(api.child);
+    await db.with(url, (c) => c.query('VACUUM ANALYZE'));
     await receiver.reset();
-    const cpuBefore = await pgCpu(db, name);
+    const commitsBefore = await commits(db, name);
     const procs = await Promise.all(Array.from({ length: workers }, () => startHerald(url, { WORKER_ENABLED: 'true' })));
     // CPU spent booting (Nest, TypeORM, migrations check) is not delivery work.
     const bootCpu = procs.map((p) => childCpu(p.child));
-    const pgCpuBefore = postgresCpu();
+    const pg = new PgCpu(db, name);
+    await pg.start();
     // Cheap polling (the receiver's count) until every job arrived, then the database until
     // every outcome is durable: polling must not steal the CPU it measures.
     await waitFor(async () => (await receiver.stats()).count >= JOBS, 300_000, 'Herald deliveries', 50);
@@ -256,17 +282,20 @@ async function heraldThroughput(db: Db, receiver: Receiver, workers: number): Pr
       'Herald outcomes',
       10,
     );
+    const pgCpuUs = await pg.stop();
+    const usage = procs.map((p) => childCpu(p.child)).map((u, i) => u - bootCpu[i]);
+    const rss = procs.map((p) => peakRssMb(p.child));
     const stats = await receiver.stats();
     const attempts = await db.with(url, async (c) => (await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM attempts`)).rows[0].n);
-    const cpuAfter = await pgCpu(db, name);
-    const pgCpuUs = postgresCpu() - pgCpuBefore;
-    const usage = procs.map((p) => childCpu(p.child)).map((u, i) => u - bootCpu[i]);
+    const commitsAfter = await commits(db, name);
     await Promise.all(procs.map((p) => stopChild(p.child)));
     const seconds = (done - stats.first) / 1000;
-    const workerCpuUs = usage.reduce((a, b) => a + b, 0);
     return {
       rate: JOBS / seconds,
-      cpu: `${attempts} attempt rows; receiver saw ${stats.count}; worker CPU ${fmt(workerCpuUs / JOBS)} µs/delivery; PostgreSQL CPU ${fmt(pgCpuUs / JOBS)} µs/delivery; xact commits ${fmt((cpuAfter - cpuBefore) / JOBS, 2)}/delivery`,
+      workerCpu: usage.reduce((a, b) => a + b, 0) / JOBS,
+      pgCpu: pgCpuUs / JOBS,
+      peakRssMb: Math.max(...rss),
+      note: `${fmt(attempts)} attempt rows, receiver saw ${fmt(stats.count)}, ${fmt((commitsAfter - commitsBefore) / JOBS, 3)} commits/delivery`,
     };
   } finally {
     await db.drop(name);
@@ -274,7 +303,7 @@ async function heraldThroughput(db: Db, receiver: Receiver, workers: number): Pr
 }
 
 /** Commits on this database so far (pg_stat_database.xact_commit). */
-async function pgCpu(db: Db, name: string): Promise<number> {
+async function commits(db: Db, name: string): Promise<number> {
   return db.admin(async (c) =>
     Number(
       (await c.query<{ xact_commit: string }>(`SELECT xact_commit FROM pg_stat_database WHERE datname = $1`, [name])).rows[0]
@@ -283,38 +312,93 @@ async function pgCpu(db: Db, name: string): Promise<number> {
   );
 }
 
-/**
- * CPU time (µs) of every `postgres` process on this machine so far (Linux /proc), including
- * the children the postmaster already reaped (cutime/cstime): backends of closed connections
- * would otherwise take their CPU time with them.
- */
-function postgresCpu(): number {
-  let total = 0;
-  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const raw = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (!raw.includes('(postgres)')) continue;
-      const stat = raw.split(') ')[1].split(' ');
-      total += ((Number(stat[11]) + Number(stat[12]) + Number(stat[13]) + Number(stat[14])) / 100) * 1e6;
-    } catch {
-      /* gone */
-    }
-  }
-  return total;
-}
-
-/** User+system CPU time of a child process so far, in µs (Linux /proc). */
-function childCpu(child: ChildProcess): number {
+/** User+system CPU time (µs) of a process so far (Linux /proc; 0 when it is gone). */
+function procCpu(pid: number): number {
   try {
-    const stat = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    const ticks = Number(stat[11]) + Number(stat[12]);
-    return (ticks / 100) * 1e6;
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(stat[11]) + Number(stat[12])) / 100) * 1e6;
   } catch {
     return 0;
   }
 }
 
-async function graphileThroughput(db: Db, receiver: Receiver, mode: 'default' | 'batched'): Promise<number> {
+/**
+ * PostgreSQL's CPU for one database's work (the server is local: Linux /proc): every backend
+ * connected to that database, sampled every 200 ms so a connection that closes before the end
+ * keeps what it used (its CPU since it started), plus what the server's shared background
+ * processes (WAL writer, checkpointer, background writer, autovacuum) used meanwhile. Other
+ * databases' backends are left out, the benchmark's own polling included.
+ */
+class PgCpu {
+  /** pid → [CPU when first seen (0 for backends that started after start()), highest since]. */
+  private readonly seen = new Map<number, [number, number]>();
+  private started = false;
+  private timer: NodeJS.Timeout | null = null;
+  private sampling: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: Db,
+    private readonly datname: string,
+  ) {}
+
+  private async pids(): Promise<{ pid: number; ours: boolean }[]> {
+    return this.db.admin(
+      async (c) =>
+        (
+          await c.query<{ pid: number; ours: boolean }>(
+            `SELECT pid, datname = $1 AS ours FROM pg_stat_activity
+           WHERE datname = $1 OR backend_type IN ('walwriter', 'checkpointer', 'background writer', 'autovacuum launcher', 'autovacuum worker')`,
+            [this.datname],
+          )
+        ).rows,
+    );
+  }
+
+  private async sample(): Promise<void> {
+    for (const { pid, ours } of await this.pids()) {
+      const cpu = procCpu(pid);
+      const s = this.seen.get(pid);
+      if (s) s[1] = Math.max(s[1], cpu);
+      else this.seen.set(pid, [this.started && ours ? 0 : cpu, cpu]);
+    }
+  }
+
+  /** Counts from now on: what existing processes used so far is left out. */
+  async start(): Promise<void> {
+    await this.sample();
+    this.started = true;
+    this.timer = setInterval(() => {
+      this.sampling = this.sampling.then(() => this.sample()).catch(() => undefined);
+    }, 200);
+  }
+
+  /** µs used since start. */
+  async stop(): Promise<number> {
+    if (this.timer) clearInterval(this.timer);
+    await this.sampling;
+    await this.sample();
+    let total = 0;
+    for (const [first, last] of this.seen.values()) total += last - first;
+    return total;
+  }
+}
+
+/** User+system CPU time of a child process so far, in µs (Linux /proc). */
+function childCpu(child: ChildProcess): number {
+  return child.pid === undefined ? 0 : procCpu(child.pid);
+}
+
+/** Peak resident set of a child process so far (VmHWM), in MB. */
+function peakRssMb(child: ChildProcess): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function graphileThroughput(db: Db, receiver: Receiver, mode: 'default' | 'batched'): Promise<Run> {
   const { name, url } = await db.create();
   try {
     await runGraphileMigrations({ connectionString: url });
@@ -325,8 +409,12 @@ async function graphileThroughput(db: Db, receiver: Receiver, mode: 'default' | 
     }));
     for (let i = 0; i < specs.length; i += 5000) await utils.addJobs(specs.slice(i, i + 5000));
     await utils.release();
+    await db.with(url, (c) => c.query('VACUUM ANALYZE'));
     await receiver.reset();
     const { child } = await startChild([path.join(ROOT, 'dist/bench/graphile-runner.js'), url, mode, '100'], {}, /READY/);
+    const bootCpu = childCpu(child);
+    const pg = new PgCpu(db, name);
+    await pg.start();
     await waitFor(async () => (await receiver.stats()).count >= JOBS, 300_000, `graphile-worker (${mode})`, 50);
     const done = await waitFor(
       async () =>
@@ -335,15 +423,23 @@ async function graphileThroughput(db: Db, receiver: Receiver, mode: 'default' | 
       `graphile-worker (${mode}) completions`,
       10,
     );
+    const pgCpuUs = await pg.stop();
+    const workerCpuUs = childCpu(child) - bootCpu;
+    const rss = peakRssMb(child);
     const stats = await receiver.stats();
     await stopChild(child);
-    return JOBS / ((done - stats.first) / 1000);
+    return {
+      rate: JOBS / ((done - stats.first) / 1000),
+      workerCpu: workerCpuUs / JOBS,
+      pgCpu: pgCpuUs / JOBS,
+      peakRssMb: rss,
+      note: `receiver saw ${fmt(stats.count)}`,
+    };
   } finally {
     await db.drop(name);
   }
 }
 
-/** Due→delivered latency at a steady 50 jobs/s: each job due 100 ms after it is created. */
 /**
  * 50 jobs/s for TRICKLE_SECONDS, each due 100 ms after `enqueue` is called with it; returns
  * each job's due→received latency in ms (the receiver records arrivals by idempotency key).
@@ -402,97 +498,194 @@ async function graphileTrickle(db: Db, receiver: Receiver): Promise<number[]> {
   }
 }
 
-/** POST /v1/posts accepted per second (commit, then 201), one target each, 10 s. */
-async function postsThroughput(
-  db: Db,
-  receiver: Receiver,
-): Promise<{ rate: number; p50: number; p99: number; non2xx: number; rows: number }> {
+interface Intake {
+  rate: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+async function load(url: string, headers: Record<string, string>, body: string): Promise<Intake> {
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+    connections: INTAKE_CONNECTIONS,
+    duration: INTAKE_SECONDS,
+  });
+  return { rate: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+}
+
+/**
+ * POST /v1/posts (commit, then 201; one target) beside the bare baseline (bench/intake-baseline.ts),
+ * same connections, same database server, alternating, RUNS runs each.
+ */
+async function intake(db: Db, receiver: Receiver): Promise<{ herald: Intake[]; bare: Intake[]; rows: number; accepted: number }> {
   const { name, url } = await db.create();
   try {
     const api = await startHerald(url, { WORKER_ENABLED: 'false' });
     const [account] = await createAccounts(api.url, receiver.url, 1);
-    const result = await autocannon({
-      url: `${api.url}/v1/posts`,
-      method: 'POST',
-      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ text: 'Launch day!', targets: [{ accountId: account }] }),
-      connections: 50,
-      duration: 10,
-    });
-    await stopChild(api.child);
+    const { child: bare, match } = await startChild([path.join(ROOT, 'dist/bench/intake-baseline.js'), url, '20'], {}, /PORT (\d+)/);
+    const herald: Intake[] = [];
+    const bareRuns: Intake[] = [];
+    try {
+      for (let r = 0; r < RUNS; r++) {
+        herald.push(
+          await load(
+            `${api.url}/v1/posts`,
+            { authorization: `Bearer ${KEY}` },
+            JSON.stringify({ text: 'Launch day!', targets: [{ accountId: account }] }),
+          ),
+        );
+        bareRuns.push(await load(`http://127.0.0.1:${match[1]}/posts`, {}, JSON.stringify({ text: 'Launch day!' })));
+      }
+    } finally {
+      await stopChild(api.child);
+      await stopChild(bare);
+    }
     const rows = await db.with(url, async (c) => (await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM posts`)).rows[0].n);
-    return { rate: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, rows };
+    const accepted = herald.reduce((a, x) => a + x.rate * INTAKE_SECONDS, 0);
+    return { herald, bare: bareRuns, rows, accepted };
   } finally {
     await db.drop(name);
   }
 }
 
-/** The claim as finished work piles up: median claim+release of 100 due jobs, with 0 and 1M old rows. */
-async function claimScaling(db: Db): Promise<{ empty: number; loaded: number; plan: string }> {
+/** The claim's candidate scan, exactly as the worker runs it, for up to 100 jobs. */
+const CANDIDATES_LIMIT = 100;
+
+/** Median ms of BEGIN; candidate scan; ROLLBACK — over 200 runs (after 20 to warm up), or 20 s. */
+async function measureClaim(c: Client): Promise<number> {
+  const times: number[] = [];
+  const until = Date.now() + 20_000;
+  for (let i = 0; i < 220 && (i < 40 || Date.now() < until); i++) {
+    const t = process.hrtime.bigint();
+    await c.query('BEGIN');
+    await c.query({ name: 'bench_candidates', text: CLAIM_CANDIDATES_SQL, values: [CANDIDATES_LIMIT, 'bench', 2] });
+    await c.query('ROLLBACK');
+    if (i >= 20) times.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  return median(times);
+}
+
+/** Accounts copied from `source` by SQL (10,000 through the API would take a while): idle, nothing due. */
+async function addIdleAccounts(c: Client, n: number): Promise<void> {
+  await c.query(
+    `INSERT INTO accounts
+     SELECT (jsonb_populate_record(NULL::accounts, to_jsonb(a) || jsonb_build_object('id', gen_random_uuid(), 'name', 'idle ' || g))).*
+     FROM (SELECT * FROM accounts ORDER BY created_at LIMIT 1) a, generate_series(1, $1) g`,
+    [n],
+  );
+  await c.query('VACUUM ANALYZE accounts');
+}
+
+/**
+ * The round's cost as idle accounts pile up: the claim scan with 20 accounts (each with due
+ * work, 2,000 jobs) and again with 9,980 more accounts that have nothing due.
+ */
+async function accountScaling(db: Db): Promise<{ busy: number; idle: number }> {
   const { name, url } = await db.create();
   try {
     const api = await startHerald(url, { WORKER_ENABLED: 'false' });
-    const accounts = await createAccounts(api.url, 'http://127.0.0.1:9', 20);
+    const accounts = await createAccounts(api.url, 'http://127.0.0.1:9', ACCOUNTS);
     await createPosts(api.url, accounts, 2000);
     await stopChild(api.child);
-    const claimOnce = (c: Client) => measureClaim(c);
-    const empty = await db.with(url, claimOnce);
-    await db.with(url, async (c) => {
-      // 1,000,000 finished jobs (90 % succeeded, 10 % dead) of the same 20 accounts, under
-      // 50,000 old posts: what a year of publishing leaves behind.
-      await c.query(`
-        INSERT INTO posts (id, workspace_id, text, scheduled_at, created_at)
-        SELECT gen_random_uuid(), (SELECT workspace_id FROM accounts LIMIT 1), 'old', now() - interval '30 days', now() - interval '30 days'
-        FROM generate_series(1, 50000)`);
-      await c.query(`
-        INSERT INTO jobs (workspace_id, post_id, account_id, provider, status, run_at, idempotency_key, payload,
-                          dead_reason, attempt_count, finished_at)
-        SELECT a.workspace_id, p.id, a.id, 'webhook',
-               CASE WHEN (p.n + a.n) % 10 = 0 THEN 'dead' ELSE 'succeeded' END,
-               now() - interval '30 days', p.id || '-' || a.id, '{"text":"old"}',
-               CASE WHEN (p.n + a.n) % 10 = 0 THEN 'permanent' END, 1, now() - interval '30 days'
-        FROM (SELECT id, row_number() OVER () AS n FROM posts WHERE text = 'old') p
-        CROSS JOIN (SELECT id, workspace_id, row_number() OVER () AS n FROM accounts) a`);
-      await c.query(`VACUUM ANALYZE jobs`);
-    });
-    const loaded = await db.with(url, claimOnce);
+    await db.with(url, (c) => c.query('VACUUM ANALYZE'));
+    const busy = await db.with(url, measureClaim);
+    await db.with(url, (c) => addIdleAccounts(c, IDLE_ACCOUNTS));
+    const idle = await db.with(url, measureClaim);
+    return { busy, idle };
+  } finally {
+    await db.drop(name);
+  }
+}
+
+/** `n` finished jobs (90 % succeeded, 10 % dead) of the 20 accounts, under old posts of 20 targets. */
+async function addFinishedJobs(c: Client, n: number): Promise<void> {
+  const posts = Math.ceil(n / ACCOUNTS);
+  await c.query(
+    `INSERT INTO posts (id, workspace_id, text, scheduled_at, created_at)
+     SELECT gen_random_uuid(), (SELECT workspace_id FROM accounts LIMIT 1), 'old', now() - interval '30 days', now() - interval '30 days'
+     FROM generate_series(1, $1)`,
+    [posts],
+  );
+  await c.query(
+    `INSERT INTO jobs (workspace_id, post_id, account_id, provider, status, run_at, idempotency_key, payload,
+                       dead_reason, error_class, last_error, attempt_count, finished_at)
+     SELECT a.workspace_id, p.id, a.id, 'webhook',
+            CASE WHEN (p.n + a.n) % 10 = 0 THEN 'dead' ELSE 'succeeded' END,
+            now() - interval '30 days', p.id || '-' || a.id, '{"text":"old"}',
+            CASE WHEN (p.n + a.n) % 10 = 0 THEN 'permanent' END,
+            CASE WHEN (p.n + a.n) % 10 = 0 THEN 'permanent' ELSE 'success' END,
+            CASE WHEN (p.n + a.n) % 10 = 0 THEN 'HTTP 410 Gone' END,
+            1, now() - interval '30 days' + (p.n || ' seconds')::interval
+     FROM (SELECT id, row_number() OVER () AS n FROM posts WHERE text = 'old' AND id NOT IN (SELECT post_id FROM jobs)) p
+     CROSS JOIN (SELECT id, workspace_id, row_number() OVER (ORDER BY created_at) AS n FROM accounts) a`,
+  );
+  await c.query('VACUUM ANALYZE');
+}
+
+/**
+ * Scale of data: the claim with 0, 100,000 and 1,000,000 finished jobs in the table (2,000 due
+ * over 20 accounts), then GET /v1/dlq's first page (p99 of 200 sequential requests) with the
+ * 100,000 dead jobs among them.
+ */
+async function dataScaling(db: Db): Promise<{ claims: [number, number][]; dlq: { p50: number; p99: number; dead: number }; plan: string }> {
+  const { name, url } = await db.create();
+  try {
+    const api = await startHerald(url, { WORKER_ENABLED: 'false' });
+    const accounts = await createAccounts(api.url, 'http://127.0.0.1:9', ACCOUNTS);
+    await createPosts(api.url, accounts, 2000);
+    await stopChild(api.child);
+    await db.with(url, (c) => c.query('VACUUM ANALYZE'));
+    const claims: [number, number][] = [];
+    let finished = 0;
+    for (const target of [0, 100_000, 1_000_000].map((x) => Math.round(x * SCALE))) {
+      if (target > finished) {
+        await db.with(url, (c) => addFinishedJobs(c, target - finished));
+        finished = target;
+      }
+      claims.push([finished, await db.with(url, measureClaim)]);
+    }
     const plan = await db.with(url, async (c) =>
       (
-        await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ${CANDIDATES_SQL}`, [
+        await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ${CLAIM_CANDIDATES_SQL}`, [
           CANDIDATES_LIMIT,
           'bench',
           2,
         ])
       ).rows
-        .map((r) => r['QUERY PLAN'])
+        .map((r) => `    ${r['QUERY PLAN']}`)
         .join('\n'),
     );
-    const old = await db.with(
+    const dead = await db.with(
       url,
-      async (c) => (await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE status <> 'scheduled'`)).rows[0].n,
+      async (c) => (await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE status = 'dead'`)).rows[0].n,
     );
-    return { empty, loaded, plan: `${fmt(old)} finished jobs in the table\n${plan}` };
+    const herald = await startHerald(url, { WORKER_ENABLED: 'false' });
+    const times: number[] = [];
+    try {
+      for (let i = 0; i < 220; i++) {
+        const t = process.hrtime.bigint();
+        const page = await call<{ data: unknown[] }>(herald.url, 'GET', '/v1/dlq');
+        if (i >= 20) times.push(Number(process.hrtime.bigint() - t) / 1e6);
+        if (page.data.length === 0) throw new Error('bench: the DLQ page is empty');
+      }
+    } finally {
+      await stopChild(herald.child);
+    }
+    return { claims, dlq: { p50: percentile(times, 50), p99: percentile(times, 99), dead }, plan };
   } finally {
     await db.drop(name);
   }
 }
 
-/** The claim's candidate scan, exactly as the worker runs it, for 100 jobs. */
-const CANDIDATES_SQL = CLAIM_CANDIDATES_SQL;
-const CANDIDATES_LIMIT = 100;
-
-/** Median ms of BEGIN; candidate scan (100 of 2,000 due); ROLLBACK — over 200 runs. */
-async function measureClaim(c: Client): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < 200; i++) {
-    const t = process.hrtime.bigint();
-    await c.query('BEGIN');
-    await c.query(CANDIDATES_SQL, [CANDIDATES_LIMIT, 'bench', 2]);
-    await c.query('ROLLBACK');
-    times.push(Number(process.hrtime.bigint() - t) / 1e6);
-  }
-  return median(times);
-}
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 async function main(): Promise<void> {
   const lines: string[] = [];
@@ -500,6 +693,7 @@ async function main(): Promise<void> {
     console.log(s);
     lines.push(s);
   };
+  const began = Date.now();
   let stopEmbedded: (() => Promise<void>) | null = null;
   let serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
@@ -523,79 +717,150 @@ async function main(): Promise<void> {
   say(
     `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${fmt(os.totalmem() / 2 ** 30)} GiB; Node ${process.version}; PostgreSQL ${version} (${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded'})`,
   );
+  say(`load average at start: ${loadavg()}`);
   say(
-    `work: ${fmt(JOBS)} webhook jobs due at once over ${ACCOUNTS} accounts (≤ 5 in flight each), receiver in its own process; medians of ${REPS} runs`,
+    `runs: ${RUNS} per throughput figure (median [min–max]); scale ${SCALE} (${fmt(JOBS)} jobs per throughput run)${SCALE !== 1 || RUNS < 5 ? ' — QUICK MODE, not a result' : ''}`,
   );
-  say(
-    'noise: this is a shared 2-core VM; the receiver, PostgreSQL and the workers share those cores; compare ratios within one run, not absolute figures across runs.',
-  );
+  say('noise: a shared 2-core VM; the receiver, PostgreSQL and the workers share those cores: compare ratios within one run.');
   const receiver = await startReceiver();
+  const verdict: string[] = [];
+  const target = (what: string, ok: boolean, detail: string) => verdict.push(`  ${ok ? 'met    ' : 'NOT MET'} ${what}: ${detail}`);
   try {
-    let ceiling = 0;
-    if (!SKIP.has('ceiling')) {
-      ceiling = await receiverCeiling(receiver);
-      say(`receiver ceiling (autocannon, 100 connections): ${fmt(ceiling)} req/s`);
-    }
-    const results: Record<string, number> = {};
-    if (!SKIP.has('herald')) {
-      for (const workers of [1, 2]) {
-        const runs: number[] = [];
-        for (let r = 0; r < REPS; r++) {
-          const { rate, cpu } = await heraldThroughput(db, receiver, workers);
-          runs.push(rate);
-          say(`  herald ${workers} worker process(es), run ${r + 1}: ${fmt(rate)} deliveries/s (${cpu})`);
-        }
-        results[`herald${workers}`] = median(runs);
-        say(`herald, ${workers} worker process(es): median ${fmt(median(runs))} deliveries/s [${runs.map((x) => fmt(x)).join(', ')}]`);
+    if (!SKIP.has('ceiling')) say(`receiver ceiling (autocannon, 100 connections, 5 s): ${fmt(await receiverCeiling(receiver))} req/s`);
+
+    if (!SKIP.has('throughput')) {
+      say(`\n## Throughput: ${fmt(JOBS)} webhook jobs due at once over ${ACCOUNTS} accounts (≤ 5 in flight each), concurrency 100`);
+      const h: Run[] = [];
+      const g: Run[] = [];
+      for (let r = 0; r < RUNS; r++) {
+        // Alternating, so drifting load on the machine falls on both alike.
+        const hr = await heraldThroughput(db, receiver, 1, ACCOUNTS);
+        say(
+          `  run ${r + 1} herald (1 process): ${fmt(hr.rate)} deliveries/s; worker ${fmt(hr.workerCpu)} µs + PostgreSQL ${fmt(hr.pgCpu)} µs CPU/delivery; peak RSS ${fmt(hr.peakRssMb)} MB; ${hr.note}`,
+        );
+        h.push(hr);
+        const gr = await graphileThroughput(db, receiver, 'batched');
+        say(
+          `  run ${r + 1} graphile-worker batched: ${fmt(gr.rate)} jobs/s; worker ${fmt(gr.workerCpu)} µs + PostgreSQL ${fmt(gr.pgCpu)} µs CPU/job; peak RSS ${fmt(gr.peakRssMb)} MB; ${gr.note}`,
+        );
+        g.push(gr);
       }
-    }
-    if (!SKIP.has('graphile')) {
-      for (const mode of ['default', 'batched'] as const) {
-        const runs: number[] = [];
-        for (let r = 0; r < REPS; r++) runs.push(await graphileThroughput(db, receiver, mode));
-        results[`graphile-${mode}`] = median(runs);
-        say(`graphile-worker 0.17.3 ${mode} (concurrency 100): median ${fmt(median(runs))} jobs/s [${runs.map((x) => fmt(x)).join(', ')}]`);
-      }
-    }
-    if (results.herald1 && results['graphile-batched']) {
-      say(`ratio herald(1 process) / graphile-worker batched: ${fmt(results.herald1 / results['graphile-batched'], 2)}×`);
-      say(`ratio herald(2 processes) / graphile-worker batched: ${fmt(results.herald2 / results['graphile-batched'], 2)}×`);
-      say(`ratio herald(1 process) / graphile-worker defaults: ${fmt(results.herald1 / results['graphile-default'], 2)}×`);
-      if (ceiling) say(`herald(1 process) / receiver ceiling: ${fmt((results.herald1 / ceiling) * 100, 1)} %`);
-    }
-    if (!SKIP.has('trickle')) {
-      const h = await heraldTrickle(db, receiver);
+      const hRate = median(h.map((x) => x.rate));
+      const gRate = median(g.map((x) => x.rate));
+      const hCpu = median(h.map((x) => x.workerCpu + x.pgCpu));
+      const gCpu = median(g.map((x) => x.workerCpu + x.pgCpu));
+      say(`herald, 1 worker process: ${spread(h.map((x) => x.rate))} deliveries/s`);
+      say(`graphile-worker 0.17.3 batched (localQueue 500, completeJobBatchDelay 0): ${spread(g.map((x) => x.rate))} jobs/s`);
       say(
-        `trickle 50 jobs/s × ${TRICKLE_SECONDS} s, due→received: herald p50 ${fmt(percentile(h, 50), 1)} ms, p99 ${fmt(percentile(h, 99), 1)} ms, max ${fmt(Math.max(...h), 1)} ms`,
+        `ratio herald / graphile-worker batched: ${fmt(hRate / gRate, 2)}× (per-run ratios ${h.map((x, i) => fmt(x.rate / g[i].rate, 2)).join(', ')})`,
       );
+      say(
+        `CPU per delivery, herald: worker ${spread(
+          h.map((x) => x.workerCpu),
+          0,
+        )} µs, PostgreSQL ${spread(h.map((x) => x.pgCpu))} µs, total ${fmt(hCpu)} µs`,
+      );
+      say(
+        `CPU per delivery, graphile-worker: worker ${spread(
+          g.map((x) => x.workerCpu),
+          0,
+        )} µs, PostgreSQL ${spread(g.map((x) => x.pgCpu))} µs, total ${fmt(gCpu)} µs`,
+      );
+      say(`ratio of total CPU per delivery herald / graphile-worker: ${fmt(hCpu / gCpu, 2)}×`);
+      const rss = Math.max(...h.map((x) => x.peakRssMb));
+      say(
+        `peak RSS of a herald worker process (VmHWM, highest of the runs): ${fmt(rss)} MB (graphile-worker: ${fmt(Math.max(...g.map((x) => x.peakRssMb)))} MB)`,
+      );
+      target('throughput ≥ 1.25× graphile-worker batched', hRate / gRate >= 1.25, `${fmt(hRate / gRate, 2)}×`);
+      target('total CPU per delivery ≤ graphile-worker', hCpu <= gCpu, `${fmt(hCpu)} vs ${fmt(gCpu)} µs (${fmt(hCpu / gCpu, 2)}×)`);
+      target('peak RSS ≤ 250 MB', rss <= 250, `${fmt(rss)} MB`);
+    }
+
+    if (!SKIP.has('curve')) {
+      say(`\n## Processes: ${fmt(JOBS)} jobs over ${CURVE_ACCOUNTS} accounts, 1 → 2 → 3 worker processes`);
+      const curve: number[] = [];
+      for (const workers of [1, 2, 3]) {
+        const runs: Run[] = [];
+        for (let r = 0; r < RUNS; r++) runs.push(await heraldThroughput(db, receiver, workers, CURVE_ACCOUNTS));
+        curve.push(median(runs.map((x) => x.rate)));
+        say(
+          `herald, ${workers} process(es), ${CURVE_ACCOUNTS} accounts: ${spread(runs.map((x) => x.rate))} deliveries/s; worker ${fmt(median(runs.map((x) => x.workerCpu)))} µs + PostgreSQL ${fmt(median(runs.map((x) => x.pgCpu)))} µs CPU/delivery; ${runs[0].note}`,
+        );
+      }
+      say(`curve 1 → 2 → 3 processes: 1.00× → ${fmt(curve[1] / curve[0], 2)}× → ${fmt(curve[2] / curve[0], 2)}×`);
+      target('2 processes ≥ 1.0× one (200 accounts)', curve[1] / curve[0] >= 1, `${fmt(curve[1] / curve[0], 2)}×`);
+    }
+
+    if (!SKIP.has('accounts')) {
+      say(
+        `\n## Accounts: the claim's scan (BEGIN; candidates; ROLLBACK, median of 200) with ${ACCOUNTS} accounts, then ${fmt(ACCOUNTS + IDLE_ACCOUNTS)} (${fmt(IDLE_ACCOUNTS)} idle)`,
+      );
+      const a = await accountScaling(db);
+      say(
+        `claim with ${ACCOUNTS} accounts: ${fmt(a.busy, 2)} ms; with ${fmt(ACCOUNTS + IDLE_ACCOUNTS)} accounts: ${fmt(a.idle, 2)} ms; ratio ${fmt(a.idle / a.busy, 2)}×`,
+      );
+      target(
+        `round cost with ${fmt(IDLE_ACCOUNTS)} idle accounts ≤ 1.2× with ${ACCOUNTS}`,
+        a.idle / a.busy <= 1.2,
+        `${fmt(a.idle / a.busy, 2)}×`,
+      );
+    }
+
+    if (!SKIP.has('trickle')) {
+      say(`\n## Latency: 50 jobs/s for ${TRICKLE_SECONDS} s, each due 100 ms after it is created, due → received`);
+      const h = await heraldTrickle(db, receiver);
+      const p99 = percentile(h, 99);
+      say(`herald: p50 ${fmt(percentile(h, 50), 1)} ms, p99 ${fmt(p99, 1)} ms, max ${fmt(Math.max(...h), 1)} ms (${h.length} jobs)`);
       const g = await graphileTrickle(db, receiver);
       say(
-        `trickle 50 jobs/s × ${TRICKLE_SECONDS} s, due→received: graphile-worker p50 ${fmt(percentile(g, 50), 1)} ms, p99 ${fmt(percentile(g, 99), 1)} ms, max ${fmt(Math.max(...g), 1)} ms`,
+        `graphile-worker (defaults): p50 ${fmt(percentile(g, 50), 1)} ms, p99 ${fmt(percentile(g, 99), 1)} ms, max ${fmt(Math.max(...g), 1)} ms (${g.length} jobs)`,
       );
+      target('due → received p99 ≤ 15 ms at 50 jobs/s', p99 <= 15, `${fmt(p99, 1)} ms`);
     }
-    if (!SKIP.has('posts')) {
-      const p = await postsThroughput(db, receiver);
+
+    if (!SKIP.has('intake')) {
+      say(`\n## Intake: ${INTAKE_CONNECTIONS} connections, ${INTAKE_SECONDS} s per run, alternating, ${RUNS} runs each`);
+      const i = await intake(db, receiver);
+      for (let r = 0; r < i.herald.length; r++) {
+        const [h, b] = [i.herald[r], i.bare[r]];
+        say(
+          `  run ${r + 1}: POST /v1/posts ${fmt(h.rate)}/s (p50 ${h.p50} ms, p99 ${h.p99} ms, non-2xx ${h.non2xx}); bare INSERT … RETURNING ${fmt(b.rate)}/s (p50 ${b.p50} ms, p99 ${b.p99} ms, non-2xx ${b.non2xx})`,
+        );
+      }
+      const hRate = median(i.herald.map((x) => x.rate));
+      const bRate = median(i.bare.map((x) => x.rate));
       say(
-        `POST /v1/posts (autocannon, 50 connections, 10 s, 1 target): ${fmt(p.rate)} posts/s, p50 ${p.p50} ms, p99 ${p.p99} ms, non-2xx ${p.non2xx}, ${fmt(p.rows)} posts committed`,
+        `POST /v1/posts (1 target, commit then 201): ${spread(i.herald.map((x) => x.rate))} posts/s, p50 ${fmt(median(i.herald.map((x) => x.p50)))} ms, p99 ${fmt(median(i.herald.map((x) => x.p99)))} ms; ${fmt(i.rows)} posts committed`,
       );
+      say(
+        `bare node:http + pg pool (20) INSERT … RETURNING: ${spread(i.bare.map((x) => x.rate))} req/s, p50 ${fmt(median(i.bare.map((x) => x.p50)))} ms, p99 ${fmt(median(i.bare.map((x) => x.p99)))} ms`,
+      );
+      say(
+        `ratio POST /v1/posts / bare baseline: ${fmt(hRate / bRate, 2)}× (per-run ${i.herald.map((x, r) => fmt(x.rate / i.bare[r].rate, 2)).join(', ')})`,
+      );
+      target('intake ≥ 0.5× the bare baseline', hRate / bRate >= 0.5, `${fmt(hRate / bRate, 2)}×`);
     }
-    if (!SKIP.has('claim')) {
-      const c = await claimScaling(db);
+
+    if (!SKIP.has('data')) {
+      say(`\n## Scale of data: the claim's scan (2,000 due over ${ACCOUNTS} accounts) as finished jobs pile up; GET /v1/dlq first page`);
+      const d = await dataScaling(db);
+      for (const [n, ms] of d.claims)
+        say(`claim with ${fmt(n)} finished jobs: ${fmt(ms, 2)} ms (${fmt(ms / d.claims[0][1], 2)}× the empty table)`);
+      say(`  plan with ${fmt(d.claims[d.claims.length - 1][0])} finished jobs:\n${d.plan}`);
       say(
-        `claim candidate scan (2,000 due): median ${fmt(c.empty, 2)} ms with no finished jobs, ${fmt(c.loaded, 2)} ms with ${c.plan.split('\n')[0]}`,
+        `GET /v1/dlq first page (50 newest) with ${fmt(d.dlq.dead)} dead jobs: p50 ${fmt(d.dlq.p50, 1)} ms, p99 ${fmt(d.dlq.p99, 1)} ms (200 requests, one at a time)`,
       );
-      say(
-        c.plan
-          .split('\n')
-          .slice(1)
-          .map((l) => `    ${l}`)
-          .join('\n'),
-      );
+      const worst = Math.max(...d.claims.map(([, ms]) => Math.abs(ms / d.claims[0][1] - 1)));
+      target('claim flat within ±20 % from 0 to 1,000,000 finished jobs', worst <= 0.2, `largest change ${fmt(worst * 100)} %`);
+      target('GET /v1/dlq first page p99 ≤ 50 ms with 100,000 dead jobs', d.dlq.p99 <= 50, `${fmt(d.dlq.p99, 1)} ms`);
     }
   } finally {
     await stopChild(receiver.child);
     if (stopEmbedded) await stopEmbedded();
   }
+  say('\n## Targets');
+  for (const v of verdict) say(v);
+  say(`\nload average at end: ${loadavg()}; took ${fmt((Date.now() - began) / 60_000, 1)} min`);
   fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
   fs.writeFileSync(path.join(ROOT, 'bench/results/latest.txt'), lines.join('\n') + '\n');
 }
