@@ -15,22 +15,40 @@ import type { Candidate } from '../claim-plan';
  * running attempts, are what the database counts, so the cap holds across processes because only
  * the process holding the leases runs them.
  *
- * Shape: a LATERAL scan per account over the partial index jobs_ready_account (status =
- * 'scheduled' only: finished and dead jobs never slow it down; measured 0.88 ms → 1.13 ms with
- * 1,000,000 finished jobs in the table), `FOR UPDATE SKIP LOCKED` so concurrent claimers take
- * disjoint rows without waiting on each other. Rejected: one global `ORDER BY run_at LIMIT n`
+ * Shape. Only accounts with something scheduled are looked at ("ready accounts"): a skip scan of
+ * the partial index jobs_ready_account (status = 'scheduled', ordered by account then run_at)
+ * steps from one account's first scheduled job to the next account's, one index descent per
+ * account that has scheduled jobs; those whose first job is not due yet are dropped there.
+ * Accounts with nothing scheduled (idle, or all their work done) cost nothing, so a round costs
+ * the same with 20 accounts as with 10,000 of which 9,980 are idle (measured 2.09 ms →
+ * 2,890 ms before, on a loaded machine; see docs/benchmarks.md for the figures after). Then,
+ * for those accounts only: active, circuit closed or cooled down, its free slots (leases held),
+ * and a LATERAL scan of its due jobs over the same index, `FOR UPDATE SKIP LOCKED` so concurrent
+ * claimers take disjoint rows without waiting on each other. Finished and dead jobs are not in
+ * the index: they never slow the claim down. Rejected: one global `ORDER BY run_at LIMIT n`
  * scan, which lets one account's backlog fill every round while other accounts wait.
  * A job whose publishBy passed is not taken: it is expired, without an attempt, by the sweep.
  */
-export const CLAIM_CANDIDATES_SQL = `SELECT c.id, a.id AS "accountId", now() AS now
+export const CLAIM_CANDIDATES_SQL = `WITH RECURSIVE ready AS (
+               (SELECT account_id, run_at FROM jobs WHERE status = 'scheduled' ORDER BY account_id, run_at LIMIT 1)
+               UNION ALL
+               SELECT n.account_id, n.run_at FROM ready r
+               CROSS JOIN LATERAL (
+                 SELECT j.account_id, j.run_at FROM jobs j
+                 WHERE j.status = 'scheduled' AND j.account_id > r.account_id
+                 ORDER BY j.account_id, j.run_at LIMIT 1
+               ) n
+             )
+             SELECT c.id, a.id AS "accountId", now() AS now
              FROM (
                SELECT a.id, CASE WHEN f.others > 0 THEN 0 ELSE a.max_in_flight * $3 - f.total END AS free
-               FROM accounts a
+               FROM ready r
+               JOIN accounts a ON a.id = r.account_id
                CROSS JOIN LATERAL (
                  SELECT count(*) AS total, count(*) FILTER (WHERE x.lease_owner <> $2) AS others
                  FROM jobs x WHERE x.account_id = a.id AND x.status = 'in_progress'
                ) f
-               WHERE a.status = 'active' AND a.deleted_at IS NULL
+               WHERE r.run_at <= now() AND a.status = 'active' AND a.deleted_at IS NULL
                  AND (a.circuit_state = 'closed' OR a.circuit_open_until <= now())
              ) a
              CROSS JOIN LATERAL (
