@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql, Tx } from '../database/db';
-import type { Keyset } from '../common/pagination';
+import type { Keyset, Listed } from '../common/pagination';
 import type { Provider } from '../connectors/connector.interface';
 import type { AccountRow, AccountStatus, RetryPolicyOverride } from './account.types';
 
@@ -70,13 +70,13 @@ export class AccountsRepository {
     );
   }
 
-  list(workspaceId: string, after: Keyset | null, limit: number): Promise<AccountRow[]> {
+  list(workspaceId: string, after: Keyset | null, limit: number): Promise<Listed<AccountRow>[]> {
     return this.db.query(
-      `SELECT ${COLUMNS} FROM accounts
+      `SELECT ${COLUMNS}, (extract(epoch FROM created_at) * 1000000)::bigint::text AS "cursorMicros" FROM accounts
        WHERE workspace_id = $1 AND deleted_at IS NULL
-         AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::uuid))
+         AND ($2::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
        ORDER BY created_at DESC, id DESC LIMIT $4`,
-      [workspaceId, after?.createdAt ?? null, after?.id ?? null, limit + 1],
+      [workspaceId, after?.micros ?? null, after?.id ?? null, limit + 1],
     );
   }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Keyset } from '../common/pagination';
+import type { Keyset, Listed } from '../common/pagination';
 import { Db } from '../database/db';
 import type { MediaInfo, MediaMimeType } from './media.types';
 
@@ -68,12 +68,13 @@ export class MediaRepository {
   }
 
   /** The workspace's media, newest first, without bytes. */
-  list(workspaceId: string, after: Keyset | null, limit: number): Promise<MediaInfo[]> {
-    return this.db.query<MediaInfo>(
-      `SELECT ${INFO_COLUMNS} FROM media
-       WHERE workspace_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) < ($2, $3::uuid))
+  list(workspaceId: string, after: Keyset | null, limit: number): Promise<Listed<MediaInfo>[]> {
+    return this.db.query<Listed<MediaInfo>>(
+      `SELECT ${INFO_COLUMNS}, (extract(epoch FROM created_at) * 1000000)::bigint::text AS "cursorMicros" FROM media
+       WHERE workspace_id = $1
+         AND ($2::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
        ORDER BY created_at DESC, id DESC LIMIT $4`,
-      [workspaceId, after?.createdAt ?? null, after?.id ?? null, limit + 1],
+      [workspaceId, after?.micros ?? null, after?.id ?? null, limit + 1],
     );
   }
 

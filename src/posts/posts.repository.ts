@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql, Tx } from '../database/db';
-import type { Keyset } from '../common/pagination';
+import type { Keyset, Listed } from '../common/pagination';
 import type { JobPayload } from '../connectors/connector.interface';
 import type { NewJob, PostRow } from './post.types';
 import { JOBS_CHANNEL } from '../queue/queue-notifier';
@@ -117,16 +117,16 @@ export class PostsRepository {
     return rows[0] ?? null;
   }
 
-  list(workspaceId: string, filter: PostFilter, after: Keyset | null, limit: number): Promise<PostRow[]> {
+  list(workspaceId: string, filter: PostFilter, after: Keyset | null, limit: number): Promise<Listed<PostRow>[]> {
     return this.db.query(
-      `SELECT ${POST_COLUMNS} FROM posts p
+      `SELECT ${POST_COLUMNS}, (extract(epoch FROM p.created_at) * 1000000)::bigint::text AS "cursorMicros" FROM posts p
        WHERE p.workspace_id = $1
-         AND ($2::timestamptz IS NULL OR (p.created_at, p.id) < ($2::timestamptz, $3::uuid))
+         AND ($2::bigint IS NULL OR (p.created_at, p.id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
          AND ($4::timestamptz IS NULL OR p.scheduled_at >= $4)
          AND ($5::timestamptz IS NULL OR p.scheduled_at < $5)
          AND ($6::text IS NULL OR ${POST_STATUS_SQL} = $6)
        ORDER BY p.created_at DESC, p.id DESC LIMIT $7`,
-      [workspaceId, after?.createdAt ?? null, after?.id ?? null, filter.from ?? null, filter.to ?? null, filter.status ?? null, limit + 1],
+      [workspaceId, after?.micros ?? null, after?.id ?? null, filter.from ?? null, filter.to ?? null, filter.status ?? null, limit + 1],
     );
   }
 

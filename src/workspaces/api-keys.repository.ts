@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Keyset } from '../common/pagination';
+import type { Keyset, Listed } from '../common/pagination';
 import { Db, Sql } from '../database/db';
 import { ApiKeyEntity, ApiKeyRole } from './api-key.entity';
 
@@ -41,13 +41,13 @@ export class ApiKeysRepository {
     return rows[0]?.n ?? 0;
   }
 
-  listActive(workspaceId: string, after: Keyset | null, limit: number): Promise<ApiKeyEntity[]> {
-    return this.db.query<ApiKeyEntity>(
-      `SELECT ${COLUMNS} FROM api_keys
+  listActive(workspaceId: string, after: Keyset | null, limit: number): Promise<Listed<ApiKeyEntity>[]> {
+    return this.db.query<Listed<ApiKeyEntity>>(
+      `SELECT ${COLUMNS}, (extract(epoch FROM created_at) * 1000000)::bigint::text AS "cursorMicros" FROM api_keys
        WHERE workspace_id = $1 AND revoked_at IS NULL
-         AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::uuid))
+         AND ($2::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
        ORDER BY created_at DESC, id DESC LIMIT $4`,
-      [workspaceId, after?.createdAt ?? null, after?.id ?? null, limit + 1],
+      [workspaceId, after?.micros ?? null, after?.id ?? null, limit + 1],
     );
   }
 
