@@ -503,9 +503,22 @@ interface Intake {
   p50: number;
   p99: number;
   non2xx: number;
+  /** CPU per accepted request, µs: the server process, and PostgreSQL. */
+  cpu: number;
+  pgCpu: number;
 }
 
-async function load(url: string, headers: Record<string, string>, body: string): Promise<Intake> {
+async function load(
+  db: Db,
+  datname: string,
+  server: ChildProcess,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<Intake> {
+  const pg = new PgCpu(db, datname);
+  await pg.start();
+  const cpuBefore = childCpu(server);
   const result = await autocannon({
     url,
     method: 'POST',
@@ -514,7 +527,17 @@ async function load(url: string, headers: Record<string, string>, body: string):
     connections: INTAKE_CONNECTIONS,
     duration: INTAKE_SECONDS,
   });
-  return { rate: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+  const cpu = childCpu(server) - cpuBefore;
+  const pgCpu = await pg.stop();
+  const n = Math.max(1, result.requests.total);
+  return {
+    rate: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    cpu: cpu / n,
+    pgCpu: pgCpu / n,
+  };
 }
 
 /**
@@ -533,12 +556,15 @@ async function intake(db: Db, receiver: Receiver): Promise<{ herald: Intake[]; b
       for (let r = 0; r < RUNS; r++) {
         herald.push(
           await load(
+            db,
+            name,
+            api.child,
             `${api.url}/v1/posts`,
             { authorization: `Bearer ${KEY}` },
             JSON.stringify({ text: 'Launch day!', targets: [{ accountId: account }] }),
           ),
         );
-        bareRuns.push(await load(`http://127.0.0.1:${match[1]}/posts`, {}, JSON.stringify({ text: 'Launch day!' })));
+        bareRuns.push(await load(db, name, bare, `http://127.0.0.1:${match[1]}/posts`, {}, JSON.stringify({ text: 'Launch day!' })));
       }
     } finally {
       await stopChild(api.child);
@@ -824,7 +850,7 @@ async function main(): Promise<void> {
       for (let r = 0; r < i.herald.length; r++) {
         const [h, b] = [i.herald[r], i.bare[r]];
         say(
-          `  run ${r + 1}: POST /v1/posts ${fmt(h.rate)}/s (p50 ${h.p50} ms, p99 ${h.p99} ms, non-2xx ${h.non2xx}); bare INSERT … RETURNING ${fmt(b.rate)}/s (p50 ${b.p50} ms, p99 ${b.p99} ms, non-2xx ${b.non2xx})`,
+          `  run ${r + 1}: POST /v1/posts ${fmt(h.rate)}/s (p50 ${h.p50} ms, p99 ${h.p99} ms, non-2xx ${h.non2xx}; CPU/request: server ${fmt(h.cpu)} µs, PostgreSQL ${fmt(h.pgCpu)} µs); bare INSERT … RETURNING ${fmt(b.rate)}/s (p50 ${b.p50} ms, p99 ${b.p99} ms, non-2xx ${b.non2xx}; CPU/request: server ${fmt(b.cpu)} µs, PostgreSQL ${fmt(b.pgCpu)} µs)`,
         );
       }
       const hRate = median(i.herald.map((x) => x.rate));

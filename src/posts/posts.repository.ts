@@ -3,7 +3,6 @@ import { Db, Sql, Tx } from '../database/db';
 import type { Keyset, Listed } from '../common/pagination';
 import type { JobPayload } from '../connectors/connector.interface';
 import type { NewJob, PostRow } from './post.types';
-import { JOBS_CHANNEL } from '../queue/queue-notifier';
 import { enqueueJobsCte } from '../queue/sql/enqueue-jobs';
 import type { PostStatus } from './post-status';
 
@@ -42,10 +41,10 @@ export class PostsRepository {
   }
 
   /**
-   * The post, its jobs, the Idempotency-Key's stored answer and the wake-up of idle workers,
-   * in ONE statement: it commits as a whole (the API answers 201 only after it returns), and
-   * POST /v1/posts costs one round trip for its writes. The jobs' INSERT is the queue's
-   * (enqueueJobsCte: the queue is the only writer of `jobs`); the NOTIFY is delivered at commit.
+   * The post, its jobs and the Idempotency-Key's stored answer in ONE statement: it commits as a
+   * whole (the API answers 201 only after it returns), and POST /v1/posts costs one round trip
+   * for its writes. The jobs' INSERT is the queue's (enqueueJobsCte: the queue is the only
+   * writer of `jobs`); workers are woken after the commit (QueueNotifier.jobsAdded).
    */
   async create(
     post: PostRow,
@@ -78,10 +77,8 @@ export class PostsRepository {
          UPDATE idempotency_keys SET state = 'completed', response_status = $19, response_body = $20
          WHERE workspace_id = $1 AND key = $18 AND $18::text IS NOT NULL
          RETURNING 1
-       ), n AS (
-         SELECT pg_notify($21, $22)
        )
-       SELECT (SELECT count(*) FROM j) AS jobs, (SELECT count(*) FROM k) AS keys, (SELECT count(*) FROM n) AS notified`,
+       SELECT (SELECT count(*) FROM j) AS jobs, (SELECT count(*) FROM k) AS keys`,
       [
         post.workspaceId,
         post.id,
@@ -103,8 +100,6 @@ export class PostsRepository {
         idempotency?.key ?? null,
         idempotency?.status ?? null,
         idempotency ? JSON.stringify(idempotency.body) : null,
-        JOBS_CHANNEL,
-        String(post.scheduledAt.getTime()),
       ],
     );
   }

@@ -12,6 +12,7 @@ import { AccountsRepository } from '../accounts/accounts.repository';
 import { MediaService } from '../media/media.service';
 import type { MediaInfo } from '../media/media.types';
 import { JobLifecycle } from '../queue/job-lifecycle.service';
+import { QueueNotifier } from '../queue/queue-notifier';
 import { IdempotencyRepository } from './idempotency.repository';
 import { validateForPlatform } from './platform-rules';
 import { derivePostStatus } from './post-status';
@@ -34,6 +35,7 @@ export class PostsService {
     private readonly idempotency: IdempotencyRepository,
     private readonly lifecycle: JobLifecycle,
     private readonly media: MediaService,
+    private readonly notifier: QueueNotifier,
   ) {}
 
   /**
@@ -171,6 +173,8 @@ export class PostsService {
       })),
     );
     await this.posts.create(post, jobs, payloadFor, idempotencyKey === undefined ? null : { key: idempotencyKey, status: 201, body: view });
+    // Committed: workers are woken now (this process's at once, others folded: QueueNotifier).
+    if (jobs.some((j) => j.status === 'scheduled')) this.notifier.jobsAdded(post.scheduledAt);
     return view;
   }
 

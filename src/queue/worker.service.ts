@@ -8,6 +8,7 @@ import { AttemptRunner } from './attempt-runner';
 import { planClaim } from './claim-plan';
 import { LeaseQueue } from './lease-queue';
 import { QueueListener } from './queue-listener';
+import { QueueNotifier } from './queue-notifier';
 import { QueueRepository } from './queue.repository';
 import type { ClaimedJob, FinishedAttempt, RoundResult } from './queue.types';
 import { WakeTimer } from './wake-timer';
@@ -60,6 +61,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly listener: QueueListener,
     private readonly metrics: WorkerMetrics,
     private readonly attempts: AttemptRunner,
+    private readonly notifier: QueueNotifier,
   ) {
     this.leases = new LeaseQueue({
       concurrency: config.worker.concurrency,
@@ -82,6 +84,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     if (this.started) return;
     this.started = true;
     this.listener.onWake((runAt) => this.wakeTimer.at(runAt));
+    // Posts created by this process: woken directly, before the (folded) NOTIFY comes back.
+    this.notifier.onJobsAdded((runAt) => this.wakeTimer.at(runAt));
     // Disabled or deleted by a person: waiting jobs of that account go back, its credentials leave memory.
     this.listener.onAccountStopped((accountId) => {
       this.attempts.forget(accountId);
