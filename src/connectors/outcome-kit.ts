@@ -40,6 +40,9 @@ function secretForms(secrets: readonly string[]): string[] {
 export function cutSecretLength(text: string, form: string): number {
   if (form.length < 2) return 0;
   const tail = text.slice(Math.max(0, text.length - (form.length - 1)));
+  // Such a suffix starts with the form's first unit: without one in the tail there is none (the
+  // common case, e.g. a short JSON answer), and the failure function is not built.
+  if (!tail.includes(form[0])) return 0;
   // The sequence form · separator · tail, the separator (-1) equal to no UTF-16 unit.
   const length = form.length + 1 + tail.length;
   const at = (i: number): number => (i < form.length ? form.charCodeAt(i) : i === form.length ? -1 : tail.charCodeAt(i - form.length - 1));
@@ -60,7 +63,10 @@ export function cutSecretLength(text: string, form: string): number {
  * history.
  */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
-  const forms = secretForms(secrets);
+  return redactForms(text, secretForms(secrets));
+}
+
+function redactForms(text: string, forms: readonly string[]): string {
   let out = text;
   for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
   for (const form of forms) {
@@ -78,8 +84,9 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
 export function responseExcerpt(body: Buffer | string, secrets: readonly string[], excerptBytes: number): string | null {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   if (text === '' || excerptBytes <= 0) return null;
-  const redacted = redactSecrets(text, secrets);
-  const cut = redactSecrets(utf8Prefix(Buffer.from(redacted, 'utf8'), excerptBytes), secrets);
+  const forms = secretForms(secrets);
+  const redacted = redactForms(text, forms);
+  const cut = redactForms(utf8Prefix(Buffer.from(redacted, 'utf8'), excerptBytes), forms);
   return cut.length === 0 ? null : cut;
 }
 
