@@ -8,7 +8,10 @@ import { freePort } from './support/net';
 import { startPds, TestPdsHandle } from './support/pds';
 import { ServiceProcess } from './support/process';
 import { Receiver, startReceiver } from './support/receiver';
-import { Capture, contains, scanForSecrets, Secret, SecretPattern } from './support/secret-scan';
+import { OutboxDriver } from '../src/mail/outbox.driver';
+import { SmtpDriver } from '../src/mail/smtp.driver';
+import { MailCatcher, ReceivedMail, startMailCatcher } from './support/mail';
+import { Capture, contains, mailCapture, scanForSecrets, Secret, SecretPattern } from './support/secret-scan';
 
 /**
  * The secret scan: the real service (dist/src/main.js) as a child process, every kind of secret
@@ -16,7 +19,10 @@ import { Capture, contains, scanForSecrets, Secret, SecretPattern } from './supp
  * (a webhook receiver, the LinkedIn fake, a real Bluesky PDS), posts, retries, an auth failure,
  * the dead-letter queue, verify, secret rotation, a bootstrap-key rotation with a restart — and
  * then every capture (logs at trace level, every API answer, pages, mails, requests to
- * receivers, rows at rest) is searched for every secret, by value and by shape.
+ * receivers, rows at rest) is searched for every secret, by value and by shape. Mails are read
+ * twice over: every message the real SMTP server (smtp-server, with authentication) received in
+ * the first process — digest and alerts, raw source with envelope and headers — and every .eml
+ * file the second process wrote to its outbox, each raw and decoded.
  *
  * To extend it, add to CAPTURE_SOURCES (a new place text ends up) or to the secrets (a new
  * credential); pages are listed in collectPages.
@@ -38,6 +44,7 @@ describe('secret scan of a full run', () => {
   let pds: TestPdsHandle;
   let receiver: Receiver;
   let linkedin: FakeLinkedIn;
+  let smtp: MailCatcher;
   let dataDir: string;
   let databaseUrl: string;
 
@@ -134,23 +141,29 @@ describe('secret scan of a full run', () => {
     if (url.password) s.databasePassword = decodeURIComponent(url.password);
     else url.password = s.databasePassword;
     databaseUrl = url.toString();
-    [pds, receiver, linkedin] = await Promise.all([startPds(), startReceiver(), new FakeLinkedIn().start()]);
+    [pds, receiver, linkedin, smtp] = await Promise.all([
+      startPds(),
+      startReceiver(),
+      new FakeLinkedIn().start(),
+      startMailCatcher({ auth: { user: 'herald', pass: s.smtpPassword } }),
+    ]);
   }, 120_000);
 
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.stop('SIGKILL')));
-    await Promise.all([pds?.close(), receiver?.close(), linkedin?.close()]);
+    await Promise.all([pds?.close(), receiver?.close(), linkedin?.close(), smtp?.close()]);
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('finds no secret in logs, API answers, pages, mails, requests to receivers or rows at rest', async () => {
     // ---- the first process: every secret configured, mail through SMTP (with a password) ----
     const port = await freePort();
-    const smtpPort = await freePort(); // nothing listens: a mail sent fails, and its error is logged
+    // The first try of a mail is refused (greylisting): the failure is logged, the retry delivered.
+    smtp.refuseNext(1, 451, 'Greylisted, try again later');
     const p1 = start(
       {
         HERALD_API_KEY: s.bootstrapKey,
-        SMTP_URL: `smtp://herald:${s.smtpPassword}@127.0.0.1:${smtpPort}`,
+        SMTP_URL: `smtp://herald:${s.smtpPassword}@${new URL(smtp.url).host}`,
         MAIL_FROM: 'Herald <herald@example.test>',
       },
       port,
@@ -225,7 +238,8 @@ describe('secret scan of a full run', () => {
     expect(wrong.status).toBe(201);
 
     // Alerts and the digest go to a recipient: alert mails (auth failures below) go through
-    // SMTP in this process (it refuses: nothing listens) and to the outbox in the next.
+    // SMTP in this process and to the outbox in the next. The digest was switched on two days
+    // ago (as the database says), so today's is due at once: the minute's sweep sends it.
     const settings = await api.call('PUT', '/v1/settings/notifications', {
       key,
       body: {
@@ -234,6 +248,7 @@ describe('secret scan of a full run', () => {
       },
     });
     expect(settings.status).toBe(200);
+    await withClient(databaseUrl, (db) => db.query(`UPDATE notification_settings SET digest_enabled_at = now() - interval '2 days'`));
 
     // Bad input carrying secrets: refused without repeating them.
     expect(
@@ -357,6 +372,8 @@ describe('secret scan of a full run', () => {
     await api.call('GET', '/health/ready');
     await api.call('POST', '/v1/digest/preview', { key });
     await collectPages(key, { accounts: [hook.body.id, li.body.id, bsky.body.id, wrong.body.id], deadJobs: [deadId, wrongJob] });
+    const kinds = () => smtp.received.map(kindOf);
+    await waitFor(() => kinds().includes('digest') && kinds().includes('alert'), 90_000, 'the digest and an alert through SMTP');
     expect(await p1.stop('SIGTERM')).toBe(0);
 
     // ---- the second process: HERALD_API_KEY rotated, mail to the outbox ----
@@ -392,12 +409,16 @@ describe('secret scan of a full run', () => {
     const by = (source: string) => captures.filter((c) => c.source === source);
     expect(by('log').length).toBe(2);
     expect(by('log')[0].text).toContain('request completed');
-    // The first process tried SMTP (with its password) and was refused: the failure is in its log.
-    expect(by('log')[0].text).toMatch(/ECONNREFUSED|refused|mail/i);
+    // The first process's first SMTP try (with its password) was refused: the failure is in its log.
+    expect(by('log')[0].text).toMatch(/451|Greylisted/);
     expect(captures.some((c) => c.label === 'POST /v1/accounts → 201' && contains(c, hook.body.secret))).toBe(true);
     expect(by('outbound').some((c) => c.label.startsWith('webhook receiver') && contains(c, s.webhookHeaderToken))).toBe(true);
     expect(by('outbound').some((c) => c.label.startsWith('LinkedIn') && contains(c, linkedin.clientSecret))).toBe(true);
     expect(by('database').length).toBeGreaterThan(5);
+    expect(by('smtp').map((c) => c.label)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/digest/), expect.stringMatching(/alert/)]),
+    );
+    expect(by('smtp').every((c) => /^AUTH as herald/.test(c.text) && /^X-Herald-Kind: /m.test(c.text))).toBe(true);
     expect(by('mail').length).toBeGreaterThan(0);
     expect(by('mail').some((c) => /needs|re-?auth|attention/i.test(c.text))).toBe(true);
     expect(by('page').some((c) => c.label === 'GET /settings/accounts → 200' && c.text.includes('Blog'))).toBe(true);
@@ -494,9 +515,23 @@ describe('secret scan of a full run', () => {
       ],
     },
     {
-      // Mails written to the outbox (no SMTP_URL): every file under <HERALD_DATA_DIR>/outbox.
+      // Mails the SMTP server received (first process): envelope and raw source, then decoded.
+      name: 'smtp',
+      collect: () =>
+        Promise.all(
+          smtp.received.map((m, i) =>
+            mailCapture(
+              'smtp',
+              `SMTP message ${i + 1} (${kindOf(m)})`,
+              `AUTH as herald\nMAIL FROM:<${m.from}>\nRCPT TO:${m.to.map((t) => `<${t}>`).join(',')}\n${m.raw}`,
+            ),
+          ),
+        ),
+    },
+    {
+      // Mails written to the outbox (no SMTP_URL): every file under <HERALD_DATA_DIR>/outbox, raw and decoded.
       name: 'mail',
-      collect: () => outboxFiles().map((f) => ({ source: 'mail', label: path.basename(f), text: fs.readFileSync(f, 'utf8') })),
+      collect: () => Promise.all(outboxFiles().map((f) => mailCapture('mail', path.basename(f), fs.readFileSync(f, 'utf8')))),
     },
     {
       // Rows at rest: credentials must be sealed, not stored as they came.
@@ -578,8 +613,62 @@ describe('secret scan of a full run', () => {
   ];
 });
 
+/** The X-Herald-Kind header of a received mail (digest or alert). */
+function kindOf(m: ReceivedMail): string {
+  const kind = m.parsed.headers.get('x-herald-kind');
+  return typeof kind === 'string' ? kind : 'unknown';
+}
+
 /** Every token the LinkedIn stand-in issued during the run (refreshes included). */
 function issuedBy(fake: FakeLinkedIn): string[] {
   const inner = fake as unknown as { tokens: Set<string>; refreshTokens: Set<string> };
   return [...inner.tokens, ...inner.refreshTokens];
 }
+
+/**
+ * The scan sees a leak in a mail: a secret planted in a digest's body, sent by Herald's own SMTP
+ * driver through the real SMTP server and written by its outbox driver, is reported in both —
+ * however the body was encoded on the way.
+ */
+describe('secret scan of mails', () => {
+  it('reports a secret planted in a mail sent over SMTP and in an .eml of the outbox', async () => {
+    const password = strong('planted-smtp-pw');
+    const planted = strong('planted-secret');
+    const catcher = await startMailCatcher({ auth: { user: 'herald', pass: password } });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-planted-'));
+    try {
+      const mail = {
+        id: '6f1c2b7e-3d1a-4c55-9a43-5b8e2f0c9d10',
+        kind: 'digest' as const,
+        from: 'Herald <herald@example.test>',
+        to: ['ops@example.test'],
+        subject: 'Herald: no failures today',
+        // Long lines and non-ASCII text: the parts travel quoted-printable or base64, cut into lines.
+        text: `Résumé ${'of the day, '.repeat(20)}${planted} ${'and more, '.repeat(20)}`,
+        html: `<p>Résumé ${'of the day, '.repeat(20)}<code>${planted}</code></p>`,
+        createdAt: new Date(),
+      };
+      const smtpDriver = new SmtpDriver(`smtp://herald:${password}@${new URL(catcher.url).host}`, 10_000, 'herald.example.test');
+      await smtpDriver.send(mail);
+      smtpDriver.close();
+      const outbox = new OutboxDriver(dir, 'herald.example.test');
+      await outbox.send(mail);
+      outbox.close();
+      const [received] = await catcher.waitFor(1);
+      const eml = fs.readdirSync(dir).map((f) => path.join(dir, f));
+      expect(eml).toHaveLength(1);
+      const captures = [
+        await mailCapture('smtp', 'planted SMTP message', received.raw),
+        await mailCapture('mail', 'planted .eml', fs.readFileSync(eml[0], 'utf8')),
+      ];
+      const findings = scanForSecrets(captures, [{ name: 'planted secret', value: planted }], []);
+      expect(findings.map((f) => `${f.secret} in ${f.label}`)).toEqual([
+        'planted secret in planted SMTP message',
+        'planted secret in planted .eml',
+      ]);
+    } finally {
+      await catcher.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

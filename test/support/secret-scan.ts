@@ -1,3 +1,4 @@
+import { simpleParser } from 'mailparser';
 /**
  * A scanner for secrets in what a run left behind: logs, API answers, pages, mails, requests
  * to receivers, rows at rest. test/secret-scan.test.ts drives a full scenario and feeds it.
@@ -91,4 +92,17 @@ export function scanForSecrets(captures: Capture[], secrets: Secret[], patterns:
 /** Whether a capture holds `value` in any of its forms (to prove the scan can see what it looks for). */
 export function contains(capture: Capture, value: string): boolean {
   return encodings(value).some((f) => capture.text.includes(f));
+}
+
+/**
+ * A mail as the scan reads it: the raw source as it travelled (envelope, headers, encoded
+ * parts), then the same mail decoded (headers, text and HTML parts as `mailparser` reads them). A
+ * secret in a body may be quoted-printable or base64 and cut across lines in the raw source;
+ * decoded, it is whole.
+ */
+export async function mailCapture(source: string, label: string, raw: string): Promise<Capture> {
+  const parsed = await simpleParser(raw);
+  const headers = [...parsed.headers.entries()].map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('\n');
+  const decoded = [headers, parsed.text ?? '', typeof parsed.html === 'string' ? parsed.html : ''].join('\n\n');
+  return { source, label, text: `${raw}\n\n---- decoded ----\n${decoded}` };
 }
