@@ -154,6 +154,9 @@ describe('the queue across processes', () => {
       RETRY_BASE_DELAY_MS: '10',
       RETRY_MAX_DELAY_MS: '20',
       RETRY_MAX_ATTEMPTS: '1000',
+      // Exact cooldowns (a jittered one lasts up to 1.5 × longer): the count of probes below
+      // is computed from the cooldown itself.
+      RETRY_JITTER: 'none',
     };
     const a = await startService(url, { ...env, WORKER_ENABLED: 'false' });
     const [accountId] = await accounts(a, down.urlFor('/hook'), 1);

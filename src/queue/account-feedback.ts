@@ -10,11 +10,14 @@ import type { AccountFeedback, FinishedAttempt, LockedAccount } from './queue.ty
  * An auth failure of credentials older than the account's current ones (a person saved new ones
  * while the attempt ran) says nothing about the account any more: it is left out, so the
  * person's fresh credentials are not marked as refused.
+ *
+ * `random` jitters the cooldown of a circuit that opens (circuit-breaker.ts jitteredCooldownMs).
  */
 export function accountFeedback(
   accounts: LockedAccount[],
   attempts: FinishedAttempt[],
   breaker: BreakerConfig,
+  random: () => number = () => 0,
 ): Map<string, AccountFeedback> {
   const ordered = [...attempts].sort((a, b) => a.finishedAt.getTime() - b.finishedAt.getTime());
   const byAccount = new Map<string, FinishedAttempt[]>();
@@ -34,7 +37,7 @@ export function accountFeedback(
     let lastError: string | null = null;
     let succeeded = false;
     for (const attempt of byAccount.get(account.id) ?? []) {
-      const step = recordOutcome(circuit, attempt.errorClass, attempt.finishedAt, breaker);
+      const step = recordOutcome(circuit, attempt.errorClass, attempt.finishedAt, breaker, random);
       circuit = step.next;
       opened ||= step.opened;
       disable ||= step.disable;

@@ -170,7 +170,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
           claimLimit: room,
           prefetch: PREFETCH,
           leaseMs,
-          feedback: (accounts, attempts) => accountFeedback(accounts, attempts, this.config.circuit),
+          // Cooldowns are jittered like retries (RETRY_JITTER=none turns both off, for comparison).
+          feedback: (accounts, attempts) =>
+            accountFeedback(accounts, attempts, this.config.circuit, this.config.retry.jitter === 'none' ? () => 0 : Math.random),
           plan: (candidates, slots, now) => planClaim(candidates, slots, now, room),
         });
       } catch (err) {

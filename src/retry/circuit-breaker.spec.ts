@@ -1,5 +1,14 @@
 import fc from 'fast-check';
-import { BreakerConfig, Circuit, CLOSED_CIRCUIT, DEFAULT_BREAKER, gate, recordOutcome, startProbe } from './circuit-breaker';
+import {
+  BreakerConfig,
+  Circuit,
+  CLOSED_CIRCUIT,
+  DEFAULT_BREAKER,
+  gate,
+  jitteredCooldownMs,
+  recordOutcome,
+  startProbe,
+} from './circuit-breaker';
 import { ErrorClass } from './error-class';
 
 const NOW = new Date(Date.UTC(2025, 5, 1, 12, 0, 0));
@@ -296,5 +305,37 @@ describe('recordOutcome', () => {
         { numRuns: 500 },
       );
     });
+  });
+});
+
+describe('jitteredCooldownMs', () => {
+  it('is the exact cooldown without jitter, and at most half of it more with', () => {
+    expect(jitteredCooldownMs(10_000, () => 0)).toBe(10_000);
+    expect(jitteredCooldownMs(10_000, () => 0.5)).toBe(12_500);
+    expect(jitteredCooldownMs(10_000, () => 0.999999)).toBe(14_999);
+  });
+  it('clamps a misbehaving random source into the window', () => {
+    for (const r of [1, 2, -1, Number.NaN]) {
+      const ms = jitteredCooldownMs(10_000, () => r);
+      expect(ms).toBeGreaterThanOrEqual(10_000);
+      expect(ms).toBeLessThan(15_000);
+    }
+    expect(jitteredCooldownMs(0, () => 0.7)).toBe(0);
+  });
+  it('spreads the cooldowns of circuits that open at the same instant', () => {
+    const now = new Date('2026-12-01T00:00:00Z');
+    const cfg: BreakerConfig = { failureThreshold: 1, cooldownMs: 10_000, disableThreshold: 100 };
+    const ends = new Set<number>();
+    let seed = 1;
+    const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    for (let i = 0; i < 50; i++) {
+      const step = recordOutcome(CLOSED_CIRCUIT, 'transient', now, cfg, random);
+      expect(step.opened).toBe(true);
+      const ms = step.next.openUntil!.getTime() - now.getTime();
+      expect(ms).toBeGreaterThanOrEqual(10_000);
+      expect(ms).toBeLessThan(15_000);
+      ends.add(Math.floor(ms / 1000));
+    }
+    expect(ends.size).toBe(5); // every second of the window is used
   });
 });

@@ -79,6 +79,20 @@ function increment(count: number): number {
 }
 
 /**
+ * A cooldown of at least `cooldownMs` and less than 1.5 × it: cooldown + floor(r × cooldown / 2).
+ * Accounts whose circuits opened together (one receiver behind many accounts went down) would
+ * otherwise probe together, every cooldown, and all close in the same second when the receiver
+ * is back: their waiting jobs would hit it as one wave. `random` must return values in [0, 1);
+ * anything else (1, negative, NaN) is clamped, and `() => 0` gives the exact cooldown.
+ */
+export function jitteredCooldownMs(cooldownMs: number, random: () => number): number {
+  const base = cooldownMs > 0 ? cooldownMs : 0;
+  const r = random();
+  if (!(r > 0)) return base;
+  return base + Math.floor(Math.min(r, 1 - Number.EPSILON) * (base / 2));
+}
+
+/**
  * Steps the circuit with the class of one finished attempt.
  *
  * - success: closed, count 0, whatever the state. docs/delivery.md: any success resets the count; an
@@ -86,6 +100,7 @@ function increment(count: number): number {
  *   closes the circuit as a successful probe would.
  * - transient: count + 1.
  *   - half_open: the probe failed, so open again for a fresh cooldown starting now (opened).
+ *   Every cooldown is jittered with `random` (jitteredCooldownMs); the default gives the exact one.
  *     A non-probe attempt that was in flight and fails while the probe is out has the same
  *     effect; it is as much evidence that the receiver is still unhealthy.
  *   - closed and count ≥ failureThreshold: open for cooldownMs from now (opened).
@@ -97,7 +112,13 @@ function increment(count: number): number {
  *   look like one). The exception is a half_open probe ending that way: the receiver answered,
  *   which is what the probe wanted to know, so the circuit closes with count 0.
  */
-export function recordOutcome(c: Circuit, errorClass: ErrorClass, now: Date, cfg: BreakerConfig): AttemptFeedback {
+export function recordOutcome(
+  c: Circuit,
+  errorClass: ErrorClass,
+  now: Date,
+  cfg: BreakerConfig,
+  random: () => number = () => 0,
+): AttemptFeedback {
   switch (errorClass) {
     case 'success':
       return { next: { ...CLOSED_CIRCUIT }, opened: false, disable: false };
@@ -113,7 +134,7 @@ export function recordOutcome(c: Circuit, errorClass: ErrorClass, now: Date, cfg
       const disable = count >= cfg.disableThreshold;
       const openFromNow = (): Circuit => ({
         state: 'open',
-        openUntil: addMsClamped(now, cfg.cooldownMs > 0 ? cfg.cooldownMs : 0),
+        openUntil: addMsClamped(now, jitteredCooldownMs(cfg.cooldownMs, random)),
         consecutiveFailures: count,
       });
       if (c.state === 'half_open') return { next: openFromNow(), opened: true, disable };
