@@ -18,7 +18,8 @@ import { CLAIM_CANDIDATES_SQL } from '../src/queue/sql/claim-candidates';
  *   BENCH_RUNS (5): runs per throughput figure (medians, spread printed)
  *   BENCH_SCALE (1): scales jobs and table sizes; e.g. 0.1 with BENCH_RUNS=1 for a quick look
  *   BENCH_SKIP (comma list: ceiling,throughput,curve,accounts,trickle,intake,data)
- *   BENCH_PROFILE=<dir>: worker processes write a CPU profile there (node --cpu-prof)
+ *   BENCH_PROFILE=<dir>: worker processes write a CPU profile there (node --cpu-prof); API-only
+ *   processes too with BENCH_PROFILE_API=1
  */
 const ROOT = path.resolve(__dirname, '../..');
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
@@ -154,7 +155,9 @@ async function startReceiver(): Promise<Receiver> {
 async function startHerald(databaseUrl: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
   const profile =
-    process.env.BENCH_PROFILE && env.WORKER_ENABLED === 'true' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+    process.env.BENCH_PROFILE && (env.WORKER_ENABLED === 'true' || process.env.BENCH_PROFILE_API)
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+      : [];
   const { child } = await startChild(
     [...profile, path.join(ROOT, 'dist/src/main.js')],
     {
