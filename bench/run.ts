@@ -633,11 +633,12 @@ async function accountScaling(db: Db): Promise<{ busy: number; idle: number }> {
 /** `n` finished jobs (90 % succeeded, 10 % dead) of the 20 accounts, under old posts of 20 targets. */
 async function addFinishedJobs(c: Client, n: number): Promise<void> {
   const posts = Math.ceil(n / ACCOUNTS);
+  const batch = `old ${randomBytes(4).toString('hex')}`;
   await c.query(
     `INSERT INTO posts (id, workspace_id, text, scheduled_at, created_at)
-     SELECT gen_random_uuid(), (SELECT workspace_id FROM accounts LIMIT 1), 'old', now() - interval '30 days', now() - interval '30 days'
+     SELECT gen_random_uuid(), (SELECT workspace_id FROM accounts LIMIT 1), $2, now() - interval '30 days', now() - interval '30 days'
      FROM generate_series(1, $1)`,
-    [posts],
+    [posts, batch],
   );
   await c.query(
     `INSERT INTO jobs (workspace_id, post_id, account_id, provider, status, run_at, idempotency_key, payload,
@@ -649,8 +650,9 @@ async function addFinishedJobs(c: Client, n: number): Promise<void> {
             CASE WHEN (p.n + a.n) % 10 = 0 THEN 'permanent' ELSE 'success' END,
             CASE WHEN (p.n + a.n) % 10 = 0 THEN 'HTTP 410 Gone' END,
             1, now() - interval '30 days' + (p.n || ' seconds')::interval
-     FROM (SELECT id, row_number() OVER () AS n FROM posts WHERE text = 'old' AND id NOT IN (SELECT post_id FROM jobs)) p
+     FROM (SELECT id, row_number() OVER () AS n FROM posts WHERE text = $1) p
      CROSS JOIN (SELECT id, workspace_id, row_number() OVER (ORDER BY created_at) AS n FROM accounts) a`,
+    [batch],
   );
   await c.query('VACUUM ANALYZE');
 }
