@@ -399,6 +399,22 @@ describe('dead-letter queue API', () => {
       expect(res.body).toMatchObject({ status: 'scheduled', idempotencyKey: `${id}.2` });
     });
 
+    it('the manual retry of a dead job leaves the same audit record as a requeue: who, what, when', async () => {
+      const [id] = await deadJobs([webhook]);
+      await http().post(`/v1/jobs/${id}/retry`).set(bearer(key)).expect(200);
+      const entry = {
+        action: 'requeue',
+        apiKeyId: keyId,
+        before: expect.objectContaining({ status: 'dead', idempotencyKey: id }),
+        after: expect.objectContaining({ status: 'scheduled', idempotencyKey: id, force: true, via: 'retry' }),
+        at: expect.any(String),
+      };
+      expect((await detail(id)).audit).toEqual([entry]);
+      // A retry of a waiting job (it only becomes due now) is not a requeue and leaves no record.
+      await http().post(`/v1/jobs/${id}/retry`).set(bearer(key)).expect(200);
+      expect((await detail(id)).audit).toEqual([entry]);
+    });
+
     it('refuses with 409 saying what to fix while the account needs re-auth or is disabled, unless forced (then paused)', async () => {
       const acct = (await createWebhookAccount(t, key, 'http://127.0.0.1:9/reauth')).id;
       const [a, b, c] = await Promise.all([0, 1, 2].map(() => deadJobs([acct]).then((x) => x[0])));

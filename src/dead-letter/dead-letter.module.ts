@@ -6,11 +6,12 @@ import { DeadLetterController } from './dead-letter.controller';
 import { DeadLetterMetrics } from './dead-letter.metrics';
 import { DeadLetterRepository } from './dead-letter.repository';
 import { DeadLetterService } from './dead-letter.service';
+import { JobRetryController } from './job-retry.controller';
 
 /** Inspect, edit, requeue and discard dead jobs (GET/PATCH/DELETE /v1/dlq…). */
 @Module({
   imports: [JobsModule, MediaModule, QueueCoreModule],
-  controllers: [DeadLetterController],
+  controllers: [DeadLetterController, JobRetryController],
   providers: [DeadLetterRepository, DeadLetterService, DeadLetterMetrics],
   exports: [DeadLetterService],
 })

@@ -6,6 +6,7 @@ import { DEFAULT_PAGE_SIZE, Page } from '../common/pagination';
 import type { JobPayload, Provider } from '../connectors/connector.interface';
 import { toAttemptView } from '../jobs/job.types';
 import { JobsRepository } from '../jobs/jobs.repository';
+import { JobsService, JobWithAttempts, WHY_NOT_RETRYABLE } from '../jobs/jobs.service';
 import { MediaRepository } from '../media/media.repository';
 import { validateForPlatform } from '../posts/platform-rules';
 import { JobLifecycle, RevivedJob } from '../queue/job-lifecycle.service';
@@ -50,6 +51,7 @@ export class DeadLetterService {
     private readonly media: MediaRepository,
     private readonly lifecycle: JobLifecycle,
     private readonly metrics: DeadLetterMetrics,
+    private readonly jobsView: JobsService,
   ) {}
 
   async list(workspaceId: string, query: ListDlqQuery): Promise<Page<DlqEntryView>> {
@@ -198,6 +200,7 @@ export class DeadLetterService {
     targets: { id: string; status: 'scheduled' | 'paused' }[],
     runAt: Date | null,
     force: boolean,
+    via?: 'retry',
   ): Promise<RevivedJob[]> {
     const done = await this.lifecycle.revive(m, targets, runAt);
     const before = new Map(locked.map((j) => [j.id, j]));
@@ -213,11 +216,38 @@ export class DeadLetterService {
           runAt: j.runAt.toISOString(),
           publishBy: j.publishBy?.toISOString() ?? null,
           force,
+          ...(via ? { via } : {}),
         },
       };
     });
     await this.dlq.insertAudit(m, auth.workspaceId, auth.apiKeyId, audit);
     return done;
+  }
+
+  /**
+   * POST /v1/jobs/:id/retry. A job waiting for its next attempt becomes due now. A dead job goes
+   * back by the same rule as a requeue from the dead-letter queue (fresh attempt budget, a new
+   * idempotency key iff its payload was edited, a passed publishBy dropped: see
+   * queue/sql/revive-dead-jobs.ts) and leaves the same audit record, marked `via: "retry"`; if
+   * its account is not active it waits, paused, for the account to be fixed (a requeue would ask
+   * for `force`). Anything else: 409 saying why.
+   */
+  async retry(auth: AuthContext, id: string): Promise<JobWithAttempts> {
+    const done = await this.dlq.transaction(async (m) => {
+      const [job] = await this.dlq.lockJobs(m, auth.workspaceId, [id]);
+      if (!job) throw notFound('job', id);
+      if (job.status === 'scheduled') {
+        await this.lifecycle.retryNow(m, auth.workspaceId, id);
+        return [];
+      }
+      if (job.status !== 'dead') throw conflict(WHY_NOT_RETRYABLE[job.status]);
+      const [account] = await this.dlq.lockAccounts(m, [job.accountId]);
+      const target = requeueTarget(account, true);
+      if (!target.ok) throw conflict(target.message);
+      return this.requeueLocked(m, auth, [job], [{ id, status: target.status }], null, true, 'retry');
+    });
+    this.countRequeued(done);
+    return this.jobsView.get(auth.workspaceId, id);
   }
 
   /** DELETE /v1/dlq/:jobId: discarded, kept with its history; discarding it again changes nothing. */

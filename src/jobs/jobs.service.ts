@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { conflict, notFound } from '../common/errors';
-import { requeueTarget } from '../dead-letter/requeue-policy';
-import { JobLifecycle } from '../queue/job-lifecycle.service';
+import { notFound } from '../common/errors';
 import { AttemptView, JobStatus, JobView, toAttemptView, toJobView } from './job.types';
 import { JobsRepository } from './jobs.repository';
 
@@ -17,7 +15,8 @@ export interface AccountActivity {
   dead: number;
 }
 
-const WHY_NOT: Record<Exclude<JobStatus, 'scheduled' | 'dead'>, string> = {
+/** Why POST /v1/jobs/:id/retry refuses a job in each state it cannot retry. */
+export const WHY_NOT_RETRYABLE: Record<Exclude<JobStatus, 'scheduled' | 'dead'>, string> = {
   in_progress: 'an attempt of this job is in flight; wait for its outcome',
   succeeded: 'this job was already published; retrying would publish it twice',
   paused:
@@ -28,10 +27,7 @@ const WHY_NOT: Record<Exclude<JobStatus, 'scheduled' | 'dead'>, string> = {
 
 @Injectable()
 export class JobsService {
-  constructor(
-    private readonly jobs: JobsRepository,
-    private readonly lifecycle: JobLifecycle,
-  ) {}
+  constructor(private readonly jobs: JobsRepository) {}
 
   async get(workspaceId: string, id: string): Promise<JobWithAttempts> {
     const job = await this.jobs.find(workspaceId, id);
@@ -60,28 +56,5 @@ export class JobsService {
       if (a) Object.assign(a, { scheduled: c.scheduled, paused: c.paused, inProgress: c.inProgress, dead: c.dead });
     }
     return out;
-  }
-
-  /**
-   * POST /v1/jobs/:id/retry. A job waiting for its next attempt becomes due now. A dead job goes
-   * back by the same rule as a requeue from the dead-letter queue (fresh attempt budget, a new
-   * idempotency key iff its payload was edited, a passed publishBy dropped: see
-   * queue/sql/revive-dead-jobs.ts); if its account is not active it waits, paused, for the
-   * account to be fixed (a requeue would ask for `force`). Anything else: 409 saying why.
-   */
-  async retry(workspaceId: string, id: string): Promise<JobWithAttempts> {
-    await this.jobs.transaction(async (m) => {
-      const job = await this.jobs.lockJob(m, workspaceId, id);
-      if (!job) throw notFound('job', id);
-      if (job.status === 'scheduled') {
-        await this.lifecycle.retryNow(m, workspaceId, id);
-        return;
-      }
-      if (job.status !== 'dead') throw conflict(WHY_NOT[job.status]);
-      const target = requeueTarget(await this.jobs.lockAccount(m, job.accountId), true);
-      if (!target.ok) throw conflict(target.message);
-      await this.lifecycle.revive(m, [{ id, status: target.status }], null);
-    });
-    return this.get(workspaceId, id);
   }
 }
