@@ -14,6 +14,7 @@ describe('isConnectionError', () => {
     ['a crashed server (57P02)', pgError('57P02')],
     ['a server starting up (57P03)', pgError('57P03', 'the database system is starting up')],
     ['too many connections (53300)', pgError('53300')],
+    ['a session ended for idling in a transaction (25P03)', pgError('25P03', 'terminating connection due to idle-in-transaction timeout')],
     ['any connection exception (class 08)', pgError('08006')],
     ['a connection that died under a query', new Error('Connection terminated unexpectedly')],
     ['a client that broke earlier', new Error('Client has encountered a connection error and is not queryable')],

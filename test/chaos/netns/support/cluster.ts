@@ -9,7 +9,7 @@ import { freePort } from '../../../support/net';
 import { ServiceProcess } from '../../../support/process';
 import { ReceivedRequest, Receiver, ReceiverHandler, startReceiver } from '../../../support/receiver';
 import { api } from '../../../support/service';
-import { BRIDGE_ADDRESS, Host, PrivatePostgres, Topology } from './hosts';
+import { BRIDGE_ADDRESS, DATABASE_ADDRESS, Host, PrivatePostgres, Topology } from './hosts';
 
 export const KEY = 'netns-chaos-test-key-000000000001';
 /** Every Herald process listens on this port inside its own namespace. */
@@ -36,7 +36,7 @@ export class Cluster {
     const topology = await Topology.create(hosts);
     let pg: PrivatePostgres | null = null;
     try {
-      pg = await PrivatePostgres.start(BRIDGE_ADDRESS, await freePort());
+      pg = await PrivatePostgres.start(DATABASE_ADDRESS, await freePort());
       const admin = new Client({ connectionString: pg.url() });
       await admin.connect();
       await admin.query('CREATE DATABASE herald');

@@ -9,24 +9,27 @@ const run = promisify(execFile);
 /**
  * Several hosts on one machine: each Herald process gets a network namespace of its own, joined
  * to the machine by a veth pair whose host side is a port of one bridge. The bridge's address is
- * where everything shared lives (the PostgreSQL cluster, the receivers); each host has an address
- * of its own on the bridge's /24, so a receiver tells senders apart by source address.
+ * where everything shared lives (the receivers on one address, the PostgreSQL cluster on another);
+ * each host has an address of its own on the bridge's /24, so a receiver tells senders apart by
+ * source address.
  *
- *   bridge hrld-br  10.231.0.1/24  (PostgreSQL, receivers)
+ *   bridge hrld-br  10.231.0.1/24 (receivers), 10.231.0.2/24 (PostgreSQL)
  *   host 1: netns herald-h1, veth hrld-h1 ⇄ eth0 10.231.0.11
  *   host 2: netns herald-h2, veth hrld-h2 ⇄ eth0 10.231.0.12 …
  *
  * Two ways to cut a host off:
  * - `cut(i)`: its link goes down (`ip link set hrld-hN down`): nothing in or out, as if its cable
  *   was pulled; `restore(i)` brings it back.
- * - `partitionDatabase(i)`: only its packets to and from the PostgreSQL port are dropped (tc on
- *   the veth), so it still reaches receivers: the worst case for a worker that lost its database.
+ * - `partitionDatabase(i)`: only its packets to and from the database address are dropped (two
+ *   blackhole rules inside its namespace, one per direction), so it still reaches receivers: the
+ *   worst case for a worker that lost its database.
  *
  * Everything is created under fixed names (one suite at a time) and removed by destroy(), which
  * also runs first to clear what a killed run left behind.
  */
 export const BRIDGE = 'hrld-br';
 export const BRIDGE_ADDRESS = '10.231.0.1';
+export const DATABASE_ADDRESS = '10.231.0.2';
 const NETNS_PREFIX = 'herald-h';
 const VETH_PREFIX = 'hrld-h';
 
@@ -41,10 +44,6 @@ async function ip(...args: string[]): Promise<void> {
   await run('ip', args);
 }
 
-async function tc(...args: string[]): Promise<void> {
-  await run('tc', args);
-}
-
 export class Topology {
   private constructor(readonly hosts: Host[]) {}
 
@@ -52,6 +51,7 @@ export class Topology {
     Topology.destroyLeftovers();
     await ip('link', 'add', BRIDGE, 'type', 'bridge');
     await ip('addr', 'add', `${BRIDGE_ADDRESS}/24`, 'dev', BRIDGE);
+    await ip('addr', 'add', `${DATABASE_ADDRESS}/24`, 'dev', BRIDGE);
     await ip('link', 'set', BRIDGE, 'up');
     const hosts: Host[] = [];
     for (let index = 1; index <= count; index++) {
@@ -87,18 +87,17 @@ export class Topology {
     await ip('link', 'set', this.host(index).veth, 'up');
   }
 
-  /** Drops every packet between the host and `port` on the bridge address, both ways; the rest flows. */
-  async partitionDatabase(index: number, port: number): Promise<void> {
-    const dev = this.host(index).veth;
-    await tc('qdisc', 'add', 'dev', dev, 'clsact');
-    // Ingress of the host side: packets the namespace sends; egress: packets sent to it.
-    const match = (direction: 'dport' | 'sport') => ['u32', 'match', 'ip', direction, String(port), '0xffff', 'action', 'drop'];
-    await tc('filter', 'add', 'dev', dev, 'ingress', 'protocol', 'ip', 'prio', '1', ...match('dport'));
-    await tc('filter', 'add', 'dev', dev, 'egress', 'protocol', 'ip', 'prio', '1', ...match('sport'));
+  /** Drops every packet between the host and the database address, both ways; the rest flows. */
+  async partitionDatabase(index: number): Promise<void> {
+    const { netns } = this.host(index);
+    await ip('-n', netns, 'rule', 'add', 'to', DATABASE_ADDRESS, 'blackhole');
+    await ip('-n', netns, 'rule', 'add', 'from', DATABASE_ADDRESS, 'blackhole');
   }
 
   async healDatabase(index: number): Promise<void> {
-    await tc('qdisc', 'del', 'dev', this.host(index).veth, 'clsact');
+    const { netns } = this.host(index);
+    await ip('-n', netns, 'rule', 'del', 'to', DATABASE_ADDRESS, 'blackhole');
+    await ip('-n', netns, 'rule', 'del', 'from', DATABASE_ADDRESS, 'blackhole');
   }
 
   async destroy(): Promise<void> {
@@ -149,7 +148,7 @@ export class PrivatePostgres {
     execFileSync('chown', ['postgres:postgres', data]);
     const asPostgres = (bin: string, ...args: string[]) => run('runuser', ['-u', 'postgres', '--', path.join(PG_BIN, bin), ...args]);
     await asPostgres('initdb', '-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8');
-    fs.appendFileSync(path.join(data, 'pg_hba.conf'), `host all all 10.231.0.0/24 trust\n`);
+    fs.appendFileSync(path.join(data, 'pg_hba.conf'), 'host all all 10.231.0.0/24 trust\n');
     const options = [
       `-c listen_addresses=${host}`,
       `-p ${port}`,
@@ -174,13 +173,4 @@ export class PrivatePostgres {
     );
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
-}
-
-/** CHAOS_SCALE (default 1): the suite's sizes are multiplied by it; CI runs it smaller. */
-export function chaosScale(): number {
-  const raw = process.env.CHAOS_SCALE;
-  if (raw === undefined || raw === '') return 1;
-  const scale = Number(raw);
-  if (!Number.isFinite(scale) || scale <= 0 || scale > 10) throw new Error(`CHAOS_SCALE must be a number in (0, 10], got "${raw}"`);
-  return scale;
 }
