@@ -48,21 +48,33 @@ describe('several hosts sharing one PostgreSQL', () => {
       const c = (cluster = await Cluster.create(3));
       const receiver = await c.receiver();
       receiver.respondWith({ status: 200, delayMs: 200 });
-      const [h1, h2, h3] = [await c.start(1, workerEnv), await c.start(2, workerEnv), await c.start(3, workerEnv)];
-      const victim = 1;
+      const services = [await c.start(1, workerEnv), await c.start(2, workerEnv), await c.start(3, workerEnv)];
+      const h3 = services[2];
       const ids = await c.accounts(h3, receiver, ACCOUNTS);
       const posts = scaled(100, 30);
       const total = ACCOUNTS * posts;
       await c.queue(h3, ids, posts);
 
-      // Mid-delivery: the victim has delivered some and holds leases right now.
+      // Mid-delivery: the victim is a host that has delivered some and holds leases right now
+      // (which hosts take which accounts is up to the claims).
+      let victim = 0;
       await waitUntil(
-        async () =>
-          receiver.requests.some((r) => c.sender(r) === victim) &&
-          (await c.sql(`SELECT 1 FROM jobs WHERE status = 'in_progress' AND lease_owner LIKE $1`, [c.ownerPattern(h1)])).length > 0,
+        async () => {
+          for (const [i, s] of services.entries()) {
+            if (!receiver.requests.some((r) => c.sender(r) === i + 1)) continue;
+            const held = await c.sql(`SELECT 1 FROM jobs WHERE status = 'in_progress' AND lease_owner LIKE $1`, [c.ownerPattern(s)]);
+            if (held.length > 0) {
+              victim = i + 1;
+              return true;
+            }
+          }
+          return false;
+        },
         60_000,
-        'host 1 to be delivering',
+        'a host to be delivering',
       );
+      const h1 = services[victim - 1];
+      const h2 = services[victim % 3];
       const cutAt = Date.now();
       if (mode === 'link') await c.topology.cut(victim);
       else await c.topology.partitionDatabase(victim);
@@ -72,27 +84,29 @@ describe('several hosts sharing one PostgreSQL', () => {
       );
       const doneAtCut = (await c.jobStates()).succeeded ?? 0;
 
-      // The two others finish everything while host 1 is still cut off.
-      await waitUntil(async () => (await c.jobStates()).succeeded === total, 120_000, `all ${total} jobs to succeed without host 1`).catch(
-        async (err) => {
-          console.log(
-            JSON.stringify(await c.jobStates()),
-            JSON.stringify(
-              await c.sql(
-                `SELECT status, lease_owner, lease_expires_at, run_at, now() AS now, count(*)::int FROM jobs WHERE status <> 'succeeded' GROUP BY 1,2,3,4`,
-              ),
+      // The two others finish everything while the cut host is still cut off.
+      await waitUntil(
+        async () => (await c.jobStates()).succeeded === total,
+        120_000,
+        `all ${total} jobs to succeed without host ${victim}`,
+      ).catch(async (err) => {
+        console.log(
+          JSON.stringify(await c.jobStates()),
+          JSON.stringify(
+            await c.sql(
+              `SELECT status, lease_owner, lease_expires_at, run_at, now() AS now, count(*)::int FROM jobs WHERE status <> 'succeeded' GROUP BY 1,2,3,4`,
             ),
-            JSON.stringify(
-              await c.sql(
-                `SELECT client_addr, application_name, state, wait_event_type, wait_event, xact_start, left(query, 80) AS q FROM pg_stat_activity WHERE state <> 'idle'`,
-              ),
+          ),
+          JSON.stringify(
+            await c.sql(
+              `SELECT client_addr, application_name, state, wait_event_type, wait_event, xact_start, left(query, 80) AS q FROM pg_stat_activity WHERE state <> 'idle'`,
             ),
-            h2.text().slice(-5000),
-            h3.text().slice(-5000),
-          );
-          throw err;
-        },
-      );
+          ),
+          h2.text().slice(-5000),
+          h3.text().slice(-5000),
+        );
+        throw err;
+      });
       const othersDoneAt = Date.now();
       // Stay cut a while longer: a process that kept claiming or sending would show now.
       const cutFor = Math.max(3 * LEASE_MS, 2 * LEASE_MS + (othersDoneAt - cutAt));
@@ -103,7 +117,7 @@ describe('several hosts sharing one PostgreSQL', () => {
         [c.ownerPattern(h1)],
       );
       const heldAccounts = heldAtCut.map((a) => a.account_id);
-      // Each account host 1 held at the cut was then served by another host (the account is the path).
+      // Each account the cut host held at the cut was then served by another host (the account is the path).
       const takenOver = heldAccounts.filter((accountId) =>
         receiver.requests.some(
           (r) => r.path === `/hook/${ids.indexOf(accountId)}` && r.receivedAt.getTime() > cutAt && c.sender(r) !== victim,
@@ -117,7 +131,7 @@ describe('several hosts sharing one PostgreSQL', () => {
       const readyAfter = Date.now() - restoredAt;
       const logAtReady = h1.output.length;
 
-      // Claims again: posts keep coming until host 1 has delivered some of them (the others are
+      // Claims again: posts keep coming until the cut host has delivered some of them (the others are
       // quick too: a host that rejoined takes its share at the next claim, not all of it).
       const before = receiver.requests.length;
       let posts2 = 0;
@@ -142,7 +156,7 @@ describe('several hosts sharing one PostgreSQL', () => {
       const fromVictimAfter = second.filter((r) => c.sender(r) === victim).length;
       const claimsAfter = firstFromVictim === 0 ? 'never' : `${seconds(firstFromVictim - restoredAt)} s`;
       // No error loop once back: the round that was waiting on a connection the server ended
-      // during the cut fails once and is retried; once host 1 delivers again, nothing more.
+      // during the cut fails once and is retried; once the cut host delivers again, nothing more.
       const errorsAfter = h1.output
         .slice(logAtReady)
         .join('')
@@ -151,7 +165,7 @@ describe('several hosts sharing one PostgreSQL', () => {
         .map((line) => JSON.parse(line) as { time: number; msg: string });
       const errorsOnceBack = errorsAfter.filter((e) => e.time > firstFromVictim);
 
-      // Nothing from host 1 reached a receiver once its leases could have run out, whether it
+      // Nothing from the cut host reached a receiver once its leases could have run out, whether it
       // could reach it or not (a request written before the cut and retransmitted after it, or
       // sent by a process that kept going without its database, would show here).
       const lateFromVictim = receiver.requests.filter(
@@ -161,12 +175,12 @@ describe('several hosts sharing one PostgreSQL', () => {
       const bySender = [1, 2, 3].map((i) => receiver.requests.filter((r) => c.sender(r) === i).length);
       console.log(
         [
-          `several hosts, host 1 ${mode === 'link' ? 'link cut' : 'cut from its database only'} (CHAOS_SCALE=${CHAOS_SCALE}, lease ${LEASE_MS} ms):`,
+          `several hosts, host ${victim} ${mode === 'link' ? 'link cut' : 'cut from its database only'} (CHAOS_SCALE=${CHAOS_SCALE}, lease ${LEASE_MS} ms):`,
           `  ${total} + ${ACCOUNTS * posts2} jobs, ${figures.requests} requests, ${figures.duplicates} duplicates (each with its job's own idempotency key: ${figures.wrongKey === 0}), ${figures.dropped.length} dropped`,
-          `  at the cut: ${doneAtCut} succeeded; host 1 held leases on ${heldAtCut.reduce((n, a) => n + a.n, 0)} jobs of ${heldAccounts.length} accounts`,
-          `  the other hosts finished all ${total} jobs ${seconds(othersDoneAt - cutAt)} s after the cut; ${reclaimed[0].n} of host 1's jobs reclaimed (worker_lost); ${takenOver.length}/${heldAccounts.length} of its accounts served by another host`,
-          `  requests by host: ${bySender.join(' / ')}; from host 1 between lease end and restore: ${lateFromVictim.length}`,
-          `  cut for ${seconds(restoredAt - cutAt)} s; ready again ${seconds(readyAfter)} s after the restore; first delivery from host 1 ${claimsAfter} after the restore, ${fromVictimAfter}/${second.length} requests since from host 1; errors logged after the rejoin: ${errorsAfter.length} before its first delivery, ${errorsOnceBack.length} after`,
+          `  at the cut: ${doneAtCut} succeeded; host ${victim} held leases on ${heldAtCut.reduce((n, a) => n + a.n, 0)} jobs of ${heldAccounts.length} accounts`,
+          `  the other hosts finished all ${total} jobs ${seconds(othersDoneAt - cutAt)} s after the cut; ${reclaimed[0].n} of host ${victim}'s jobs reclaimed (worker_lost); ${takenOver.length}/${heldAccounts.length} of its accounts served by another host`,
+          `  requests by host: ${bySender.join(' / ')}; from host ${victim} between lease end and restore: ${lateFromVictim.length}`,
+          `  cut for ${seconds(restoredAt - cutAt)} s; ready again ${seconds(readyAfter)} s after the restore; first delivery from host ${victim} ${claimsAfter} after the restore, ${fromVictimAfter}/${second.length} requests since from host ${victim}; errors logged after the rejoin: ${errorsAfter.length} before its first delivery, ${errorsOnceBack.length} after`,
         ].join('\n'),
       );
 
@@ -180,7 +194,7 @@ describe('several hosts sharing one PostgreSQL', () => {
       expect(fromVictimAfter).toBeGreaterThan(0);
       expect(errorsAfter.length).toBeLessThanOrEqual(3);
       expect(errorsOnceBack).toEqual([]);
-      expect([h1.running, h2.running, h3.running]).toEqual([true, true, true]);
+      expect(services.map((x) => x.running)).toEqual([true, true, true]);
     },
     600_000,
   );
