@@ -9,7 +9,7 @@ import { freePort } from '../../../support/net';
 import { ServiceProcess } from '../../../support/process';
 import { ReceivedRequest, Receiver, ReceiverHandler, startReceiver } from '../../../support/receiver';
 import { api } from '../../../support/service';
-import { BRIDGE_ADDRESS, DATABASE_ADDRESS, Host, PrivatePostgres, Topology } from './hosts';
+import { Host, PrivatePostgres, Topology } from './hosts';
 
 export const KEY = 'netns-chaos-test-key-000000000001';
 /** Every Herald process listens on this port inside its own namespace. */
@@ -36,7 +36,7 @@ export class Cluster {
     const topology = await Topology.create(hosts);
     let pg: PrivatePostgres | null = null;
     try {
-      pg = await PrivatePostgres.start(DATABASE_ADDRESS, await freePort());
+      pg = await PrivatePostgres.start(topology.databaseAddress, await freePort(), topology.subnet);
       const admin = new Client({ connectionString: pg.url() });
       await admin.connect();
       await admin.query('CREATE DATABASE herald');
@@ -75,7 +75,7 @@ export class Cluster {
         DATABASE_POOL_SIZE: '10',
         HERALD_API_KEY: KEY,
         HERALD_SECRET_KEY: 'cd'.repeat(32),
-        // The receivers live on 10.231.0.1: a private address, refused unless allowed.
+        // The receivers live on 10.231.N.1: a private address, refused unless allowed.
         HERALD_ALLOW_PRIVATE_URLS: 'true',
         HERALD_DATA_DIR: path.join(this.dataDir, `h${index}`),
         LOG_LEVEL: 'warn',
@@ -92,7 +92,7 @@ export class Cluster {
   }
 
   async receiver(handler?: ReceiverHandler): Promise<Receiver> {
-    const r = await startReceiver(handler, { host: BRIDGE_ADDRESS });
+    const r = await startReceiver(handler, { host: this.topology.receiverAddress });
     this.receivers.push(r);
     return r;
   }
