@@ -720,9 +720,13 @@ const loadavg = () =>
 
 async function main(): Promise<void> {
   const lines: string[] = [];
+  const results = path.join(ROOT, 'bench/results/latest.txt');
+  fs.mkdirSync(path.dirname(results), { recursive: true });
   const say = (s: string) => {
     console.log(s);
     lines.push(s);
+    // Written as it goes: a run cut short still leaves what it measured.
+    fs.writeFileSync(results, lines.join('\n') + '\n');
   };
   const began = Date.now();
   let stopEmbedded: (() => Promise<void>) | null = null;
@@ -892,8 +896,6 @@ async function main(): Promise<void> {
   say('\n## Targets');
   for (const v of verdict) say(v);
   say(`\nload average at end: ${loadavg()}; took ${fmt((Date.now() - began) / 60_000, 1)} min`);
-  fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
-  fs.writeFileSync(path.join(ROOT, 'bench/results/latest.txt'), lines.join('\n') + '\n');
 }
 
 main().catch((err: unknown) => {
