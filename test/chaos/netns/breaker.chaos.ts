@@ -48,7 +48,7 @@ describe('the circuit breaker across three hosts', () => {
       delivered.add(request);
       return 200;
     });
-    const hosts = [await c.start(1, env), await c.start(2, env), await c.start(3, env)];
+    const hosts = await Promise.all([1, 2, 3].map((i) => c.start(i, env)));
     const ids = await c.accounts(hosts[0], receiver, ACCOUNTS);
     const posts = scaled(50, 10);
     const total = ACCOUNTS * posts;

@@ -48,7 +48,7 @@ describe('several hosts sharing one PostgreSQL', () => {
       const c = (cluster = await Cluster.create(3));
       const receiver = await c.receiver();
       receiver.respondWith({ status: 200, delayMs: 200 });
-      const services = [await c.start(1, workerEnv), await c.start(2, workerEnv), await c.start(3, workerEnv)];
+      const services = await Promise.all([1, 2, 3].map((i) => c.start(i, workerEnv)));
       const h3 = services[2];
       const ids = await c.accounts(h3, receiver, ACCOUNTS);
       const posts = scaled(100, 30);
