@@ -184,7 +184,6 @@ describe('several hosts sharing one PostgreSQL', () => {
         ].join('\n'),
       );
 
-      if (process.env.NETNS_DEBUG) console.log(h1.text().slice(-20_000));
       expect(heldAccounts.length).toBeGreaterThan(0);
       expect(figures.dropped).toEqual([]);
       expect(figures.wrongKey).toBe(0);
