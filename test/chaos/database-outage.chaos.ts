@@ -72,11 +72,23 @@ describe('the database goes away in the middle of a run', () => {
 
   async function recovered(r: Run): Promise<void> {
     const from = r.posting.map((p) => p.tries.length);
-    await waitUntil(
-      () => r.posting.every((p, i) => p.tries.slice(from[i]).filter((t) => t.status === 201).length >= 10),
-      60_000,
-      'posts accepted again after the outage',
-    );
+    try {
+      await waitUntil(
+        () => r.posting.every((p, i) => p.tries.slice(from[i]).filter((t) => t.status === 201).length >= 10),
+        60_000,
+        'posts accepted again after the outage',
+      );
+    } catch (err) {
+      // Say what each process answered and logged, not only that it did not recover.
+      const state = r.services.map(
+        (s, i) =>
+          `process ${i + 1} (${s.running ? 'running' : 'exited'}): last answers ${r.posting[i].tries
+            .slice(-5)
+            .map((t) => t.status)
+            .join(' ')}; readiness ${r.readiness[i].seen.join(' → ')}; log tail:\n${s.text().slice(-1500)}`,
+      );
+      throw new Error(`${(err as Error).message}\n${state.join('\n')}`, { cause: err });
+    }
   }
 
   async function finish(r: Run, label: string): Promise<void> {
