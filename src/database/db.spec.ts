@@ -1,4 +1,5 @@
-import { DatabaseUnavailableError, isConnectionError } from './db';
+import * as net from 'node:net';
+import { Db, DatabaseUnavailableError, isConnectionError } from './db';
 
 /** Which failures mean "the database is out of reach" (a 503, retried) rather than a bad statement (a bug, a 500). */
 describe('isConnectionError', () => {
@@ -35,5 +36,65 @@ describe('isConnectionError', () => {
     ['null', null],
   ])('does not count %s', (_what, err) => {
     expect(isConnectionError(err)).toBe(false);
+  });
+});
+
+/**
+ * A server that accepts the connection and, in the same write as "ready for query", ends the
+ * session the way pg_terminate_backend does (FATAL 57P01). Found by the fault suite: Herald's
+ * process ended on an 'error' event nobody listened to.
+ */
+describe('a connection killed the moment it is made', () => {
+  function message(type: string, body: Buffer): Buffer {
+    const head = Buffer.alloc(5);
+    head.write(type, 0, 'latin1');
+    head.writeInt32BE(body.length + 4, 1);
+    return Buffer.concat([head, body]);
+  }
+  const int32 = (n: number) => {
+    const b = Buffer.alloc(4);
+    b.writeInt32BE(n);
+    return b;
+  };
+  const fields = (f: Record<string, string>) =>
+    Buffer.concat([...Object.entries(f).map(([k, v]) => Buffer.from(`${k}${v}\0`, 'utf8')), Buffer.from([0])]);
+
+  it('answers DatabaseUnavailableError and keeps the process alive', async () => {
+    const server = net.createServer((socket) => {
+      socket.once('data', () => {
+        socket.write(
+          Buffer.concat([
+            message('R', int32(0)),
+            message('K', Buffer.concat([int32(1), int32(2)])),
+            message('Z', Buffer.from('I')),
+            message('E', fields({ S: 'FATAL', V: 'FATAL', C: '57P01', M: 'terminating connection due to administrator command' })),
+          ]),
+        );
+        socket.end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    const db = new Db({
+      databaseUrl: `postgres://herald@127.0.0.1:${port}/herald`,
+      databasePoolSize: 2,
+      databasePreparedStatements: true,
+      databaseIdleInTransactionTimeoutMs: 0,
+    });
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => uncaught.push(err);
+    const listeners = process.listeners('uncaughtException');
+    process.removeAllListeners('uncaughtException');
+    process.on('uncaughtException', onUncaught);
+    try {
+      for (let i = 0; i < 5; i++) await expect(db.query('SELECT 1')).rejects.toBeInstanceOf(DatabaseUnavailableError);
+      await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      process.removeListener('uncaughtException', onUncaught);
+      for (const l of listeners) process.on('uncaughtException', l);
+      await db.onApplicationShutdown();
+      await new Promise((r) => server.close(r));
+    }
+    expect(uncaught).toEqual([]);
   });
 });

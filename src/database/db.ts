@@ -177,6 +177,12 @@ export class Db implements Sql, OnApplicationShutdown {
     // An idle connection died (server restart, pg_terminate_backend): the pool already
     // dropped it; the next statement opens a new one.
     this.pool.on('error', (err) => this.warn(`an idle database connection was closed: ${describe(err)}`));
+    // Every connection also keeps a listener for its whole life. A new connection is handed out
+    // from inside the socket read that completed its handshake; if the same read carries the
+    // server's FATAL (pg_terminate_backend right after the connect), the client emits 'error'
+    // after the pool removed its listener and before the caller added one: without this, the
+    // process would end. The caller's statement then fails as "not queryable" (a 503).
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
   }
 
   async onApplicationShutdown(): Promise<void> {
