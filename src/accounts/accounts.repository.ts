@@ -60,8 +60,10 @@ export class AccountsRepository {
     return rows[0] ?? null;
   }
 
-  /** The workspace's live accounts among `ids` (others, and other workspaces' ids, are absent). */
-  /** Runs on every POST /v1/posts: a prepared statement. */
+  /**
+   * The workspace's live accounts among `ids` (others, and other workspaces' ids, are absent).
+   * Runs on every POST /v1/posts: a prepared statement.
+   */
   async findMany(workspaceId: string, ids: string[]): Promise<Pick<AccountRow, 'id' | 'provider' | 'status'>[]> {
     return this.db.prepared(
       'herald_accounts_for_post',
