@@ -154,9 +154,6 @@ describe('the queue across processes', () => {
       RETRY_BASE_DELAY_MS: '10',
       RETRY_MAX_DELAY_MS: '20',
       RETRY_MAX_ATTEMPTS: '1000',
-      // Exact cooldowns (a jittered one lasts up to 1.5 × longer): the count of probes below
-      // is computed from the cooldown itself.
-      RETRY_JITTER: 'none',
     };
     const a = await startService(url, { ...env, WORKER_ENABLED: 'false' });
     const [accountId] = await accounts(a, down.urlFor('/hook'), 1);
@@ -175,8 +172,9 @@ describe('the queue across processes', () => {
     const probes = times.slice(firstGap);
     expect(burst.length).toBeLessThanOrEqual(5 + 5);
     for (let i = 1; i < probes.length; i++) expect(probes[i] - probes[i - 1]).toBeGreaterThanOrEqual(cooldownMs - 20);
-    // ~4.5 s after the burst at one probe per ≥ 1 s cooldown (+ up to a poll interval each).
-    expect(probes.length).toBeGreaterThanOrEqual(3);
+    // ~4.5 s after the burst at one probe per cooldown of 1 to 1.5 s (jittered, see
+    // circuit-breaker.ts), plus up to a poll interval each: 3 on average, 2 at the least.
+    expect(probes.length).toBeGreaterThanOrEqual(2);
     expect(probes.length).toBeLessThanOrEqual(5);
     const byProcess = await withClient(url, async (db) =>
       (await db.query<{ worker: string }>(`SELECT DISTINCT worker FROM attempts`)).rows.map((r) => r.worker),
