@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Keyset } from '../common/pagination';
 import { Db, Sql, Tx } from '../database/db';
 import type { AccountStatus } from '../accounts/account.types';
 import type { JobPayload, Provider } from '../connectors/connector.interface';
@@ -26,11 +27,8 @@ export interface DlqFilter {
   q?: string;
 }
 
-/** Keyset of the DLQ list: death time in microseconds (the column's precision) and id. */
-export interface DlqKeyset {
-  micros: string;
-  id: string;
-}
+/** Keyset of the DLQ list: the shared list keyset, over death time (µs) and id. */
+export type DlqKeyset = Keyset;
 
 export interface LockedJob {
   id: string;

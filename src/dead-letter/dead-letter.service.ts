@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Sql } from '../database/db';
 import { conflict, invalidInput, notFound } from '../common/errors';
 import { parseInstant } from '../common/instant';
-import { DEFAULT_PAGE_SIZE, Page } from '../common/pagination';
+import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, Page } from '../common/pagination';
 import type { JobPayload, Provider } from '../connectors/connector.interface';
 import { toAttemptView } from '../jobs/job.types';
 import { JobsRepository } from '../jobs/jobs.repository';
@@ -15,7 +15,6 @@ import type { BulkRequeueDto, DlqFilterDto, EditDeadJobDto, ListDlqQuery, Requeu
 import { DeadLetterMetrics } from './dead-letter.metrics';
 import { DeadLetterRepository, DlqFilter, LockedJob } from './dead-letter.repository';
 import { DlqDetailView, DlqEntryView, NewAudit, toAuditView, toDlqEntryView } from './dead-letter.types';
-import { decodeDlqCursor, encodeDlqCursor } from './dlq-cursor';
 import { applyEdit } from './payload-edit';
 import { notDeadMessage, requeueTarget } from './requeue-policy';
 
@@ -62,13 +61,13 @@ export class DeadLetterService {
         : query.status === 'discarded'
           ? (['discarded'] as const)
           : (['dead'] as const);
-    const rows = await this.dlq.list(workspaceId, [...statuses], this.filter(query), decodeDlqCursor(query.cursor), limit);
+    const rows = await this.dlq.list(workspaceId, [...statuses], this.filter(query), decodeCursor(query.cursor), limit);
     const more = rows.length > limit;
     const page = more ? rows.slice(0, limit) : rows;
     const last = page[page.length - 1];
     return {
       data: page.map(toDlqEntryView),
-      nextCursor: more && last?.deadAtMicros ? encodeDlqCursor(last.deadAtMicros, last.id) : null,
+      nextCursor: more && last?.deadAtMicros ? encodeCursor({ micros: last.deadAtMicros, id: last.id }) : null,
     };
   }
 
