@@ -9,6 +9,7 @@ import { Client } from 'pg';
 import { makeWorkerUtils, runMigrations as runGraphileMigrations } from 'graphile-worker';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { CLAIM_CANDIDATES_SQL } from '../src/queue/sql/claim-candidates';
+import { roundStatements, StatementCosts } from './round-statements';
 
 /**
  * `npm run bench`: Herald's delivery engine and API measured end to end, beside graphile-worker
@@ -17,7 +18,7 @@ import { CLAIM_CANDIDATES_SQL } from '../src/queue/sql/claim-candidates';
  *
  *   BENCH_RUNS (5): runs per throughput figure (medians, spread printed)
  *   BENCH_SCALE (1): scales jobs and table sizes; e.g. 0.1 with BENCH_RUNS=1 for a quick look
- *   BENCH_SKIP (comma list: ceiling,throughput,curve,accounts,trickle,intake,data)
+ *   BENCH_SKIP (comma list: ceiling,throughput,statements,curve,accounts,trickle,intake,data)
  *   BENCH_PROFILE=<dir>: worker processes write a CPU profile there (node --cpu-prof); API-only
  *   processes too with BENCH_PROFILE_API=1
  */
@@ -809,6 +810,32 @@ async function main(): Promise<void> {
       target('throughput ≥ 1.25× graphile-worker batched', hRate / gRate >= 1.25, `${fmt(hRate / gRate, 2)}×`);
       target('total CPU per delivery ≤ graphile-worker', hCpu <= gCpu, `${fmt(hCpu)} vs ${fmt(gCpu)} µs (${fmt(hCpu / gCpu, 2)}×)`);
       target('peak RSS ≤ 250 MB', rss <= 250, `${fmt(rss)} MB`);
+    }
+
+    if (!SKIP.has('statements')) {
+      say(
+        `\n## The round's job statements on their own: ${fmt(JOBS)} jobs, rounds of 100 (record, candidates, claim, commit), backend CPU per job`,
+      );
+      const runs: StatementCosts[] = [];
+      for (let r = 0; r < RUNS; r++) {
+        const { name, url } = await db.create();
+        try {
+          runs.push(await roundStatements(url, JOBS));
+        } finally {
+          await db.drop(name);
+        }
+      }
+      const part = (k: keyof StatementCosts) =>
+        spread(
+          runs.map((x) => x[k]),
+          1,
+        );
+      say(
+        `candidates ${part('candidates')} µs, claim ${part('claim')} µs, record (outcome + attempt row) ${part('record')} µs, commit ${part('commit')} µs; total ${spread(
+          runs.map((x) => x.candidates + x.claim + x.record + x.commit),
+          1,
+        )} µs per job`,
+      );
     }
 
     if (!SKIP.has('curve')) {
