@@ -1,4 +1,5 @@
-import sharp from 'sharp';
+import type { Metadata } from 'sharp';
+import { loadSharp } from './sharp-loader';
 import { MAX_IMAGE_PIXELS } from './media.types';
 
 /** An image as it leaves fitUnder: the bytes, their type and pixel size. */
@@ -41,6 +42,7 @@ export interface ImageCodec {
 
 export const sharpCodec: ImageCodec = {
   async decode(bytes, longest, keepAlpha) {
+    const sharp = await loadSharp();
     let pipeline = sharp(bytes, { limitInputPixels: MAX_IMAGE_PIXELS, pages: 1 })
       .rotate() // apply EXIF orientation; metadata is not carried over
       .resize({ width: longest, height: longest, fit: 'inside', withoutEnlargement: true });
@@ -49,6 +51,7 @@ export const sharpCodec: ImageCodec = {
     return { data, width: info.width, height: info.height, channels: info.channels };
   },
   async encode(raw, longest, format, quality) {
+    const sharp = await loadSharp();
     const pipeline = sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: raw.channels } }).resize({
       width: longest,
       height: longest,
@@ -110,7 +113,8 @@ export function nextLongestSide(longest: number, size: number, maxBytes: number)
  * are not a decodable image, have more than MAX_IMAGE_PIXELS pixels, or cannot fit.
  */
 export async function fitUnder(bytes: Buffer, mimeType: string, maxBytes: number, codec: ImageCodec = sharpCodec): Promise<FittedImage> {
-  let meta: sharp.Metadata;
+  const sharp = await loadSharp();
+  let meta: Metadata;
   try {
     // The header only: no pixel is decoded here, so a bomb is measured, and refused, before any is.
     meta = await sharp(bytes, { limitInputPixels: false }).metadata();
@@ -162,6 +166,7 @@ export async function fitUnder(bytes: Buffer, mimeType: string, maxBytes: number
  * decoding them; null when the file cannot be read that far.
  */
 export async function countFrames(bytes: Buffer): Promise<number | null> {
+  const sharp = await loadSharp();
   try {
     return (await sharp(bytes, { limitInputPixels: false }).metadata()).pages ?? 1;
   } catch {

@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { loadSharp } from '../../media/sharp-loader';
 
 /**
  * LinkedIn's Images API takes JPG, PNG and GIF (learn.microsoft.com/linkedin/
@@ -7,6 +7,7 @@ import sharp from 'sharp';
  */
 export async function toLinkedInImage(bytes: Buffer, mimeType: string): Promise<{ bytes: Buffer; mimeType: string }> {
   if (mimeType !== 'image/webp') return { bytes, mimeType };
+  const sharp = await loadSharp();
   const image = sharp(bytes);
   const { hasAlpha } = await image.metadata();
   return hasAlpha
