@@ -21,6 +21,7 @@ import { roundStatements, StatementCosts } from './round-statements';
  *   BENCH_SKIP (comma list: ceiling,throughput,statements,curve,accounts,trickle,intake,data)
  *   BENCH_PROFILE=<dir>: worker processes write a CPU profile there (node --cpu-prof); API-only
  *   processes too with BENCH_PROFILE_API=1
+ *   BENCH_NODE_ARGS: more node flags for every Herald process (e.g. --heap-prof, --trace-gc)
  */
 const ROOT = path.resolve(__dirname, '../..');
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
@@ -160,7 +161,7 @@ async function startHerald(databaseUrl: string, env: Record<string, string>): Pr
       ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
       : [];
   const { child } = await startChild(
-    [...profile, path.join(ROOT, 'dist/src/main.js')],
+    [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...profile, path.join(ROOT, 'dist/src/main.js')],
     {
       DATABASE_URL: databaseUrl,
       PORT: String(port),
