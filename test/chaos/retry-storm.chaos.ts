@@ -115,7 +115,14 @@ describe('retry storm: a receiver down, then back', () => {
       ].join('\n'),
     );
     // The promise is for the full storm (60 s: several cooldowns mix the accounts' probes); a
-    // smaller scale has one cooldown inside its outage and keeps a looser bound.
-    expect(full.ratio).toBeLessThanOrEqual(CHAOS_SCALE >= 1 ? 3 : 4);
+    // smaller scale has one cooldown inside its outage, a drain of ~15 one-second buckets, and
+    // keeps a looser bound: measured at CHAOS_SCALE=0.2, full jitter 3.60, 3.66, 3.95 and 4.44
+    // (a machine at load average 7), no jitter 5.41 to 7.54 in the same runs. There it must
+    // also stay below the run without jitter, which shares the run's noise.
+    if (CHAOS_SCALE >= 1) expect(full.ratio).toBeLessThanOrEqual(3);
+    else {
+      expect(full.ratio).toBeLessThanOrEqual(5);
+      expect(full.ratio).toBeLessThan(none.ratio);
+    }
   });
 });
