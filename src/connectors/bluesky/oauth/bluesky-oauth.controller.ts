@@ -1,0 +1,38 @@
+import { Controller, Get, Header } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { invalidInput } from '../../../common/errors';
+import { Public } from '../../../workspaces/auth';
+import { CLIENT_METADATA_PATH, JWKS_PATH } from './bluesky-oauth-client';
+import { BlueskyOAuth } from './bluesky-oauth.service';
+
+/**
+ * Herald's Bluesky OAuth client as authorization servers see it: the client metadata document
+ * (its URL is the `client_id`) and the public key set its client assertions are checked against.
+ * Public by nature (no key, no session), and never a secret: the JWKS holds the public half only.
+ * A PUBLIC_URL that cannot be a client_id (http, localhost...) answers 400 saying why.
+ */
+@ApiExcludeController()
+@Public()
+@Controller()
+export class BlueskyOAuthController {
+  constructor(private readonly oauth: BlueskyOAuth) {}
+
+  @Get(CLIENT_METADATA_PATH.slice(1))
+  @Header('Cache-Control', 'public, max-age=600')
+  metadata(): unknown {
+    this.requireAvailable();
+    return this.oauth.clientMetadata();
+  }
+
+  @Get(JWKS_PATH.slice(1))
+  @Header('Cache-Control', 'public, max-age=600')
+  jwks(): Promise<unknown> {
+    this.requireAvailable();
+    return this.oauth.jwks();
+  }
+
+  private requireAvailable(): void {
+    const availability = this.oauth.availability;
+    if (!availability.ok) throw invalidInput(availability.reason);
+  }
+}
