@@ -87,7 +87,10 @@ export function blueskyErrorOutcome(err: unknown, step: string, ctx: BlueskyOutc
         ...EMPTY,
         errorClass,
         httpStatus: status,
-        message: redactSecrets(messageFor(errorClass, status, err, step, ctx.host, ctx.authRemedy ?? 're-enter the app password'), ctx.secrets),
+        message: redactSecrets(
+          messageFor(errorClass, status, err, step, ctx.host, ctx.authRemedy ?? 're-enter the app password'),
+          ctx.secrets,
+        ),
         responseExcerpt: responseExcerpt(body, ctx.secrets, ctx.excerptBytes),
         serverDelayMs: serverRequestedDelayMs(headers, ctx.now),
       };

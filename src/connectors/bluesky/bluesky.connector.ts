@@ -75,9 +75,9 @@ export class BlueskyConnector implements Connector {
    * account can be saved while its PDS is down and a save never spends one of the account's
    * logins. Saving new config drops the stored session (it belonged to the old password).
    */
-  async prepareAccount(input: unknown, _previous: Record<string, unknown> | null): Promise<PreparedAccount> {
+  async prepareAccount(input: unknown, previous: Record<string, unknown> | null): Promise<PreparedAccount> {
     const ticket = oauthTicketOf(input);
-    if (ticket !== null) return this.prepareOAuthAccount(ticket);
+    if (ticket !== null) return this.prepareOAuthAccount(ticket, previous);
     const parsed = parseBlueskyInput(input);
     try {
       await assertPublicUrl(parsed.service, this.config.allowPrivateUrls);
@@ -95,8 +95,9 @@ export class BlueskyConnector implements Connector {
    * new session over as a one-use ticket of this process (BlueskyOAuth.issueTicket), never as
    * anything a client of the API could name.
    */
-  private prepareOAuthAccount(ticket: string): PreparedAccount {
-    const connected = this.oauth?.redeemTicket(ticket) ?? null;
+  private prepareOAuthAccount(ticket: string, previous: Record<string, unknown> | null): PreparedAccount {
+    const replaced = previous ? readOAuthAccount({}, previous) : null;
+    const connected = this.oauth?.redeemTicket(ticket, replaced?.oauth ?? null) ?? null;
     if (connected === null) {
       throw new ConnectorInputError('config.oauthTicket is unknown or expired: connect with Bluesky on the settings page');
     }

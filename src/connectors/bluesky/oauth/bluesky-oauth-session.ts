@@ -46,7 +46,8 @@ export class BlueskyOAuthSession implements BlueskyAuth {
 function endedSession(err: unknown): Error | null {
   let current: unknown = err;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
-    if (current instanceof TokenRefreshError || current instanceof TokenRevokedError || current instanceof TokenInvalidError) return current;
+    if (current instanceof TokenRefreshError || current instanceof TokenRevokedError || current instanceof TokenInvalidError)
+      return current;
     current = current.cause;
   }
   return null;

@@ -42,9 +42,10 @@ export class BlueskyOAuthRepository {
 
   /** A flow that has not expired. */
   async getState(stateHash: Buffer): Promise<string | null> {
-    const rows = await this.db.query<{ data: string }>(`SELECT data FROM bluesky_oauth_states WHERE state_hash = $1 AND expires_at > now()`, [
-      stateHash,
-    ]);
+    const rows = await this.db.query<{ data: string }>(
+      `SELECT data FROM bluesky_oauth_states WHERE state_hash = $1 AND expires_at > now()`,
+      [stateHash],
+    );
     return rows[0]?.data ?? null;
   }
 
@@ -63,9 +64,10 @@ export class BlueskyOAuthRepository {
   }
 
   async getSession(id: string): Promise<{ did: string; sealed: string } | null> {
-    const rows = await this.db.query<{ did: string; sealed: string }>(`SELECT did, session AS sealed FROM bluesky_oauth_sessions WHERE id = $1`, [
-      id,
-    ]);
+    const rows = await this.db.query<{ did: string; sealed: string }>(
+      `SELECT did, session AS sealed FROM bluesky_oauth_sessions WHERE id = $1`,
+      [id],
+    );
     return rows[0] ?? null;
   }
 

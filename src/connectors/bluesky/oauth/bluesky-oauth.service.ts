@@ -67,7 +67,10 @@ export class BlueskyOAuth {
   private key: Promise<Key> | null = null;
   private readonly clients = new LRUCache<string, NodeOAuthClient>({ max: 2_000, ttl: 30 * 60_000, updateAgeOnGet: true });
   /** Connections handed from the callback to the connector's prepareAccount, in this process only. */
-  private readonly tickets = new Map<string, { connected: ConnectedBluesky; expiresAt: number }>();
+  private readonly tickets = new Map<
+    string,
+    { connected: ConnectedBluesky; expiresAt: number; redeemed: boolean; replaces: BlueskyOAuthCredentials | null }
+  >();
 
   constructor(
     @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
@@ -203,24 +206,49 @@ export class BlueskyOAuth {
     }
   }
 
-  /** Hands a connection to prepareAccount (same process, same request): a one-use, short-lived ticket. */
+  /**
+   * Hands a connection to prepareAccount (same process, same request): a one-use, short-lived
+   * ticket. The caller ends it with `settle` once the account is saved, or `abandon` if saving
+   * failed (the new session is then revoked and deleted).
+   */
   issueTicket(connected: ConnectedBluesky): string {
     const now = Date.now();
     for (const [ticket, entry] of this.tickets) if (entry.expiresAt < now) this.tickets.delete(ticket);
     const ticket = randomBytes(32).toString('base64url');
-    this.tickets.set(ticket, { connected, expiresAt: now + TICKET_TTL_MS });
+    this.tickets.set(ticket, { connected, expiresAt: now + TICKET_TTL_MS, redeemed: false, replaces: null });
     return ticket;
   }
 
-  redeemTicket(ticket: string): ConnectedBluesky | null {
+  /**
+   * The connection of a ticket, once. `previous`: the OAuth session the account had, which the
+   * new one replaces when the account is saved (see `settle`).
+   */
+  redeemTicket(ticket: string, previous: BlueskyOAuthCredentials | null): ConnectedBluesky | null {
+    const entry = this.tickets.get(ticket);
+    if (!entry || entry.redeemed || entry.expiresAt < Date.now()) return null;
+    entry.redeemed = true;
+    entry.replaces = previous !== null && previous.sessionId !== entry.connected.sessionId ? previous : null;
+    return entry.connected;
+  }
+
+  /** The account is saved with the ticket's session: the session it replaced is ended. */
+  async settle(ticket: string): Promise<void> {
     const entry = this.tickets.get(ticket);
     this.tickets.delete(ticket);
-    return entry && entry.expiresAt >= Date.now() ? entry.connected : null;
+    if (entry?.replaces) await this.forget(entry.replaces);
+  }
+
+  /** Saving the account failed: its new session is ended, nothing else changes. */
+  async abandon(ticket: string): Promise<void> {
+    const entry = this.tickets.get(ticket);
+    this.tickets.delete(ticket);
+    if (entry) await this.forget(entry.connected);
   }
 
   /** Ends a session: revokes its tokens at the server (best effort) and deletes its row. */
   async forget(credentials: BlueskyOAuthCredentials): Promise<void> {
     try {
+      // Revoking is worth a try only while the session row is there.
       const client = await this.client(credentials.sessionId);
       await client.revoke(credentials.did);
     } catch (err) {

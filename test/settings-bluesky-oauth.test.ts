@@ -1,0 +1,128 @@
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { bearer } from './support/app';
+import { withClient } from './support/database';
+import { createPost, waitForJob } from './support/engine';
+import { makeImage, uploadImage } from './support/media';
+import { bootPageApp, launchBrowser, logIn, newPage, PageApp } from './support/browser';
+import { freePort } from './support/net';
+import { startPds, TestBskyAccount, TestPdsHandle } from './support/pds';
+import { PUBLIC_HOST_BROWSER_ARGS, PublicHttps, startPublicHttps } from './support/public-https';
+
+/**
+ * "Connect with Bluesky" end to end: a real Chromium, the real PDS of @atproto/dev-env with its
+ * own OAuth provider (its sign-in and consent pages), and Herald as a confidential client
+ * (private_key_jwt, PAR, PKCE, DPoP) whose client metadata and JWKS the PDS fetches from Herald.
+ *
+ * The PDS's provider refuses a client_id that is not https or whose host is loopback, an IP
+ * address, or a reserved name (.test, .local, .localhost, .invalid, .example): Herald is therefore
+ * served as https://herald.home.arpa:<port> through a TLS proxy, a name mapped to 127.0.0.1 for
+ * the PDS (a global undici dispatcher in this process) and for Chromium (host resolver rules);
+ * see test/support/public-https.ts. Nothing else is bent: the provider fetches the metadata and
+ * the JWKS from Herald and checks the client assertion against them.
+ */
+describe('settings page: Connect with Bluesky (OAuth), in a browser, against a real PDS', () => {
+  let browser: Browser;
+  let pds: TestPdsHandle;
+  let front: PublicHttps;
+  let t: PageApp;
+  let context: BrowserContext;
+  let page: Page;
+  let alice: TestBskyAccount;
+
+  beforeAll(async () => {
+    pds = await startPds();
+    alice = await pds.createAccount('alice');
+    front = await startPublicHttps(await freePort());
+    t = await bootPageApp(
+      {
+        publicUrl: front.url,
+        bluesky: {
+          oauthPrivateKey: null,
+          oauthScope: 'atproto repo:app.bsky.feed.post?action=create blob:image/*',
+          plcUrl: pds.network.plc.url,
+          handleResolverUrl: pds.url,
+        },
+      },
+      { engine: true },
+    );
+    front.target = Number(new URL(t.baseUrl).port);
+    browser = await launchBrowser(PUBLIC_HOST_BROWSER_ARGS);
+    ({ context, page } = await newPage(browser));
+    await logIn(page, front.url, t.adminKey);
+  }, 120_000);
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await t?.close();
+    await front?.close();
+    await pds?.close();
+  });
+
+  const visible = (l: Locator) => l.first().waitFor({ state: 'visible', timeout: 20_000 });
+  const accounts = async () =>
+    (await t.http().get('/v1/accounts').set(bearer(t.adminKey))).body.data as {
+      id: string;
+      name: string;
+      status: string;
+      statusReason: string | null;
+      config: Record<string, unknown>;
+    }[];
+
+  /** Herald's connect form, then the PDS's own sign-in page and consent page, as a person goes through them. */
+  async function signInAndAuthorize(password: string): Promise<void> {
+    // Herald's page goes on to the authorization server the handle resolved to (the PDS here).
+    await page.waitForURL(`${pds.url}/oauth/authorize?**`);
+    await page.getByRole('textbox', { name: 'Password' }).fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await visible(page.getByText('Grant access to your', { exact: false }));
+    await page.getByRole('button', { name: 'Authorize' }).click();
+    // The callback's page goes on to the accounts page by itself.
+    await page.waitForURL(`${front.url}/settings/accounts`);
+  }
+
+  it('connects through the PDS sign-in and consent pages, then posts through the OAuth session', async () => {
+    await page.goto(`${front.url}/settings/accounts/connect/bluesky`);
+    await page.getByLabel('Name in Herald').first().fill('Alice on Bluesky');
+    await page.getByLabel('Handle or DID').first().fill(`@${alice.handle}`);
+    await page.getByRole('button', { name: 'Connect with Bluesky' }).click();
+    await signInAndAuthorize(alice.password);
+    await visible(page.getByText('Bluesky account “Alice on Bluesky” connected with OAuth', { exact: false }));
+    await visible(page.getByText(`@${alice.handle} (OAuth)`, { exact: false }));
+
+    const [account] = (await accounts()).filter((a) => a.name === 'Alice on Bluesky');
+    expect(account.status).toBe('active');
+    expect(account.config).toMatchObject({ auth: 'oauth', did: alice.did, handle: alice.handle, service: pds.url });
+
+    // The session is stored sealed: no token, no key in clear.
+    const rows = await withClient(t.databaseUrl, (c) => c.query('SELECT did, session FROM bluesky_oauth_sessions'));
+    expect(rows.rows).toHaveLength(1);
+    expect(rows.rows[0].did).toBe(alice.did);
+    expect(rows.rows[0].session).toMatch(/^v1\./);
+    expect(rows.rows[0].session).not.toMatch(/refresh|token|"d"/);
+
+    // A post with an image goes out through the OAuth session and is on the PDS.
+    const media = await uploadImage(t, t.adminKey, await makeImage('png', 64, 48), 'A small test square');
+    const post = await createPost(t, t.adminKey, {
+      text: 'Hello over OAuth https://example.com #herald',
+      media: [media],
+      targets: [{ accountId: account.id }],
+    });
+    const job = await waitForJob<{ status: string; attempts: unknown[]; remoteId: string | null }>(
+      t,
+      t.adminKey,
+      post.jobs[0].id,
+      (j) => j.status === 'succeeded' || j.status === 'dead',
+      60_000,
+    );
+    expect(job.status).toBe('succeeded');
+    const rkey = job.remoteId!.split('/').pop()!;
+    const record = await pds.network.pds
+      .getClient()
+      .com.atproto.repo.getRecord({ repo: alice.did, collection: 'app.bsky.feed.post', rkey });
+    const value = record.data.value as { text: string; embed?: { $type: string; images: { alt: string }[] }; facets?: unknown[] };
+    expect(value.text).toBe('Hello over OAuth https://example.com #herald');
+    expect(value.embed?.$type).toBe('app.bsky.embed.images');
+    expect(value.embed?.images.map((i) => i.alt)).toEqual(['A small test square']);
+    expect(value.facets).toHaveLength(2);
+  }, 180_000);
+});
