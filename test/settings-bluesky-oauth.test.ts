@@ -2,7 +2,9 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { bearer } from './support/app';
 import { withClient } from './support/database';
 import { createPost, waitForJob } from './support/engine';
+import { MailCatcher, mailConfig, saveNotificationSettings, startMailCatcher } from './support/mail';
 import { makeImage, uploadImage } from './support/media';
+import { SecretBox } from '../src/common/crypto/secret-box';
 import { bootPageApp, launchBrowser, logIn, newPage, PageApp } from './support/browser';
 import { freePort } from './support/net';
 import { startPds, TestBskyAccount, TestPdsHandle } from './support/pds';
@@ -28,13 +30,18 @@ describe('settings page: Connect with Bluesky (OAuth), in a browser, against a r
   let context: BrowserContext;
   let page: Page;
   let alice: TestBskyAccount;
+  let smtp: MailCatcher;
 
   beforeAll(async () => {
     pds = await startPds();
     alice = await pds.createAccount('alice');
     front = await startPublicHttps(await freePort());
+    smtp = await startMailCatcher();
     t = await bootPageApp(
       {
+        // Alerts go out at once (the notifier runs), to a real SMTP server.
+        ...mailConfig(smtp.url),
+        notifications: { enabled: true, pollIntervalMs: 100 },
         publicUrl: front.url,
         bluesky: {
           oauthPrivateKey: null,
@@ -56,6 +63,7 @@ describe('settings page: Connect with Bluesky (OAuth), in a browser, against a r
     await t?.close();
     await front?.close();
     await pds?.close();
+    await smtp?.close();
   });
 
   const visible = (l: Locator) => l.first().waitFor({ state: 'visible', timeout: 20_000 });
@@ -124,5 +132,87 @@ describe('settings page: Connect with Bluesky (OAuth), in a browser, against a r
     expect(value.embed?.$type).toBe('app.bsky.embed.images');
     expect(value.embed?.images.map((i) => i.alt)).toEqual(['A small test square']);
     expect(value.facets).toHaveLength(2);
+  }, 180_000);
+
+  it('makes the account need re-authentication with an alert when a refresh is refused for good; Reconnect with Bluesky resumes its post', async () => {
+    await saveNotificationSettings(t, t.adminKey, { digest: { recipients: ['oncall@example.com'] } });
+    const [account] = (await accounts()).filter((a) => a.name === 'Alice on Bluesky');
+    // Alice ends Herald's access at her PDS (what revoking an app in the account's settings does:
+    // its OAuth tokens are gone from the PDS's store)...
+    await pds.network.pds.ctx.accountManager.db.db.deleteFrom('token').where('did', '=', alice.did).execute();
+    // ...and Herald's access token has run out, so the next attempt starts with a refresh.
+    const box = new SecretBox(t.config.secretKey);
+    await withClient(t.databaseUrl, async (db) => {
+      const row = (await db.query('SELECT id, session FROM bluesky_oauth_sessions')).rows[0] as { id: string; session: string };
+      const context = `bluesky-oauth-session:${row.id}`;
+      const session = box.decryptJson<{ tokenSet: { expires_at?: string } }>(row.session, context);
+      session.tokenSet.expires_at = new Date(Date.now() - 60_000).toISOString();
+      await db.query('UPDATE bluesky_oauth_sessions SET session = $2 WHERE id = $1', [row.id, box.encryptJson(session, context)]);
+    });
+
+    const post = await createPost(t, t.adminKey, { text: 'After the revocation', targets: [{ accountId: account.id }] });
+    const [mail] = await smtp.waitFor(1, 30_000);
+    expect(mail.parsed.subject).toBe('Herald: "Alice on Bluesky" (Bluesky) needs to be reconnected');
+    const refused = (await accounts()).find((a) => a.id === account.id)!;
+    expect(refused.status).toBe('needs_reauth');
+    expect(refused.statusReason).toMatch(/ended Herald's OAuth session while logging in .*reconnect it with Bluesky/);
+    // The library dropped the session the PDS refused.
+    expect((await withClient(t.databaseUrl, (db) => db.query('SELECT 1 FROM bluesky_oauth_sessions'))).rowCount).toBe(0);
+    const waiting = await waitForJob<{ status: string; attempts: unknown[] }>(t, t.adminKey, post.jobs[0].id, (j) => j.status === 'paused');
+    expect(waiting.attempts).toHaveLength(1);
+
+    // The person reconnects from the page: the PDS asks again, and the waiting post goes out.
+    await page.goto(`${front.url}/settings/accounts/${account.id}/reconnect`);
+    await page.getByRole('button', { name: 'Reconnect with Bluesky' }).click();
+    // The PDS remembers this browser's sign-in and Alice's consent to these scopes: it may ask
+    // again for either, or send her straight back.
+    const password = page.getByRole('textbox', { name: 'Password' });
+    const authorize = page.getByRole('button', { name: 'Authorize' });
+    for (;;) {
+      const next = await Promise.race([
+        page.waitForURL(`${front.url}/settings/accounts`, { timeout: 30_000 }).then(
+          () => 'back' as const,
+          () => null,
+        ),
+        password.waitFor({ state: 'visible', timeout: 30_000 }).then(
+          () => 'password' as const,
+          () => null,
+        ),
+        authorize.waitFor({ state: 'visible', timeout: 30_000 }).then(
+          () => 'consent' as const,
+          () => null,
+        ),
+      ]);
+      if (next === null) throw new Error(`stuck at ${page.url()} on the way back from the PDS`);
+      if (next === 'back') break;
+      if (next === 'password') {
+        await password.fill(alice.password);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await password.waitFor({ state: 'detached', timeout: 30_000 });
+      } else {
+        await authorize.click();
+        await authorize.waitFor({ state: 'detached', timeout: 30_000 });
+      }
+    }
+    await visible(page.getByText('“Alice on Bluesky” reconnected. The post waiting for it is going out now.', { exact: false }));
+
+    const done = await waitForJob<{ status: string; attempts: unknown[]; remoteId: string | null }>(
+      t,
+      t.adminKey,
+      post.jobs[0].id,
+      (j) => j.status === 'succeeded' || j.status === 'dead',
+      60_000,
+    );
+    expect(done.status).toBe('succeeded');
+    const rkey = done.remoteId!.split('/').pop()!;
+    const record = await pds.network.pds
+      .getClient()
+      .com.atproto.repo.getRecord({ repo: alice.did, collection: 'app.bsky.feed.post', rkey });
+    expect((record.data.value as { text: string }).text).toBe('After the revocation');
+    expect((await accounts()).find((a) => a.id === account.id)!.status).toBe('active');
+    // One session row again: the new one.
+    expect((await withClient(t.databaseUrl, (db) => db.query('SELECT did FROM bluesky_oauth_sessions'))).rows).toEqual([
+      { did: alice.did },
+    ]);
   }, 180_000);
 });
