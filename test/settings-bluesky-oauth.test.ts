@@ -5,6 +5,7 @@ import { createPost, waitForJob } from './support/engine';
 import { MailCatcher, mailConfig, saveNotificationSettings, startMailCatcher } from './support/mail';
 import { makeImage, uploadImage } from './support/media';
 import { SecretBox } from '../src/common/crypto/secret-box';
+import { ServiceProcess } from './support/process';
 import { bootPageApp, launchBrowser, logIn, newPage, PageApp } from './support/browser';
 import { freePort } from './support/net';
 import { startPds, TestBskyAccount, TestPdsHandle } from './support/pds';
@@ -215,4 +216,75 @@ describe('settings page: Connect with Bluesky (OAuth), in a browser, against a r
       { did: alice.did },
     ]);
   }, 180_000);
+
+  /** Marks the stored access token as run out, so that the next use of the session refreshes it first. */
+  async function expireStoredAccessToken(): Promise<void> {
+    const box = new SecretBox(t.config.secretKey);
+    await withClient(t.databaseUrl, async (db) => {
+      const row = (await db.query('SELECT id, session FROM bluesky_oauth_sessions')).rows[0] as { id: string; session: string };
+      const context = `bluesky-oauth-session:${row.id}`;
+      const session = box.decryptJson<{ tokenSet: { expires_at?: string } }>(row.session, context);
+      session.tokenSet.expires_at = new Date(Date.now() - 60_000).toISOString();
+      await db.query('UPDATE bluesky_oauth_sessions SET session = $2 WHERE id = $1', [row.id, box.encryptJson(session, context)]);
+    });
+  }
+
+  it('refreshes an expired session once when two Herald processes need it at the same moment', async () => {
+    const [account] = (await accounts()).filter((a) => a.name === 'Alice on Bluesky');
+    expect(account.status).toBe('active');
+    // Two more Herald processes on the same database (the real service, dist/src/main.js).
+    const env = {
+      DATABASE_URL: t.databaseUrl,
+      HERALD_API_KEY: t.adminKey,
+      HERALD_SECRET_KEY: t.config.secretKey.toString('hex'),
+      PUBLIC_URL: front.url,
+      HERALD_ALLOW_PRIVATE_URLS: 'true',
+      BLUESKY_PLC_URL: pds.network.plc.url,
+      BLUESKY_HANDLE_RESOLVER_URL: pds.url,
+      WORKER_ENABLED: 'false',
+      NOTIFICATIONS_ENABLED: 'false',
+      LOG_LEVEL: 'warn',
+    };
+    const processes = [ServiceProcess.start(env, await freePort()), ServiceProcess.start(env, await freePort())];
+    // Refresh grants the PDS's OAuth provider serves, counted (the provider's own method, called as before).
+    // (a protected method of OAuthProvider, reached through a narrower type).
+    const provider = pds.network.pds.ctx.oauthProvider as unknown as { refreshTokenGrant: (...args: unknown[]) => Promise<unknown> };
+    const grant = provider.refreshTokenGrant.bind(provider);
+    let refreshes = 0;
+    provider.refreshTokenGrant = (...args: unknown[]) => {
+      refreshes += 1;
+      return grant(...args);
+    };
+    try {
+      await Promise.all(processes.map((p) => p.waitReady(120_000)));
+      await expireStoredAccessToken();
+      // Refresh tokens are single-use: had both processes refreshed, the second refresh would
+      // have replayed a used token, and the PDS would have ended the whole session.
+      const checks = await Promise.all(
+        processes.map(async (p) => {
+          const res = await fetch(`${p.url}/v1/accounts/${account.id}/verify`, { method: 'POST', headers: bearer(t.adminKey) });
+          return { status: res.status, body: (await res.json()) as { ok: boolean; message: string } };
+        }),
+      );
+      expect(checks.map((c) => [c.status, c.body.ok])).toEqual([
+        [200, true],
+        [200, true],
+      ]);
+      expect(refreshes).toBe(1);
+      // The lease is given back, and the session still posts.
+      expect((await withClient(t.databaseUrl, (db) => db.query('SELECT name FROM bluesky_oauth_locks'))).rowCount).toBe(0);
+      const post = await createPost(t, t.adminKey, { text: 'After one refresh', targets: [{ accountId: account.id }] });
+      const job = await waitForJob<{ status: string; attempts: unknown[] }>(
+        t,
+        t.adminKey,
+        post.jobs[0].id,
+        (j) => ['succeeded', 'dead'].includes(j.status),
+        60_000,
+      );
+      expect(job.status).toBe('succeeded');
+    } finally {
+      provider.refreshTokenGrant = grant;
+      await Promise.all(processes.map((p) => p.stop()));
+    }
+  }, 300_000);
 });
