@@ -61,7 +61,7 @@ export function oauthAvailability(publicUrl: string): Availability {
   return { ok: true };
 }
 
-/** A stable key id: the first 16 hex digits of the SHA-256 of the public key's coordinates. */
+/** A stable key id: the first 16 hex digits of the SHA-256 of the public key's coordinates (of a public or private JWK). */
 export function keyIdFor(publicJwk: object): string {
   const { crv, x, y } = publicJwk as { crv?: unknown; x?: unknown; y?: unknown };
   const canonical = JSON.stringify({ crv, kty: 'EC', x, y });
@@ -80,12 +80,11 @@ export async function parseClientKey(value: string): Promise<Key> {
   try {
     if (text.startsWith('-----BEGIN')) {
       const loaded = await JoseKey.fromPKCS8(text, CLIENT_KEY_ALG);
-      key = await JoseKey.fromJWK({ ...loaded.privateJwk }, keyIdFor(loaded.publicJwk ?? {}));
+      key = await JoseKey.fromJWK({ ...loaded.privateJwk }, keyIdFor(loaded.privateJwk ?? {}));
     } else {
       const jwk = JSON.parse(text) as Record<string, unknown>;
       const { kid, ...rest } = jwk;
-      const loaded = await JoseKey.fromJWK(rest, 'probe');
-      key = await JoseKey.fromJWK(rest, typeof kid === 'string' && kid !== '' ? kid : keyIdFor(loaded.publicJwk ?? {}));
+      key = await JoseKey.fromJWK(rest, typeof kid === 'string' && kid !== '' ? kid : keyIdFor(rest));
     }
   } catch {
     throw new ClientKeyError(
@@ -101,7 +100,7 @@ export async function parseClientKey(value: string): Promise<Key> {
 /** A new client key (when none is configured or stored yet). */
 export async function generateClientKey(): Promise<Key> {
   const probe = await JoseKey.generate([CLIENT_KEY_ALG]);
-  return JoseKey.fromJWK({ ...probe.privateJwk, kid: undefined }, keyIdFor(probe.publicJwk ?? {}));
+  return JoseKey.fromJWK({ ...probe.privateJwk, kid: undefined }, keyIdFor(probe.privateJwk ?? {}));
 }
 
 /** The key from the JSON it is stored as (sealed) in bluesky_oauth_keys. */

@@ -120,7 +120,7 @@ export class BlueskyOAuth {
     if (this.config.bluesky.oauthPrivateKey !== null) return parseClientKey(this.config.bluesky.oauthPrivateKey);
     const candidate = await generateClientKey();
     const stored = await this.rows.keyOrInsert({
-      kid: candidate.kid ?? keyIdFor(candidate.publicJwk ?? {}),
+      kid: candidate.kid ?? keyIdFor(candidate.privateJwk ?? {}),
       sealedJwk: this.box.encryptJson(candidate.privateJwk, 'bluesky-oauth-key'),
     });
     return loadStoredKey(JSON.stringify(this.box.decryptJson(stored.sealedJwk, 'bluesky-oauth-key')), stored.kid);
