@@ -111,7 +111,7 @@ export async function startPublicHttps(port: number): Promise<PublicHttps> {
       ca: [cert, ...tls.rootCertificates],
       lookup: (hostname, options, callback) => {
         if (hostname !== PUBLIC_HOST) return dns.lookup(hostname, options, callback);
-        if (options.all) return callback(null, [{ address: '127.0.0.1', family: 4 }] as unknown as string, 4);
+        if (options.all) return callback(null, [{ address: '127.0.0.1', family: 4 }], 4);
         return callback(null, '127.0.0.1', 4);
       },
     },

@@ -15,9 +15,9 @@ const SCOPE = 'atproto repo:app.bsky.feed.post?action=create blob:image/*';
 function memory<V>() {
   const m = new Map<string, V>();
   return {
-    get: async (k: string) => m.get(k),
-    set: async (k: string, v: V) => void m.set(k, v),
-    del: async (k: string) => void m.delete(k),
+    get: (k: string) => Promise.resolve(m.get(k)),
+    set: (k: string, v: V) => Promise.resolve(void m.set(k, v)),
+    del: (k: string) => Promise.resolve(void m.delete(k)),
   };
 }
 

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { SecretBox } from '../../../common/crypto/secret-box';
 import { leaseLock, RefreshLockTimeout, sessionStore, stateStore } from './bluesky-oauth-stores';
 
+const done = <T>(value: T): Promise<T> => Promise.resolve(value);
+
 /** The repository's contract in memory (the SQL itself is exercised against PostgreSQL in test/). */
 function memoryRows(now: () => number = Date.now) {
   const states = new Map<string, string>();
@@ -11,20 +13,21 @@ function memoryRows(now: () => number = Date.now) {
     states,
     sessions,
     locks,
-    putState: async (hash: Buffer, sealed: string) => void states.set(hash.toString('hex'), sealed),
-    getState: async (hash: Buffer) => states.get(hash.toString('hex')) ?? null,
-    deleteState: async (hash: Buffer) => void states.delete(hash.toString('hex')),
-    putSession: async (id: string, did: string, sealed: string) => void sessions.set(id, { did, sealed }),
-    getSession: async (id: string) => sessions.get(id) ?? null,
-    deleteSession: async (id: string) => void sessions.delete(id),
-    tryLock: async (name: string, holder: string, leaseMs: number) => {
+    putState: (hash: Buffer, sealed: string) => done(void states.set(hash.toString('hex'), sealed)),
+    getState: (hash: Buffer) => done(states.get(hash.toString('hex')) ?? null),
+    deleteState: (hash: Buffer) => done(void states.delete(hash.toString('hex'))),
+    putSession: (id: string, did: string, sealed: string) => done(void sessions.set(id, { did, sealed })),
+    getSession: (id: string) => done(sessions.get(id) ?? null),
+    deleteSession: (id: string) => done(void sessions.delete(id)),
+    tryLock: (name: string, holder: string, leaseMs: number) => {
       const held = locks.get(name);
-      if (held && held.until > now()) return false;
+      if (held && held.until > now()) return done(false);
       locks.set(name, { holder, until: now() + leaseMs });
-      return true;
+      return done(true);
     },
-    unlock: async (name: string, holder: string) => {
+    unlock: (name: string, holder: string) => {
       if (locks.get(name)?.holder === holder) locks.delete(name);
+      return done(undefined);
     },
   };
 }
@@ -50,7 +53,7 @@ describe('Bluesky OAuth stores', () => {
     expect(await store.get('state-abc')).toEqual(value);
     // A ciphertext moved under another state does not open there.
     rows.states.set(Buffer.alloc(32, 1).toString('hex'), sealed);
-    await expect(stateStore({ ...rows, getState: async () => sealed }, box).get('another')).rejects.toThrow(/could not be decrypted/);
+    await expect(stateStore({ ...rows, getState: () => done(sealed) }, box).get('another')).rejects.toThrow(/could not be decrypted/);
     await store.del('state-abc');
     expect(await store.get('state-abc')).toBeUndefined();
   });
@@ -76,8 +79,9 @@ describe('Bluesky OAuth stores', () => {
   it('runs one holder at a time, gives the lock back even when the work fails, and gives up after waitMs', async () => {
     let clock = 0;
     const rows = memoryRows(() => clock);
-    const sleep = async (ms: number) => {
+    const sleep = (ms: number) => {
       clock += ms;
+      return done(undefined);
     };
     const lock = leaseLock(rows, 'bluesky-oauth:s1', { leaseMs: 1000, waitMs: 500, sleep, now: () => clock });
     await expect(lock('refresh', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
