@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Provider } from '../connectors/connector.interface';
 import { Db, Sql } from '../database/db';
-import type { AccountStatus } from './account.types';
+import type { AccountStatus } from '../account-state/account-state';
 
 /** An account's health as the digest and the alerts report it (never its credentials). */
 export interface AccountHealthRow {

@@ -1,15 +1,9 @@
 import type { Provider } from '../connectors/connector.interface';
 import { accountWarnings } from './account-warnings';
+import type { AccountStatus } from '../account-state/account-state';
+import type { RetryPolicyOverride } from '../retry/backoff';
 import type { CircuitStateName } from '../retry/circuit-breaker';
 
-export type AccountStatus = 'active' | 'needs_reauth' | 'disabled';
-
-/** Per-account override of the retry policy; absent fields use the configured defaults. */
-export interface RetryPolicyOverride {
-  baseDelayMs?: number;
-  maxDelayMs?: number;
-  maxAttempts?: number;
-}
 
 /** An accounts row as the repository returns it. */
 export interface AccountRow {

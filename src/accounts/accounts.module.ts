@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountStateModule } from '../account-state/account-state.module';
 import { ConnectorsModule } from '../connectors/connectors.module';
 import { QueueCoreModule } from '../queue/queue-core.module';
 import { AccountsController } from './accounts.controller';
@@ -7,7 +8,7 @@ import { AccountsRepository } from './accounts.repository';
 import { AccountsService } from './accounts.service';
 
 @Module({
-  imports: [ConnectorsModule, QueueCoreModule],
+  imports: [ConnectorsModule, QueueCoreModule, AccountStateModule],
   controllers: [AccountsController],
   providers: [AccountsRepository, AccountsService, AccountReportsRepository],
   exports: [AccountsRepository, AccountReportsRepository, AccountsService],

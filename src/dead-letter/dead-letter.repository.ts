@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { Keyset } from '../common/pagination';
 import { Db, Sql, Tx } from '../database/db';
-import type { AccountStatus } from '../accounts/account.types';
+import type { AccountStatus } from '../account-state/account-state';
 import type { JobPayload, Provider } from '../connectors/connector.interface';
-import type { JobStatus } from '../jobs/job.types';
+import type { JobStatus } from '../queue/job-lifecycle';
 import { JOB_COLUMNS } from '../jobs/jobs.repository';
 import { REVIVE_KEY_SQL } from '../queue/sql/revive-dead-jobs';
 import type { AuditRow, DlqRow, NewAudit } from './dead-letter.types';

@@ -1,5 +1,5 @@
-import type { AccountStatus } from '../accounts/account.types';
-import type { JobStatus } from '../jobs/job.types';
+import type { AccountStatus } from '../account-state/account-state';
+import type { JobStatus } from '../queue/job-lifecycle';
 
 export interface RequeueAccount {
   id: string;

@@ -1,4 +1,4 @@
-import type { AccountStatus } from '../accounts/account.types';
+import type { AccountStatus } from '../account-state/account-state';
 import type { Provider } from '../connectors/connector.interface';
 import type { DigestWindow } from './digest-schedule';
 

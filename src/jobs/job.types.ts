@@ -1,8 +1,8 @@
 import type { JobPayload, Provider } from '../connectors/connector.interface';
 import type { DeadReason, Decision } from '../retry/decide';
 import type { ErrorClass } from '../retry/error-class';
+import type { JobStatus } from '../queue/job-lifecycle';
 
-export type JobStatus = 'scheduled' | 'in_progress' | 'succeeded' | 'paused' | 'dead' | 'cancelled' | 'discarded';
 
 export interface JobRow {
   id: string;

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql, Tx } from '../database/db';
 import type { RequeueAccount } from '../dead-letter/requeue-policy';
-import type { AttemptRow, JobRow, JobStatus } from './job.types';
+import type { JobStatus } from '../queue/job-lifecycle';
+import type { AttemptRow, JobRow } from './job.types';
 
 export const JOB_COLUMNS = `
   j.id, j.post_id AS "postId", j.account_id AS "accountId", j.workspace_id AS "workspaceId", j.provider, j.status,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { notFound } from '../common/errors';
-import { AttemptView, JobStatus, JobView, toAttemptView, toJobView } from './job.types';
+import type { JobStatus } from '../queue/job-lifecycle';
+import { AttemptView, JobView, toAttemptView, toJobView } from './job.types';
 import { JobsRepository } from './jobs.repository';
 
 export type JobWithAttempts = JobView & { attempts: AttemptView[] };

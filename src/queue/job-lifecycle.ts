@@ -1,4 +1,5 @@
-import type { JobStatus } from '../jobs/job.types';
+/** A job's state (the `jobs.status` column; its CHECK constraint lists the same values). */
+export type JobStatus = 'scheduled' | 'in_progress' | 'succeeded' | 'paused' | 'dead' | 'cancelled' | 'discarded';
 
 /**
  * Every change of a job's state, in one table: which operation may move a job from which state

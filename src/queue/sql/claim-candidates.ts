@@ -1,5 +1,5 @@
 import type { Tx } from '../../database/db';
-import type { Candidate } from '../claim-plan';
+import type { Candidate } from '../queue.types';
 
 /**
  * claim, step 1 (read): the due jobs a round may take, per account, in run_at order.

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
-import { ACCOUNT_STOPPED_CHANNEL, JOBS_CHANNEL } from './queue-notifier';
+import { ACCOUNT_STOPPED_CHANNEL, JOBS_CHANNEL } from '../queue/queue-notifier';
 
 /**
  * One dedicated connection per process doing LISTEN (a pooled connection cannot listen: it is

@@ -8,9 +8,11 @@ import { AttemptRunner } from './attempt-runner';
 import { planClaim } from './claim-plan';
 import { LeaseQueue } from './lease-queue';
 import { QueueListener } from './queue-listener';
-import { QueueNotifier } from './queue-notifier';
-import { QueueRepository } from './queue.repository';
-import type { ClaimedJob, FinishedAttempt, RoundResult } from './queue.types';
+import { QueueNotifier } from '../queue/queue-notifier';
+import { QueueRepository } from '../queue/queue.repository';
+import type { ClaimedJob, FinishedAttempt, RoundAccounts, RoundResult } from '../queue/queue.types';
+import { AccountStateService } from '../account-state/account-state.service';
+import { AccountsService } from '../accounts/accounts.service';
 import { WakeTimer } from './wake-timer';
 import { WorkerMetrics } from './worker.metrics';
 
@@ -44,6 +46,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private readonly logger = new Logger('Worker');
   readonly owner = `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   private readonly leases: LeaseQueue;
+  private readonly roundAccounts: RoundAccounts;
   private readonly wakeTimer = new WakeTimer(() => this.kick());
   private pending: FinishedAttempt[] = [];
   /** The outcomes the round in flight is writing. */
@@ -62,7 +65,15 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly metrics: WorkerMetrics,
     private readonly attempts: AttemptRunner,
     private readonly notifier: QueueNotifier,
+    accountState: AccountStateService,
+    accounts: AccountsService,
   ) {
+    this.roundAccounts = {
+      lock: (tx, ids) => accountState.lockForRound(tx, ids),
+      applyFeedback: (tx, decided) => accountState.applyFeedback(tx, decided),
+      startProbes: (tx, ids, leaseMs) => accountState.startProbes(tx, ids, leaseMs),
+      storeRefreshedCredentials: (tx, updates) => accounts.storeRefreshedCredentials(tx, updates),
+    };
     this.leases = new LeaseQueue({
       concurrency: config.worker.concurrency,
       leaseMs: config.worker.leaseMs,
@@ -174,6 +185,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
           feedback: (accounts, attempts) =>
             accountFeedback(accounts, attempts, this.config.circuit, this.config.retry.jitter === 'none' ? () => 0 : Math.random),
           plan: (candidates, slots, now) => planClaim(candidates, slots, now, room),
+          accounts: this.roundAccounts,
         });
       } catch (err) {
         // Outcomes are kept and written again: their jobs stay leased to us meanwhile (renew()

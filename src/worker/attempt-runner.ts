@@ -8,8 +8,8 @@ import { MediaResolver } from '../media/media-resolver';
 import { RetryPolicy } from '../retry/backoff';
 import { decideAfterAttempt } from '../retry/decide';
 import { CredentialsCache } from './credentials-cache';
-import { QueueRepository } from './queue.repository';
-import type { ClaimedJob, FinishedAttempt } from './queue.types';
+import { QueueRepository } from '../queue/queue.repository';
+import type { ClaimedJob, FinishedAttempt } from '../queue/queue.types';
 import { WorkerMetrics } from './worker.metrics';
 
 const outcome = (errorClass: DeliveryOutcome['errorClass'], message: string): DeliveryOutcome => bareOutcome(errorClass, message);
