@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Sql, Tx } from '../database/db';
 import type { Circuit, CircuitStateName } from '../retry/circuit-breaker';
-import { AccountFeedback, AccountStatus, circuitPairs, LockedAccount, statusGuard, statusPairs } from './account-state';
+import { AccountFeedback, AccountForRequeue, AccountStatus, circuitPairs, LockedAccount, statusGuard, statusPairs } from './account-state';
 
 /**
  * The only writer of an account's delivery state: `status`, `status_reason`, the circuit
@@ -74,6 +74,20 @@ export class AccountStateRepository {
     if (accountIds.length === 0) return new Set();
     const rows = await tx.prepared<{ id: string }>('herald_start_probes', PROBES, [accountIds, leaseMs]);
     return new Set(rows.map((r) => r.id));
+  }
+
+  /**
+   * The accounts of jobs a person sends again (requeue, retry), after the jobs (lock order).
+   * FOR SHARE: their status cannot change until the caller commits (refuse and autoDisable take
+   * FOR UPDATE in a round), so the target decided from it still holds at commit; concurrent
+   * requeues do not block each other.
+   */
+  shareLock(m: Sql, ids: string[]): Promise<AccountForRequeue[]> {
+    return m.query(
+      `SELECT id, name, status, status_reason AS "statusReason", deleted_at IS NOT NULL AS deleted
+       FROM accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR SHARE`,
+      [[...new Set(ids)].sort()],
+    );
   }
 
   /** reactivate (+ reset): back to `active` with a closed circuit. False when the table refuses it. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Sql, Tx } from '../database/db';
-import type { AccountFeedback, LockedAccount } from './account-state';
+import type { AccountFeedback, AccountForRequeue, LockedAccount } from './account-state';
 import { AccountStateRepository } from './account-state.repository';
 
 /**
@@ -22,6 +22,10 @@ export class AccountStateService {
 
   startProbes(tx: Sql, accountIds: string[], leaseMs: number): Promise<Set<string>> {
     return this.repo.startProbes(tx, accountIds, leaseMs);
+  }
+
+  shareLock(m: Sql, ids: string[]): Promise<AccountForRequeue[]> {
+    return this.repo.shareLock(m, ids);
   }
 
   reactivate(m: Sql, workspaceId: string, id: string): Promise<boolean> {

@@ -33,7 +33,12 @@ const s = (op: StatusOperation, from: AccountStatus, to: AccountStatus, why: str
   to,
   why,
 });
-const c = (op: CircuitOperation, from: CircuitStateName, to: CircuitStateName, why: string): StateTransition<CircuitOperation, CircuitStateName> => ({
+const c = (
+  op: CircuitOperation,
+  from: CircuitStateName,
+  to: CircuitStateName,
+  why: string,
+): StateTransition<CircuitOperation, CircuitStateName> => ({
   op,
   from,
   to,
@@ -41,7 +46,12 @@ const c = (op: CircuitOperation, from: CircuitStateName, to: CircuitStateName, w
 });
 
 export const STATUS_TRANSITIONS: readonly StateTransition<StatusOperation, AccountStatus>[] = [
-  s('refuse', 'active', 'needs_reauth', 'an attempt with the current credentials was refused (401/403 after a refresh): a person must reconnect'),
+  s(
+    'refuse',
+    'active',
+    'needs_reauth',
+    'an attempt with the current credentials was refused (401/403 after a refresh): a person must reconnect',
+  ),
   s('autoDisable', 'active', 'disabled', 'consecutive failures reached the disable threshold'),
   s('disable', 'active', 'disabled', 'a person disabled the account'),
   s('disable', 'needs_reauth', 'disabled', 'a person disabled an account that was waiting for new credentials'),
@@ -115,4 +125,13 @@ export interface AccountFeedback {
   succeeded: boolean;
   /** A new status for the account, with the reason shown to people. */
   status: { value: 'needs_reauth' | 'disabled'; reason: string } | null;
+}
+
+/** An account as a requeue decides from it (FOR SHARE, after its jobs). */
+export interface AccountForRequeue {
+  id: string;
+  name: string;
+  status: AccountStatus;
+  statusReason: string | null;
+  deleted: boolean;
 }

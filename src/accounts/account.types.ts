@@ -4,7 +4,6 @@ import type { AccountStatus } from '../account-state/account-state';
 import type { RetryPolicyOverride } from '../retry/backoff';
 import type { CircuitStateName } from '../retry/circuit-breaker';
 
-
 /** An accounts row as the repository returns it. */
 export interface AccountRow {
   id: string;
@@ -65,4 +64,19 @@ export function toAccountView(a: AccountRow): AccountView {
     createdAt: a.createdAt.toISOString(),
     warnings: accountWarnings(a.config, new Date()),
   };
+}
+
+/** An account's health as the digest and the alerts report it (never its credentials). */
+export interface AccountHealthRow {
+  id: string;
+  workspaceId: string;
+  name: string;
+  provider: Provider;
+  status: AccountStatus;
+  statusReason: string | null;
+  config: Record<string, unknown>;
+  circuitOpenedAt: Date | null;
+  consecutiveFailures: number;
+  lastError: string | null;
+  deleted: boolean;
 }

@@ -80,6 +80,11 @@ export class AccountsService {
     return row;
   }
 
+  /** The workspace's live accounts among `ids` (others, and other workspaces' ids, are absent): a post's targets. */
+  findMany(workspaceId: string, ids: string[]): Promise<Pick<AccountRow, 'id' | 'provider' | 'status'>[]> {
+    return this.accounts.findMany(workspaceId, ids);
+  }
+
   async list(workspaceId: string, limit = DEFAULT_PAGE_SIZE, cursor?: string): Promise<Page<AccountView>> {
     const rows = await this.accounts.list(workspaceId, decodeCursor(cursor), limit);
     return toPage(rows, limit, toAccountView);

@@ -117,3 +117,12 @@ export function guardFrom(op: JobOperation, from: JobStatus, column = 'status'):
   if (!fromStates(op).includes(from)) throw new Error(`operation ${op} does not start from ${from}`);
   return `${column} = '${from}'`;
 }
+
+/**
+ * enqueue: the state a new job starts in. It waits for its time (`scheduled`), or, when its
+ * account is not active (needs re-authentication or disabled), for the account (`paused`: resumed
+ * when the account is fixed, or dead as expired at its publishBy).
+ */
+export function enqueueStatus(accountActive: boolean): 'scheduled' | 'paused' {
+  return accountActive ? 'scheduled' : 'paused';
+}

@@ -105,3 +105,13 @@ export interface RoundAccounts {
   startProbes(tx: Tx, accountIds: string[], leaseMs: number): Promise<unknown>;
   storeRefreshedCredentials(tx: Tx, updates: { accountId: string; sealed: string; basedOnVersion: number }[]): Promise<unknown>;
 }
+
+/** A job to write with its post (enqueue); its status from `enqueueStatus`. */
+export interface NewJob {
+  id: string;
+  accountId: string;
+  provider: string;
+  status: 'scheduled' | 'paused';
+  textOverride: string | null;
+  idempotencyKey: string;
+}

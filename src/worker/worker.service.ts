@@ -9,7 +9,7 @@ import { planClaim } from './claim-plan';
 import { LeaseQueue } from './lease-queue';
 import { QueueListener } from './queue-listener';
 import { QueueNotifier } from '../queue/queue-notifier';
-import { QueueRepository } from '../queue/queue.repository';
+import { JobStore } from '../queue/job-store.service';
 import type { ClaimedJob, FinishedAttempt, RoundAccounts, RoundResult } from '../queue/queue.types';
 import { AccountStateService } from '../account-state/account-state.service';
 import { AccountsService } from '../accounts/accounts.service';
@@ -29,7 +29,7 @@ const ROUND_RETRY_MS = 500;
 
 /**
  * The delivery loop of one process: rounds (record what finished + claim what fits, one
- * transaction: QueueRepository.round), the jobs it holds (LeaseQueue: per-account slots,
+ * transaction: JobStore.round), the jobs it holds (LeaseQueue: per-account slots,
  * deadlines), wake-ups (WakeTimer, LISTEN/NOTIFY) and, every poll interval, crash recovery and
  * the deadline sweep. Leases of held jobs are renewed every third of a lease. Several processes
  * can run this against one database.
@@ -60,7 +60,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
 
   constructor(
     @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
-    private readonly queue: QueueRepository,
+    private readonly queue: JobStore,
     private readonly listener: QueueListener,
     private readonly metrics: WorkerMetrics,
     private readonly attempts: AttemptRunner,

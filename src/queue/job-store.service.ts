@@ -1,7 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../database/db';
 import type { AccountFeedback, LockedAccount } from '../account-state/account-state';
-import type { AccountSlot, Candidate, ClaimedJob, ClaimPlan, FinishedAttempt, LeasedJobRef, RoundAccounts, RoundResult } from './queue.types';
+import type {
+  AccountSlot,
+  Candidate,
+  ClaimedJob,
+  ClaimPlan,
+  FinishedAttempt,
+  LeasedJobRef,
+  RoundAccounts,
+  RoundResult,
+} from './queue.types';
 import { claimCandidates } from './sql/claim-candidates';
 import { claimJobs } from './sql/claim-jobs';
 import { expireDeadlines } from './sql/expire-deadlines';
@@ -44,7 +53,7 @@ export interface RoundInput {
  * outcomes are recorded by a later, short transaction.
  */
 @Injectable()
-export class QueueRepository {
+export class JobStore {
   constructor(private readonly db: Db) {}
 
   /**
