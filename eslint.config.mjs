@@ -16,7 +16,7 @@ import tseslint from 'typescript-eslint';
  * - a module's `*.repository.ts` files are its own: another module calls its services;
  * - only src/queue reaches src/queue/sql (the statements that write jobs and attempts).
  */
-const architecture = JSON.parse(readFileSync(new URL('./architecture.json', import.meta.url), 'utf8')).modules;
+const architecture = JSON.parse(readFileSync(`${import.meta.dirname}/architecture.json`, 'utf8')).modules;
 const folders = Object.keys(architecture).filter((m) => m !== 'app');
 const boundaryZones = folders.flatMap((m) => {
   const uses = new Set(architecture[m].uses);
@@ -36,7 +36,13 @@ const boundaryZones = folders.flatMap((m) => {
     },
     ...(m === 'queue'
       ? []
-      : [{ target: `./src/${m}`, from: './src/queue/sql', message: 'only src/queue runs the statements of src/queue/sql: call JobLifecycle or QueueRepository.' }]),
+      : [
+          {
+            target: `./src/${m}`,
+            from: './src/queue/sql',
+            message: 'only src/queue runs the statements of src/queue/sql: call JobLifecycle or QueueRepository.',
+          },
+        ]),
     { target: `./src/${m}`, from: './src/*.ts', message: 'the application root (app.module.ts, main.ts) is imported by nobody.' },
   ];
 });
@@ -92,6 +98,11 @@ export default defineConfig(
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: { module: 'writable', require: 'readonly', __dirname: 'readonly', process: 'readonly' } },
+  },
+  {
+    // Node scripts of the repository (CommonJS, so the unit tests can require them too).
+    files: ['scripts/**/*.js'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     // The settings page's script runs in the browser, not in Node.

@@ -83,7 +83,6 @@ function describe(err: unknown): string {
   return typeof code === 'string' ? `${code} ${err.message}` : err.message;
 }
 
-
 class ClientSql implements Tx {
   private committed: Promise<void> | null = null;
 
