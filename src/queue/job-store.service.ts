@@ -67,7 +67,7 @@ export class JobStore {
    *    transaction, so it sees the slots and jobs they freed.
    * 2. Outcomes whose lease was lost: successes are kept (recordLate); failures only logged by
    *    the worker (the reclaim already recorded the lost attempt). An extra statement, only then.
-   * 3. Every account involved, locked FOR UPDATE in id order (round-accounts.ts).
+   * 3. Every account involved, locked FOR UPDATE in id order (account-state.repository.ts, through `input.accounts`).
    * 4. `feedback` (pure: account-feedback.ts) folds the recorded outcomes into each account's
    *    circuit and status; refreshed credentials are stored if nobody replaced them meanwhile;
    *    a job paused by the refusal of credentials a person has replaced goes back to the queue.
