@@ -40,7 +40,7 @@ const boundaryZones = folders.flatMap((m) => {
           {
             target: `./src/${m}`,
             from: './src/queue/sql',
-            message: 'only src/queue runs the statements of src/queue/sql: call JobLifecycle or QueueRepository.',
+            message: 'only src/queue runs the statements of src/queue/sql: call JobLifecycle or JobStore.',
           },
         ]),
     { target: `./src/${m}`, from: './src/*.ts', message: 'the application root (app.module.ts, main.ts) is imported by nobody.' },
