@@ -15,6 +15,7 @@ import { AccountsPageController } from './accounts-page.controller';
 import { AccountsPageService } from './accounts-page.service';
 import { BlueskyConnectController } from './bluesky/bluesky-connect.controller';
 import { BlueskyConnectService } from './bluesky/bluesky-connect.service';
+import { BlueskyOAuthMetadataController } from './bluesky/bluesky-oauth-metadata.controller';
 import { FailedPostsController } from './failed-posts.controller';
 import { LinkedInOAuthClient } from './linkedin/linkedin-oauth.client';
 import { LinkedInOAuthController } from './linkedin/linkedin-oauth.controller';
@@ -52,7 +53,7 @@ const PAGE_CONTROLLERS = [
  */
 @Module({
   imports: [WorkspacesModule, AccountsModule, BlueskyModule, JobsModule, PostsModule, DeadLetterModule, NotificationsModule],
-  controllers: PAGE_CONTROLLERS,
+  controllers: [...PAGE_CONTROLLERS, BlueskyOAuthMetadataController],
   providers: [
     SessionsRepository,
     SessionsService,

@@ -1,16 +1,14 @@
 import { Module } from '@nestjs/common';
 import { BlueskyConnector } from './bluesky.connector';
-import { BlueskyOAuthController } from './oauth/bluesky-oauth.controller';
 import { BlueskyOAuthRepository } from './oauth/bluesky-oauth.repository';
 import { BlueskyOAuth } from './oauth/bluesky-oauth.service';
 
 /**
- * Bluesky: the connector, and its OAuth client (the metadata and keys it serves, its tables).
- * The settings page's connect flow uses BlueskyOAuth. Needs HERALD_CONFIG and SecretBox, which
+ * Bluesky: the connector, and its OAuth client (its key, stores and tables). The settings page
+ * serves the client's metadata and keys and runs the connect flow through BlueskyOAuth. Needs HERALD_CONFIG and SecretBox, which
  * CoreModule provides globally.
  */
 @Module({
-  controllers: [BlueskyOAuthController],
   providers: [BlueskyConnector, BlueskyOAuth, BlueskyOAuthRepository],
   exports: [BlueskyConnector, BlueskyOAuth],
 })
