@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
 import { ConnectorsModule } from '../connectors/connectors.module';
 import { QueueCoreModule } from '../queue/queue-core.module';
 import { AccountsController } from './accounts.controller';
@@ -7,7 +8,7 @@ import { AccountsRepository } from './accounts.repository';
 import { AccountsService } from './accounts.service';
 
 @Module({
-  imports: [ConnectorsModule, QueueCoreModule],
+  imports: [AuditModule, ConnectorsModule, QueueCoreModule],
   controllers: [AccountsController],
   providers: [AccountsRepository, AccountsService, AccountReportsRepository],
   exports: [AccountsRepository, AccountReportsRepository, AccountsService],

@@ -6,7 +6,7 @@ import type { JobPayload, Provider } from '../connectors/connector.interface';
 import type { JobStatus } from '../jobs/job.types';
 import { JOB_COLUMNS } from '../jobs/jobs.repository';
 import { REVIVE_KEY_SQL } from '../queue/sql/revive-dead-jobs';
-import type { AuditRow, DlqRow, NewAudit } from './dead-letter.types';
+import type { DlqRow } from './dead-letter.types';
 
 const DLQ_COLUMNS = `${JOB_COLUMNS},
   CASE WHEN j.status IN ('dead', 'discarded') THEN j.finished_at END AS "deadAt",
@@ -78,7 +78,7 @@ function filterSql(f: DlqFilter, first: number): { where: string; params: unknow
 
 /**
  * SQL of the dead-letter queue: reads of dead and discarded jobs with their account, the row
- * locks its changes take, and the audit trail (job_audit, this module's table). The changes
+ * locks its changes take (the audit trail is src/audit's, through AuditService). The changes
  * themselves (edit, requeue, discard) are the queue's operations (JobLifecycle), each guarded by
  * `status = 'dead'` on top of these locks, so whatever races them (a second requeue, a manual
  * retry, a discard) exactly one of them changes the job. Every read and lock is scoped by
@@ -114,14 +114,6 @@ export class DeadLetterRepository {
       [workspaceId, id],
     );
     return rows[0] ?? null;
-  }
-
-  audit(jobId: string): Promise<AuditRow[]> {
-    return this.db.query(
-      `SELECT id::text, action, api_key_id AS "apiKeyId", before, after, created_at AS "createdAt"
-       FROM job_audit WHERE job_id = $1 ORDER BY id`,
-      [jobId],
-    );
   }
 
   /** Locks the workspace's jobs among `ids` (any status: the caller reports why one is not dead). */
@@ -161,23 +153,6 @@ export class DeadLetterRepository {
       `SELECT id, name, status, status_reason AS "statusReason", deleted_at IS NOT NULL AS deleted
        FROM accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR SHARE`,
       [[...new Set(ids)].sort()],
-    );
-  }
-
-  async insertAudit(m: Sql, workspaceId: string, apiKeyId: string, entries: NewAudit[]): Promise<void> {
-    if (entries.length === 0) return;
-    await m.query(
-      `INSERT INTO job_audit (job_id, workspace_id, api_key_id, action, before, after)
-       SELECT r.job_id, $1, $2, r.action, r.before, r.after
-       FROM unnest($3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[]) AS r(job_id, action, before, after)`,
-      [
-        workspaceId,
-        apiKeyId,
-        entries.map((e) => e.jobId),
-        entries.map((e) => e.action),
-        entries.map((e) => JSON.stringify(e.before)),
-        entries.map((e) => JSON.stringify(e.after)),
-      ],
     );
   }
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { DigestController } from '../digest/digest.controller';
 import { DigestRepository } from '../digest/digest.repository';
@@ -18,7 +19,7 @@ import { NotificationsScheduler } from './notifications.scheduler';
  * of account events, and the schedule that runs them. Mail itself goes through MailModule.
  */
 @Module({
-  imports: [MailModule, AccountsModule, JobsModule, WorkspacesModule],
+  imports: [AuditModule, MailModule, AccountsModule, JobsModule, WorkspacesModule],
   controllers: [NotificationSettingsController, DigestController],
   providers: [
     NotificationSettingsRepository,

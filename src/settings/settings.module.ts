@@ -8,6 +8,8 @@ import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { DeadLetterModule } from '../dead-letter/dead-letter.module';
 import { JobsModule } from '../jobs/jobs.module';
 import { NotificationsModule } from '../notifications/notifications.module';
+import { AuditModule } from '../audit/audit.module';
+import { PeopleModule } from '../people/people.module';
 import { PostsModule } from '../posts/posts.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { AccountsPageController } from './accounts-page.controller';
@@ -47,7 +49,7 @@ const PAGE_CONTROLLERS = [
  * sessions and OAuth states and calls the other modules' services for everything else.
  */
 @Module({
-  imports: [WorkspacesModule, AccountsModule, JobsModule, PostsModule, DeadLetterModule, NotificationsModule],
+  imports: [WorkspacesModule, AuditModule, PeopleModule, AccountsModule, JobsModule, PostsModule, DeadLetterModule, NotificationsModule],
   controllers: PAGE_CONTROLLERS,
   providers: [
     SessionsRepository,

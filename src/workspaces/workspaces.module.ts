@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { AuditModule } from '../audit/audit.module';
 import { ApiKeyGuard } from './api-key.guard';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
@@ -7,6 +8,7 @@ import { WorkspacesController } from './workspaces.controller';
 import { WorkspacesRepository } from './workspaces.repository';
 
 @Module({
+  imports: [AuditModule],
   controllers: [WorkspacesController],
   providers: [ApiKeysRepository, WorkspacesRepository, ApiKeysService, { provide: APP_GUARD, useClass: ApiKeyGuard }],
   exports: [ApiKeysService, WorkspacesRepository],
