@@ -68,6 +68,12 @@ export class PeopleService {
     return toPage(await this.people.list(workspaceId, decodeCursor(cursor), limit), limit, toPersonView);
   }
 
+  async get(workspaceId: string, id: string): Promise<PersonView> {
+    const person = await this.people.findActive(id);
+    if (!person || person.workspaceId !== workspaceId) throw notFound('person', id);
+    return toPersonView(person);
+  }
+
   async listInvitations(workspaceId: string, limit = DEFAULT_PAGE_SIZE, cursor?: string, now = new Date()): Promise<Page<InvitationView>> {
     return toPage(await this.people.listOpenInvitations(workspaceId, decodeCursor(cursor), limit), limit, (r) => toInvitationView(r, now));
   }

@@ -24,6 +24,10 @@ import { PageExceptionFilter } from './page-exception.filter';
 import { PageRenderer } from './page-renderer';
 import { NotificationsPageController } from './notifications-page.controller';
 import { PostsPageController } from './posts-page.controller';
+import { ActivityPageController } from './activity-page.controller';
+import { PeopleLinksController } from './people-links.controller';
+import { ProfilePageController } from './profile-page.controller';
+import { TeamPageController } from './team-page.controller';
 import { isHttps } from './session/page-request';
 import { PageSessionGuard } from './session/page-session.guard';
 import { SessionsRepository } from './session/sessions.repository';
@@ -41,6 +45,10 @@ const PAGE_CONTROLLERS = [
   PostsPageController,
   NotificationsPageController,
   LinkedInOAuthController,
+  PeopleLinksController,
+  TeamPageController,
+  ProfilePageController,
+  ActivityPageController,
 ];
 
 /**

@@ -142,16 +142,14 @@ export class ApiKeysService {
         { workspaceId: workspace.id, name: 'First key', keyHash: hashApiKey(key), prefix: keyPrefix(key), role: 'owner' },
         manager,
       );
-      // In the new workspace's trail (its owners see who made it) and in the operator's.
-      const entry = {
-        kind: 'workspace' as const,
+      // In the operator's trail (not the new workspace's: its owners need not see the operator's key).
+      await this.audit.record(manager, auth, {
+        kind: 'workspace',
         action: 'create',
         subjectId: workspace.id,
         summary: `Created the workspace “${workspace.name}” and its first API key (${row.prefix})`,
         after: { name: workspace.name },
-      };
-      await this.audit.record(manager, { ...auth, workspaceId: workspace.id }, entry);
-      await this.audit.record(manager, auth, entry);
+      });
       return { workspace: toWorkspaceView(workspace), apiKey: { ...toApiKeyView(row), key } };
     });
   }
