@@ -134,7 +134,8 @@ export function routeKeyOf(method: string, path: string): string {
 
 /** The permission a route needs; undefined for a route missing from the table (refused). */
 export function permissionFor(method: string, path: string): Permission | undefined {
-  // Express answers HEAD with the GET route.
-  const key = routeKeyOf(method.toUpperCase() === 'HEAD' ? 'GET' : method, path);
+  // Express answers HEAD with the GET route; `@Get()` of a controller also matches its path with
+  // a trailing slash (`/settings/accounts/`), which is the same route.
+  const key = routeKeyOf(method.toUpperCase() === 'HEAD' ? 'GET' : method, path.length > 1 ? path.replace(/\/$/, '') : path);
   return Object.prototype.hasOwnProperty.call(ROUTE_PERMISSIONS, key) ? ROUTE_PERMISSIONS[key as RouteKey] : undefined;
 }

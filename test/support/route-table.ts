@@ -2,6 +2,7 @@ import type { Client } from 'pg';
 import { bearer, TestApp } from './app';
 import { withClient } from './database';
 import { killJobs } from './dlq';
+import { pollUntil } from './engine-watch';
 import { createPost, createWebhookAccount } from './engine';
 import { makeImage, uploadImage } from './media';
 import { createFirstPerson, invitePerson } from './people';
@@ -91,6 +92,19 @@ export async function createFixtures(t: TestApp, name: string): Promise<Fixtures
   const person = await invitePerson(t, key, `editor-${slug}@example.test`, 'editor', `${name} editor`);
   const invitation = await t.http().post('/v1/invitations').set(bearer(key)).send({ email: `pending-${slug}@example.test`, role: 'viewer' });
   if (invitation.status !== 201) throw new Error(`invitation: ${invitation.status} ${JSON.stringify(invitation.body)}`);
+  // The invitation mails go out in the background (to .eml files here): wait until they have, so
+  // a suite that fingerprints the database sees no write it did not cause.
+  if (t.config.notifications.enabled) {
+    await pollUntil(
+      'the fixtures\' invitation mails to be sent',
+      () =>
+        withClient(t.databaseUrl, async (c) =>
+          Number((await c.query(`SELECT count(*) AS n FROM mail_outbox WHERE workspace_id = $1 AND status IN ('pending', 'sending')`, [ws.body.workspace.id])).rows[0].n),
+        ),
+      (n) => n === 0,
+      30_000,
+    );
+  }
   return {
     workspaceId: ws.body.workspace.id,
     key,
@@ -212,7 +226,10 @@ export const ROUTE_SPECS: Record<string, RouteSpec> = {
   'GET /v1/media/usage': { valid: () => ({}) },
   'GET /v1/media/:id': { valid: (f) => ({ params: { id: f.mediaId } }) },
   'PATCH /v1/media/:id': { valid: (f) => ({ params: { id: f.mediaId }, body: { alt: 'described' } }) },
-  'DELETE /v1/media/:id': { valid: (f) => ({ params: { id: f.mediaId } }) },
+  'DELETE /v1/media/:id': {
+    valid: (f) => ({ params: { id: f.mediaId } }),
+    permittedStatus: { status: 409, why: "the fixtures' scheduled post still needs the image" },
+  },
 };
 
 /**
