@@ -46,7 +46,14 @@ interface DlqDetail extends DlqEntry {
     latencyMs: number;
     idempotencyKey: string;
   }[];
-  audit: { action: string; apiKeyId: string | null; actor: { kind: string; id: string | null; label: string }; before: Record<string, unknown>; after: Record<string, unknown>; at: string }[];
+  audit: {
+    action: string;
+    apiKeyId: string | null;
+    actor: { kind: string; id: string | null; label: string };
+    before: Record<string, unknown>;
+    after: Record<string, unknown>;
+    at: string;
+  }[];
 }
 
 describe('dead-letter queue API', () => {
@@ -546,7 +553,14 @@ describe('dead-letter queue API', () => {
       const res = await http().delete(`/v1/dlq/${id}`).set(bearer(key)).expect(200);
       expect(res.body).toMatchObject({ id, status: 'discarded', deadReason: 'poison', attempts: [expect.objectContaining({ number: 1 })] });
       expect(res.body.audit).toEqual([
-        { action: 'discard', apiKeyId: keyId, actor: keyActor(), before: { status: 'dead' }, after: { status: 'discarded' }, at: expect.any(String) },
+        {
+          action: 'discard',
+          apiKeyId: keyId,
+          actor: keyActor(),
+          before: { status: 'dead' },
+          after: { status: 'discarded' },
+          at: expect.any(String),
+        },
       ]);
       // Discarding again is a no-op.
       expect((await http().delete(`/v1/dlq/${id}`).set(bearer(key)).expect(200)).body.audit).toHaveLength(1);

@@ -39,8 +39,11 @@ const permission = (r: Route): Permission => {
 // `@Get()` of a controller is in the router twice, with and without a trailing slash: one route.
 /** The page's answer to a role that may not: "Only … may do this; you are logged in as viewer. Nothing was changed." */
 const ROLE_REFUSED = /may do this; you are logged in as \w+\. Nothing was changed\./;
-const unique = (routes: Route[]) =>
-  [...new Map(routes.map((r) => ({ ...r, path: r.path.length > 1 ? r.path.replace(/\/$/, '') : r.path })).map((r) => [routeKey(r), r])).values()];
+const unique = (routes: Route[]) => [
+  ...new Map(
+    routes.map((r) => ({ ...r, path: r.path.length > 1 ? r.path.replace(/\/$/, '') : r.path })).map((r) => [routeKey(r), r]),
+  ).values(),
+];
 
 describe('roles on every route of the API and the page', () => {
   let t: TestApp;
@@ -80,7 +83,8 @@ describe('roles on every route of the API and the page', () => {
           const before = await fingerprint();
           const res = await send(t, route, urlFor(route, spec), spec, bearer(keyOf(role)));
           refusals++;
-          if (res.status !== 403 || !isErrorBody(res.body, 403)) problems.push(`${routeKey(route)} as ${role}: ${res.status} ${res.text.slice(0, 200)}`);
+          if (res.status !== 403 || !isErrorBody(res.body, 403))
+            problems.push(`${routeKey(route)} as ${role}: ${res.status} ${res.text.slice(0, 200)}`);
           if (JSON.stringify(await fingerprint()) !== JSON.stringify(before)) problems.push(`${routeKey(route)} as ${role}: rows changed`);
         }
       }
@@ -147,7 +151,8 @@ describe('roles on every route of the API and the page', () => {
     const sendPage = (s: Session, route: Route) =>
       route.method === 'get' ? s.agent.get(urlOf(route)) : s.agent.post(urlOf(route)).type('form').send({ _csrf: s.csrf });
     // Every request of a session touches its own row (idle expiry, the next flash message).
-    const withoutSessions = (print: Record<string, string>) => Object.fromEntries(Object.entries(print).filter(([table]) => !/session/.test(table)));
+    const withoutSessions = (print: Record<string, string>) =>
+      Object.fromEntries(Object.entries(print).filter(([table]) => !/session/.test(table)));
 
     it('answers 403, changing nothing, to every session whose role the table refuses, on every page and form', async () => {
       const problems: string[] = [];
@@ -160,7 +165,8 @@ describe('roles on every route of the API and the page', () => {
             const res = await sendPage(s, route);
             refusals++;
             if (res.status !== 403 || !ROLE_REFUSED.test(res.text)) problems.push(`${routeKey(route)} as ${s.name}: ${res.status}`);
-            if (JSON.stringify(withoutSessions(await fingerprint())) !== JSON.stringify(before)) problems.push(`${routeKey(route)} as ${s.name}: rows changed`);
+            if (JSON.stringify(withoutSessions(await fingerprint())) !== JSON.stringify(before))
+              problems.push(`${routeKey(route)} as ${s.name}: rows changed`);
           }
         }
       });
@@ -187,11 +193,21 @@ describe('roles on every route of the API and the page', () => {
     });
 
     it('shows a viewer no change button anywhere a viewer can go, and an editor no owner button', async () => {
-      const pages = ['/settings/accounts', '/settings/failed-posts', `/settings/failed-posts/${f.deadJobId}`, '/settings/posts', '/settings/notifications', '/settings/team'];
+      const pages = [
+        '/settings/accounts',
+        '/settings/failed-posts',
+        `/settings/failed-posts/${f.deadJobId}`,
+        '/settings/posts',
+        '/settings/notifications',
+        '/settings/team',
+      ];
       const viewer = sessions.find((s) => s.name === 'viewer person')!;
       const editor = sessions.find((s) => s.name === 'editor person')!;
       const owner = sessions.find((s) => s.name === 'owner person')!;
-      const formsOf = (html: string) => [...html.matchAll(/<form method="post" action="([^"]+)"/g)].map((m) => m[1]).filter((a) => a !== '/settings/logout' && !a.endsWith('/preview'));
+      const formsOf = (html: string) =>
+        [...html.matchAll(/<form method="post" action="([^"]+)"/g)]
+          .map((m) => m[1])
+          .filter((a) => a !== '/settings/logout' && !a.endsWith('/preview'));
       for (const path of pages) {
         const v = await viewer.agent.get(path);
         expect(v.status).toBe(200);
@@ -200,12 +216,17 @@ describe('roles on every route of the API and the page', () => {
         const e = await editor.agent.get(path);
         for (const action of formsOf(e.text)) {
           const route = page.find((r) => r.method === 'post' && new RegExp(`^${r.path.replace(/:[^/]+/g, '[^/]+')}$`).test(action));
-          expect({ action, allowed: route ? allows(caller('editor'), permission(route)) : 'no such route' }).toEqual({ action, allowed: true });
+          expect({ action, allowed: route ? allows(caller('editor'), permission(route)) : 'no such route' }).toEqual({
+            action,
+            allowed: true,
+          });
         }
       }
       // The owner sees the forms the others do not (so the checks above can fail).
       expect((await owner.agent.get('/settings/team')).text).toContain('action="/settings/team/invitations"');
-      expect((await editor.agent.get('/settings/accounts')).text).toMatch(new RegExp(`action="/settings/accounts/${f.accountId}/(disable|enable)"`));
+      expect((await editor.agent.get('/settings/accounts')).text).toMatch(
+        new RegExp(`action="/settings/accounts/${f.accountId}/(disable|enable)"`),
+      );
       expect((await owner.agent.get('/settings/accounts')).text).toContain(`/settings/accounts/${f.accountId}/remove`);
       expect((await editor.agent.get('/settings/accounts')).text).not.toContain(`/settings/accounts/${f.accountId}/remove`);
     });
@@ -217,8 +238,11 @@ describe('roles on every route of the API and the page', () => {
     };
     for (const route of api) {
       const op = doc.paths[route.path.replace(/:([A-Za-z]+)/g, '{$1}')]?.[route.method];
-      expect({ route: routeKey(route), permission: op?.['x-herald-permission'] }).toEqual({ route: routeKey(route), permission: permission(route) });
-      if (permission(route) !== 'read') expect(Object.keys(op!.responses)).toContain('403');
+      expect({ route: routeKey(route), permission: op?.['x-herald-permission'] }).toEqual({
+        route: routeKey(route),
+        permission: permission(route),
+      });
+      if (permission(route) !== 'read') expect(Object.keys(op.responses)).toContain('403');
     }
   });
 
@@ -233,7 +257,11 @@ describe('roles on every route of the API and the page', () => {
 
   it('refuses a form of the page to a person whose role was lowered since the page was loaded', async () => {
     const { agent, csrf } = await personAgent(t, 'viewer-person@example.test');
-    const post = await createPost(t, f.key, { text: 'Lowered role', targets: [{ accountId: f.accountId }], scheduledAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const post = await createPost(t, f.key, {
+      text: 'Lowered role',
+      targets: [{ accountId: f.accountId }],
+      scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
     const deadJobId = post.jobs[0].id;
     await killJobs(t.databaseUrl, [deadJobId]);
     const person = (await t.http().get('/v1/people?limit=200').set(bearer(f.key)).expect(200)).body.data.find(
@@ -243,7 +271,10 @@ describe('roles on every route of the API and the page', () => {
     const form = await agent.get(`/settings/failed-posts/${deadJobId}`);
     expect(form.text).toContain('Save and requeue');
     await t.http().patch(`/v1/people/${person.id}`).set(bearer(f.key)).send({ role: 'viewer' }).expect(200);
-    const res = await agent.post(`/settings/failed-posts/${deadJobId}/discard`).type('form').send({ _csrf: csrfOf(form.text) || csrf });
+    const res = await agent
+      .post(`/settings/failed-posts/${deadJobId}/discard`)
+      .type('form')
+      .send({ _csrf: csrfOf(form.text) || csrf });
     expect(res.status).toBe(403);
     expect(res.text).toContain('Nothing was changed');
     expect((await t.http().get(`/v1/dlq/${deadJobId}`).set(bearer(f.key)).expect(200)).body.status).toBe('dead');

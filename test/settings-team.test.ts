@@ -171,7 +171,10 @@ describe('settings page: a team, in a browser', () => {
 
     // The discard form, sent from the viewer's own page with its session's token: refused.
     const csrf = await viewer.locator('input[name="_csrf"]').first().inputValue();
-    const forged = await viewer.request.post(`${t.baseUrl}/settings/failed-posts/${leaveMe}/discard`, { form: { _csrf: csrf }, maxRedirects: 0 });
+    const forged = await viewer.request.post(`${t.baseUrl}/settings/failed-posts/${leaveMe}/discard`, {
+      form: { _csrf: csrf },
+      maxRedirects: 0,
+    });
     expect(forged.status()).toBe(403);
     expect(await forged.text()).toContain('Nothing was changed');
     const still = await t.http().get(`/v1/dlq/${leaveMe}`).set(bearer(t.adminKey)).expect(200);

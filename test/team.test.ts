@@ -81,8 +81,15 @@ describe('people, roles and the audit trail', () => {
         await stale.close();
       }
       // Back to the original value for the rest of this file: a new rotation to it.
-      await withClient(databaseUrl, (c) => c.query(`UPDATE api_keys SET revoked_at = NULL, replaced_by = NULL WHERE name = 'HERALD_API_KEY' AND key_hash = sha256($1::bytea)`, [Buffer.from(t.adminKey)]));
-      await withClient(databaseUrl, (c) => c.query(`UPDATE api_keys SET revoked_at = now() WHERE bootstrap AND key_hash = sha256($1::bytea)`, [Buffer.from(rotated)]));
+      await withClient(databaseUrl, (c) =>
+        c.query(
+          `UPDATE api_keys SET revoked_at = NULL, replaced_by = NULL WHERE name = 'HERALD_API_KEY' AND key_hash = sha256($1::bytea)`,
+          [Buffer.from(t.adminKey)],
+        ),
+      );
+      await withClient(databaseUrl, (c) =>
+        c.query(`UPDATE api_keys SET revoked_at = now() WHERE bootstrap AND key_hash = sha256($1::bytea)`, [Buffer.from(rotated)]),
+      );
     });
   });
 
@@ -102,7 +109,15 @@ describe('people, roles and the audit trail', () => {
       expect((await t.http().delete(`/v1/api-keys/${editor.id}`).set(bearer(viewer.key))).status).toBe(403);
       // The viewer reads, the editor edits.
       await t.http().get('/v1/api-keys').set(bearer(viewer.key)).expect(200);
-      expect((await t.http().post('/v1/accounts').set(bearer(viewer.key)).send({ provider: 'webhook', name: 'x', config: { url: 'http://127.0.0.1:9/h' } })).status).toBe(403);
+      expect(
+        (
+          await t
+            .http()
+            .post('/v1/accounts')
+            .set(bearer(viewer.key))
+            .send({ provider: 'webhook', name: 'x', config: { url: 'http://127.0.0.1:9/h' } })
+        ).status,
+      ).toBe(403);
       await createWebhookAccount(t, editor.key, 'http://127.0.0.1:9/hook');
       await t.http().delete(`/v1/api-keys/${editor.id}`).set(bearer(ws.key)).expect(204);
       expect((await t.http().get('/v1/accounts').set(bearer(editor.key))).status).toBe(401);
@@ -127,16 +142,24 @@ describe('people, roles and the audit trail', () => {
 
     it('creates the first person with an owner key, once; later people come by invitation', async () => {
       const viewer = await newKey(key, 'viewer');
-      expect((await t.http().post('/v1/people').set(bearer(viewer.key)).send({ email: owner, name: 'Olga', password: TEST_PASSWORD })).status).toBe(403);
+      expect(
+        (await t.http().post('/v1/people').set(bearer(viewer.key)).send({ email: owner, name: 'Olga', password: TEST_PASSWORD })).status,
+      ).toBe(403);
       const weak = await t.http().post('/v1/people').set(bearer(key)).send({ email: owner, name: 'Olga', password: 'short' });
       expect(weak.status).toBe(400);
       expect(weak.body.message).toMatch(/at least 10 characters/);
       ownerId = await createFirstPerson(t, key, 'Olga.Owner@Example.test', 'Olga');
-      const second = await t.http().post('/v1/people').set(bearer(key)).send({ email: 'x@example.test', name: 'X', password: TEST_PASSWORD });
+      const second = await t
+        .http()
+        .post('/v1/people')
+        .set(bearer(key))
+        .send({ email: 'x@example.test', name: 'X', password: TEST_PASSWORD });
       expect(second.status).toBe(409);
       const people = await t.http().get('/v1/people').set(bearer(viewer.key)).expect(200);
       expect(people.body.data).toEqual([{ id: ownerId, email: owner, name: 'Olga', role: 'owner', createdAt: expect.any(String) }]);
-      const hash = await withClient(t.databaseUrl, (c) => c.query<{ h: string }>(`SELECT password_hash AS h FROM people WHERE id = $1`, [ownerId]));
+      const hash = await withClient(t.databaseUrl, (c) =>
+        c.query<{ h: string }>(`SELECT password_hash AS h FROM people WHERE id = $1`, [ownerId]),
+      );
       expect(hash.rows[0].h).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
     });
 
@@ -144,8 +167,17 @@ describe('people, roles and the audit trail', () => {
       const tryLogin = async (email: string, password: string) => {
         const agent = request.agent(t.app.getHttpServer());
         const form = await agent.get('/settings/login');
-        const res = await agent.post('/settings/login').type('form').send({ _csrf: csrfOf(form.text), email, password });
-        return { status: res.status, text: res.text.replace(/value="[^"]*"/g, '').replace(/herald_login=[^;]+/g, '').replace(new RegExp(email, 'g'), '<email>') };
+        const res = await agent
+          .post('/settings/login')
+          .type('form')
+          .send({ _csrf: csrfOf(form.text), email, password });
+        return {
+          status: res.status,
+          text: res.text
+            .replace(/value="[^"]*"/g, '')
+            .replace(/herald_login=[^;]+/g, '')
+            .replace(new RegExp(email, 'g'), '<email>'),
+        };
       };
       const wrong = await tryLogin(owner, 'not the password at all');
       const unknown = await tryLogin('nobody.here@example.test', 'not the password at all');
@@ -162,7 +194,11 @@ describe('people, roles and the audit trail', () => {
         expect(await sessions.loginPerson(owner, 'wrong password!', `client-${i}`, now)).toEqual({ ok: false, reason: 'refused' });
       }
       // A fifth client, and even the right password: the address waits.
-      expect(await sessions.loginPerson(owner, TEST_PASSWORD, 'client-new', now)).toEqual({ ok: false, reason: 'throttled', retryAfterMs: 1_000 });
+      expect(await sessions.loginPerson(owner, TEST_PASSWORD, 'client-new', now)).toEqual({
+        ok: false,
+        reason: 'throttled',
+        retryAfterMs: 1_000,
+      });
       const later = new Date(now.getTime() + 1_000);
       expect((await sessions.loginPerson(owner, TEST_PASSWORD, 'client-new', later)).ok).toBe(true);
       // Per client: wrong addresses from one client count for that client too.
@@ -173,7 +209,9 @@ describe('people, roles and the audit trail', () => {
 
     it('invites with a role: a one-use link (shown to the owner without a mail server, and in the outbox), 7 days, name and password set on the page', async () => {
       const editorKey = await newKey(key, 'editor');
-      expect((await t.http().post('/v1/invitations').set(bearer(editorKey.key)).send({ email: 'e@example.test', role: 'viewer' })).status).toBe(403);
+      expect(
+        (await t.http().post('/v1/invitations').set(bearer(editorKey.key)).send({ email: 'e@example.test', role: 'viewer' })).status,
+      ).toBe(403);
       const res = await t.http().post('/v1/invitations').set(bearer(key)).send({ email: 'Eddie@Example.test', role: 'editor' }).expect(201);
       expect(res.body).toMatchObject({ mailed: false, invitation: { email: 'eddie@example.test', role: 'editor', status: 'pending' } });
       const days = (Date.parse(res.body.invitation.expiresAt) - Date.parse(res.body.invitation.createdAt)) / 86_400_000;
@@ -183,14 +221,18 @@ describe('people, roles and the audit trail', () => {
       expect(linkIn(mail.text)).toBe(res.body.link);
       // Only the hash is stored.
       const token = new URL(res.body.link as string).searchParams.get('token')!;
-      const stored = await withClient(t.databaseUrl, (c) => c.query(`SELECT count(*)::int AS n FROM invitations WHERE token_hash::text LIKE $1`, [`%${token}%`]));
+      const stored = await withClient(t.databaseUrl, (c) =>
+        c.query(`SELECT count(*)::int AS n FROM invitations WHERE token_hash::text LIKE $1`, [`%${token}%`]),
+      );
       expect(stored.rows[0].n).toBe(0);
 
       const agent = await acceptInvitation(t, res.body.link as string, 'Eddie Editor');
       const accounts = await agent.get('/settings/accounts');
       expect(accounts.text).toContain('Eddie Editor &lt;eddie@example.test&gt;');
       // Used once.
-      const again = await request(t.app.getHttpServer()).get(new URL(res.body.link as string).pathname + new URL(res.body.link as string).search);
+      const again = await request(t.app.getHttpServer()).get(
+        new URL(res.body.link as string).pathname + new URL(res.body.link as string).search,
+      );
       expect(again.status).toBe(410);
       expect(again.text).toContain('This link was used already');
       const list = await t.http().get('/v1/invitations').set(bearer(key)).expect(200);
@@ -222,7 +264,10 @@ describe('people, roles and the audit trail', () => {
       expect(mail.kind).toBe('password_reset');
       const link = new URL(linkIn(mail.text));
       const expiry = await withClient(t.databaseUrl, (c) =>
-        c.query<{ s: number }>(`SELECT extract(epoch FROM expires_at - created_at)::int AS s FROM password_resets WHERE person_id = $1 ORDER BY created_at DESC LIMIT 1`, [ownerId]),
+        c.query<{ s: number }>(
+          `SELECT extract(epoch FROM expires_at - created_at)::int AS s FROM password_resets WHERE person_id = $1 ORDER BY created_at DESC LIMIT 1`,
+          [ownerId],
+        ),
       );
       expect(expiry.rows[0].s).toBe(3600);
       const browser = request.agent(t.app.getHttpServer());
@@ -245,24 +290,36 @@ describe('people, roles and the audit trail', () => {
     });
 
     it('records who changed what, without secrets: GET /v1/audit for owners, paged, by actor and by kind', async () => {
-      const hook = await t.http().post('/v1/accounts').set(bearer(key)).send({ provider: 'webhook', name: 'Audited', config: { url: 'http://127.0.0.1:9/a', headers: { Authorization: 'Bearer very-secret-header' } } }).expect(201);
+      const hook = await t
+        .http()
+        .post('/v1/accounts')
+        .set(bearer(key))
+        .send({
+          provider: 'webhook',
+          name: 'Audited',
+          config: { url: 'http://127.0.0.1:9/a', headers: { Authorization: 'Bearer very-secret-header' } },
+        })
+        .expect(201);
       await t.http().patch(`/v1/accounts/${hook.body.id}`).set(bearer(key)).send({ status: 'disabled' }).expect(200);
       await t.http().post(`/v1/accounts/${hook.body.id}/rotate-secret`).set(bearer(key)).expect(200);
       const viewer = await newKey(key, 'viewer');
       expect((await t.http().get('/v1/audit').set(bearer(viewer.key))).status).toBe(403);
       const all = await t.http().get('/v1/audit?limit=200').set(bearer(key)).expect(200);
       const text = JSON.stringify(all.body);
-      for (const secret of ['very-secret-header', hook.body.secret, TEST_PASSWORD, 'a brand new long password', '$argon2id']) expect(text).not.toContain(secret);
+      for (const secret of ['very-secret-header', hook.body.secret, TEST_PASSWORD, 'a brand new long password', '$argon2id'])
+        expect(text).not.toContain(secret);
       const summaries = (all.body.data as { summary: string }[]).map((e) => e.summary);
-      expect(summaries).toEqual(expect.arrayContaining([
-        'Disabled the account “Audited”',
-        'Rotated the signing secret of “Audited”',
-        'Connected the webhook account “Audited”',
-        'Invited eddie@example.test as editor',
-        'Olga <olga.owner@example.test> set a new password with a reset link',
-        expect.stringMatching(/^Removed Eddie Editor <eddie@example.test>/),
-        expect.stringMatching(/^Eddie Editor <eddie@example.test> accepted the invitation/),
-      ]));
+      expect(summaries).toEqual(
+        expect.arrayContaining([
+          'Disabled the account “Audited”',
+          'Rotated the signing secret of “Audited”',
+          'Connected the webhook account “Audited”',
+          'Invited eddie@example.test as editor',
+          'Olga <olga.owner@example.test> set a new password with a reset link',
+          expect.stringMatching(/^Removed Eddie Editor <eddie@example.test>/),
+          expect.stringMatching(/^Eddie Editor <eddie@example.test> accepted the invitation/),
+        ]),
+      );
       // Filtered by kind and by actor (the person who joined), and paged with the list cursor.
       const byKind = await t.http().get('/v1/audit?kind=account').set(bearer(key)).expect(200);
       expect(new Set(byKind.body.data.map((e: { kind: string }) => e.kind))).toEqual(new Set(['account']));
@@ -273,7 +330,11 @@ describe('people, roles and the audit trail', () => {
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
-        const page: request.Response = await t.http().get(`/v1/audit?limit=3${cursor ? `&cursor=${cursor}` : ''}`).set(bearer(key)).expect(200);
+        const page: request.Response = await t
+          .http()
+          .get(`/v1/audit?limit=3${cursor ? `&cursor=${cursor}` : ''}`)
+          .set(bearer(key))
+          .expect(200);
         seen.push(...page.body.data.map((e: { id: string }) => e.id));
         cursor = page.body.nextCursor;
       } while (cursor);

@@ -143,7 +143,13 @@ export class AccountsService {
           ['credentials'],
         );
         if (Object.keys(changes.after).length > 0) {
-          await this.audit.record(m, auth, { kind: 'account', action: 'update', subjectId: id, summary: updateSummary(after.name, changes.after), ...changes });
+          await this.audit.record(m, auth, {
+            kind: 'account',
+            action: 'update',
+            subjectId: id,
+            summary: updateSummary(after.name, changes.after),
+            ...changes,
+          });
         }
       }
     });

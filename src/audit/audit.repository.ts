@@ -52,7 +52,15 @@ export class AuditRepository {
          AND ($4::uuid IS NULL OR subject_id = $4)
          AND ($5::bigint IS NULL OR (at, id) < ('epoch'::timestamptz + $5::bigint * interval '1 microsecond', $6::uuid))
        ORDER BY at DESC, id DESC LIMIT $7`,
-      [workspaceId, filter.actorId ?? null, filter.kind ?? null, filter.subjectId ?? null, after?.micros ?? null, after?.id ?? null, limit + 1],
+      [
+        workspaceId,
+        filter.actorId ?? null,
+        filter.kind ?? null,
+        filter.subjectId ?? null,
+        after?.micros ?? null,
+        after?.id ?? null,
+        limit + 1,
+      ],
     );
   }
 

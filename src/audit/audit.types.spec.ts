@@ -2,7 +2,9 @@ import { diffFields } from './audit.types';
 
 describe('diffFields', () => {
   it('keeps only what changed, before and after', () => {
-    expect(diffFields({ name: 'A', status: 'active', config: { url: 'x' } }, { name: 'B', status: 'active', config: { url: 'x' } })).toEqual({
+    expect(
+      diffFields({ name: 'A', status: 'active', config: { url: 'x' } }, { name: 'B', status: 'active', config: { url: 'x' } }),
+    ).toEqual({
       before: { name: 'A' },
       after: { name: 'B' },
     });

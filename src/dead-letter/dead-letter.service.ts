@@ -259,7 +259,11 @@ export class DeadLetterService {
       if (job.status === 'discarded') return null;
       if (job.status !== 'dead') throw conflict(`only a dead job can be discarded: ${notDeadMessage(job.status)}`);
       await this.lifecycle.discard(m, id);
-      await this.audit.record(m, auth, toAuditEntry({ jobId: id, action: 'discard', before: { status: 'dead' }, after: { status: 'discarded' } }));
+      await this.audit.record(
+        m,
+        auth,
+        toAuditEntry({ jobId: id, action: 'discard', before: { status: 'dead' }, after: { status: 'discarded' } }),
+      );
       return job;
     });
     if (discarded) this.metrics.discarded.inc();

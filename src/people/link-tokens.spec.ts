@@ -1,5 +1,15 @@
 import fc from 'fast-check';
-import { expiryFrom, hashLinkToken, INVITATION_TTL_MS, linkStatus, looksLikeLinkToken, newLinkToken, RESET_MAIL_EVERY_MS, RESET_TTL_MS, resetMailAllowed } from './link-tokens';
+import {
+  expiryFrom,
+  hashLinkToken,
+  INVITATION_TTL_MS,
+  linkStatus,
+  looksLikeLinkToken,
+  newLinkToken,
+  RESET_MAIL_EVERY_MS,
+  RESET_TTL_MS,
+  resetMailAllowed,
+} from './link-tokens';
 
 const t0 = new Date('2026-12-01T09:00:00Z');
 const at = (ms: number) => new Date(t0.getTime() + ms);

@@ -70,7 +70,10 @@ export class PeopleController {
   }
 
   @Get('invitations')
-  @ApiOperation({ operationId: 'listInvitations', summary: 'Open invitations (not used or withdrawn yet; expired ones say so), newest first' })
+  @ApiOperation({
+    operationId: 'listInvitations',
+    summary: 'Open invitations (not used or withdrawn yet; expired ones say so), newest first',
+  })
   @ApiPageResponse(InvitationDto)
   @ApiErrors([400])
   listInvitations(@Auth() auth: AuthContext, @Query() query: PageQuery) {

@@ -37,10 +37,7 @@ export class PeopleRepository {
 
   // ---- people ----
 
-  async insert(
-    q: Sql,
-    p: { workspaceId: string; email: string; name: string; role: Role; passwordHash: string },
-  ): Promise<PersonRow> {
+  async insert(q: Sql, p: { workspaceId: string; email: string; name: string; role: Role; passwordHash: string }): Promise<PersonRow> {
     const rows = await q.query<PersonRow>(
       `INSERT INTO people (workspace_id, email, name, role, password_hash) VALUES ($1, $2, $3, $4, $5) RETURNING ${PERSON}`,
       [p.workspaceId, p.email, p.name, p.role, p.passwordHash],

@@ -23,20 +23,13 @@ import {
 import { PasswordHasher } from './password-hasher';
 import { EMAIL_TAKEN, PeopleRepository } from './people.repository';
 import { invitationMail, resetMail } from './people-mail';
-import {
-  InvitationView,
-  NewInvitationView,
-  personLabel,
-  PersonRow,
-  PersonView,
-  toInvitationView,
-  toPersonView,
-} from './person.types';
+import { InvitationView, NewInvitationView, personLabel, PersonRow, PersonView, toInvitationView, toPersonView } from './person.types';
 
 /** What a one-use link is, for the page that opens it (never the token). */
 export type LinkCheck<T> = { ok: true; value: T } | { ok: false; status: Exclude<LinkStatus, 'usable'> | 'unknown' };
 
-const TAKEN = 'This address already logs in to Herald (an address is one person on a Herald server). Log in with it, or use another address.';
+const TAKEN =
+  'This address already logs in to Herald (an address is one person on a Herald server). Log in with it, or use another address.';
 
 function isUniqueViolation(err: unknown, constraint: string): boolean {
   const e = err as { code?: unknown; constraint?: unknown };

@@ -281,7 +281,13 @@ export class PostsService {
       await this.lifecycle.reschedulePost(m, id, next.scheduledAt, next.publishBy, (override) => this.payload(next, override));
       const changes = diffFields(postFields(post), postFields(next));
       if (Object.keys(changes.after).length > 0) {
-        await this.audit.record(m, auth, { kind: 'post', action: 'update', subjectId: id, summary: `Edited the post “${excerptOf(next.text)}”`, ...changes });
+        await this.audit.record(m, auth, {
+          kind: 'post',
+          action: 'update',
+          subjectId: id,
+          summary: `Edited the post “${excerptOf(next.text)}”`,
+          ...changes,
+        });
       }
     });
     return this.get(workspaceId, id);
@@ -294,7 +300,12 @@ export class PostsService {
       const post = await this.posts.find(workspaceId, id, m);
       if (!post) throw notFound('post', id);
       await this.lifecycle.cancelPost(m, workspaceId, id);
-      await this.audit.record(m, auth, { kind: 'post', action: 'cancel', subjectId: id, summary: `Cancelled the post “${excerptOf(post.text)}”` });
+      await this.audit.record(m, auth, {
+        kind: 'post',
+        action: 'cancel',
+        subjectId: id,
+        summary: `Cancelled the post “${excerptOf(post.text)}”`,
+      });
     });
     return this.get(workspaceId, id);
   }

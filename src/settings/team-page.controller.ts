@@ -126,14 +126,22 @@ export class TeamPageController {
     const session = requirePage(req);
     try {
       await this.people.revokeInvitation(session.auth, id);
-      await this.pages.redirect(res, session, '/settings/team', { tone: 'info', text: 'The invitation is withdrawn: its link no longer works.' });
+      await this.pages.redirect(res, session, '/settings/team', {
+        tone: 'info',
+        text: 'The invitation is withdrawn: its link no longer works.',
+      });
     } catch (err) {
       await this.refused(res, session, err);
     }
   }
 
   @Post('people/:id/role')
-  async role(@Req() req: PageRequest, @Res() res: Response, @Param('id', personId) id: string, @Body() body: Record<string, unknown>): Promise<void> {
+  async role(
+    @Req() req: PageRequest,
+    @Res() res: Response,
+    @Param('id', personId) id: string,
+    @Body() body: Record<string, unknown>,
+  ): Promise<void> {
     const session = requirePage(req);
     try {
       const role = field(body, 'role');

@@ -175,7 +175,9 @@ export class ApiKeysService {
         const existing = await this.keys.findByHash(hash, manager);
         if (existing) {
           if (existing.replacedBy) {
-            this.logger.warn('HERALD_API_KEY was replaced by a newer HERALD_API_KEY and stays revoked: set the current value (or a new one)');
+            this.logger.warn(
+              'HERALD_API_KEY was replaced by a newer HERALD_API_KEY and stays revoked: set the current value (or a new one)',
+            );
           } else if (existing.revokedAt || !existing.bootstrap || existing.role !== 'owner') {
             await this.keys.restoreBootstrap(existing.id, manager);
             await this.audit.recordAs(manager, existing.workspaceId, SYSTEM_ACTOR, [

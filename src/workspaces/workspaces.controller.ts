@@ -54,7 +54,9 @@ export class WorkspacesController {
   })
   @ApiParam({ name: 'id', format: 'uuid', description: "the API key's id (not the key)" })
   @ApiNoContentResponse({ description: 'Revoked' })
-  @ApiErrors([403, 404], { 403: "A key of a higher role, or the operator's bootstrap key, or a caller who is not an owner. Nothing was changed." })
+  @ApiErrors([403, 404], {
+    403: "A key of a higher role, or the operator's bootstrap key, or a caller who is not an owner. Nothing was changed.",
+  })
   async revokeKey(@Auth() auth: AuthContext, @Param('id', new ParseIdPipe('API key')) id: string): Promise<void> {
     await this.apiKeys.revoke(auth, id);
   }

@@ -39,7 +39,10 @@ export async function acceptInvitation(t: TestApp, link: string, name: string, p
   const form = await agent.get(`${url.pathname}${url.search}`);
   if (form.status !== 200) throw new Error(`invitation page: ${form.status} ${form.text.slice(0, 300)}`);
   const token = url.searchParams.get('token') ?? '';
-  const done = await agent.post('/settings/invitation').type('form').send({ _csrf: csrfOf(form.text), token, name, password, confirm: password });
+  const done = await agent
+    .post('/settings/invitation')
+    .type('form')
+    .send({ _csrf: csrfOf(form.text), token, name, password, confirm: password });
   if (done.status !== 303) throw new Error(`accepting the invitation: ${done.status} ${done.text.slice(0, 500)}`);
   return agent;
 }
@@ -48,7 +51,10 @@ export async function acceptInvitation(t: TestApp, link: string, name: string, p
 export async function personAgent(t: TestApp, email: string, password = TEST_PASSWORD) {
   const agent = request.agent(t.app.getHttpServer());
   const form = await agent.get('/settings/login');
-  const res = await agent.post('/settings/login').type('form').send({ _csrf: csrfOf(form.text), email, password });
+  const res = await agent
+    .post('/settings/login')
+    .type('form')
+    .send({ _csrf: csrfOf(form.text), email, password });
   if (res.status !== 303) throw new Error(`person login: ${res.status} ${res.text.slice(0, 300)}`);
   const page = await agent.get('/settings/accounts');
   return { agent, csrf: csrfOf(page.text) };

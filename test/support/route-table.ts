@@ -90,16 +90,26 @@ export async function createFixtures(t: TestApp, name: string): Promise<Fixtures
   const slug = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${ws.body.workspace.id.slice(0, 8)}`;
   const ownerPersonId = await createFirstPerson(t, key, `owner-${slug}@example.test`, `${name} owner`);
   const person = await invitePerson(t, key, `editor-${slug}@example.test`, 'editor', `${name} editor`);
-  const invitation = await t.http().post('/v1/invitations').set(bearer(key)).send({ email: `pending-${slug}@example.test`, role: 'viewer' });
+  const invitation = await t
+    .http()
+    .post('/v1/invitations')
+    .set(bearer(key))
+    .send({ email: `pending-${slug}@example.test`, role: 'viewer' });
   if (invitation.status !== 201) throw new Error(`invitation: ${invitation.status} ${JSON.stringify(invitation.body)}`);
   // The invitation mails go out in the background (to .eml files here): wait until they have, so
   // a suite that fingerprints the database sees no write it did not cause.
   if (t.config.notifications.enabled) {
     await pollUntil(
-      'the fixtures\' invitation mails to be sent',
+      "the fixtures' invitation mails to be sent",
       () =>
         withClient(t.databaseUrl, async (c) =>
-          Number((await c.query(`SELECT count(*) AS n FROM mail_outbox WHERE workspace_id = $1 AND status IN ('pending', 'sending')`, [ws.body.workspace.id])).rows[0].n),
+          Number(
+            (
+              await c.query(`SELECT count(*) AS n FROM mail_outbox WHERE workspace_id = $1 AND status IN ('pending', 'sending')`, [
+                ws.body.workspace.id,
+              ])
+            ).rows[0].n,
+          ),
         ),
       (n) => n === 0,
       30_000,

@@ -129,7 +129,8 @@ export class LinkedInOAuthService {
     const session = await this.sessions.resolveById(row.sessionId);
     if (!session) return refuse('Your session ended while you were at LinkedIn. Log in and start again; nothing was changed.', null, 401);
     // The role that allowed the start may have been lowered since (the page checks it per request).
-    if (!allows(session.auth, 'edit')) return refuse('Your role does not allow connecting accounts any more. Nothing was changed.', session, 403);
+    if (!allows(session.auth, 'edit'))
+      return refuse('Your role does not allow connecting accounts any more. Nothing was changed.', session, 403);
     if (query.error !== '') return refuse(describeCallbackError(query.error, query.errorDescription), session);
     if (query.code === '' || query.code.length > 2000) return refuse('LinkedIn sent no authorization code. Nothing was changed.', session);
 

@@ -142,7 +142,11 @@ export class SessionsService {
    * read afresh too, so a changed role applies from the next request.
    */
   private async activate(row: SessionRow, now: Date): Promise<PageSession | null> {
-    const auth = row.apiKeyId ? await this.apiKeys.activeKey(row.apiKeyId) : row.personId ? await this.people.activePerson(row.personId) : null;
+    const auth = row.apiKeyId
+      ? await this.apiKeys.activeKey(row.apiKeyId)
+      : row.personId
+        ? await this.people.activePerson(row.personId)
+        : null;
     if (!auth || auth.workspaceId !== row.workspaceId) {
       await this.sessions.revoke(row.id);
       return null;
