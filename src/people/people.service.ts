@@ -6,8 +6,8 @@ import { conflict, forbidden, invalidInput, notFound } from '../common/errors';
 import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import type { Sql } from '../database/db';
-import { MailOutboxRepository } from '../mail/mail-outbox.repository';
-import { WorkspacesRepository } from '../workspaces/workspaces.repository';
+import { MailOutbox } from '../mail/mail-outbox.service';
+import { WorkspacesService } from '../workspaces/workspaces.service';
 import { emailProblem, nameProblem, normalizeEmail, passwordProblem } from './credentials';
 import {
   expiryFrom,
@@ -48,8 +48,8 @@ export class PeopleService {
     private readonly people: PeopleRepository,
     private readonly hasher: PasswordHasher,
     private readonly audit: AuditService,
-    private readonly outbox: MailOutboxRepository,
-    private readonly workspaces: WorkspacesRepository,
+    private readonly outbox: MailOutbox,
+    private readonly workspaces: WorkspacesService,
   ) {}
 
   /** Mail reaches people only through an SMTP server; without one, links are handed over by hand. */
