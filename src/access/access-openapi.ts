@@ -16,14 +16,15 @@ export function documentPermissions(document: OpenAPIObject, errorSchemaRef = '#
     for (const method of METHODS) {
       const op = item[method];
       if (!op) continue;
-      const permission = permissionFor(method, expressPath);
-      if (!permission) throw new Error(`${method.toUpperCase()} ${expressPath} has no entry in src/access/route-permissions.ts`);
-      const rule = `**Who may:** ${whoMay(permission)}.`;
+      // A route missing from the table is refused to every key by the guard; say so here too
+      // (test/roles.test.ts fails on it by name).
+      const permission = permissionFor(method, expressPath) ?? 'none';
+      const rule = `**Who may:** ${permission === 'none' ? 'nobody yet (no entry in the role table)' : whoMay(permission)}.`;
       op.description = op.description ? `${op.description}\n\n${rule}` : rule;
       (op as unknown as Record<string, unknown>)['x-herald-permission'] = permission;
       if (permission !== 'read' && permission !== 'public' && !op.responses['403']) {
         op.responses['403'] = {
-          description: `The API key's role does not allow this: it needs ${whoMay(permission)}. Nothing was changed.`,
+          description: `The API key's role does not allow this: it needs ${permission === 'none' ? 'an entry in the role table' : whoMay(permission)}. Nothing was changed.`,
           content: { 'application/json': { schema: { $ref: errorSchemaRef } } },
         };
       }
