@@ -17,6 +17,8 @@ import { PostsModule } from './posts/posts.module';
 import { WorkerModule } from './worker/worker.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { SettingsModule } from './settings/settings.module';
+import { AuditModule } from './audit/audit.module';
+import { PeopleModule } from './people/people.module';
 
 @Module({})
 export class AppModule {
@@ -31,6 +33,8 @@ export class AppModule {
         HealthModule,
         ScheduleModule.forRoot(),
         WorkspacesModule,
+        AuditModule,
+        PeopleModule,
         AccountsModule,
         PostsModule,
         JobsModule,

@@ -7,6 +7,7 @@ import { AppModule } from './app.module';
 import { mapBodyParserError } from './common/http-exception.filter';
 import { answerClientErrors, refuseDeepJson } from './common/request-limits';
 import { createOpenApiDocument } from './common/openapi';
+import { documentPermissions } from './access/access-openapi';
 import { createValidationPipe } from './common/validation';
 import type { HeraldConfig } from './config/config';
 import { ApiKeysService } from './workspaces/api-keys.service';
@@ -32,7 +33,7 @@ export async function createApp(config: HeraldConfig, options: { print?: (text: 
   app.useGlobalPipes(createValidationPipe());
 
   // The document is served at /docs (page) and /docs-json; the tests check every answer against it.
-  SwaggerModule.setup('docs', app, createOpenApiDocument(app, config.publicUrl));
+  SwaggerModule.setup('docs', app, documentPermissions(createOpenApiDocument(app, config.publicUrl)));
 
   await app.init();
   await app.get(ApiKeysService).ensureBootstrapKey(options.print ?? ((text) => process.stdout.write(text)));

@@ -51,7 +51,7 @@ describe('API keys and workspaces', () => {
     expect(res.body.apiKey.key).toMatch(/^hk_[A-Za-z0-9_-]{43}$/);
     const member = res.body.apiKey.key as string;
     const denied = await t.http().post('/v1/workspaces').set(bearer(member)).send({ name: 'Sneaky' }).expect(403);
-    expect(denied.body.message).toMatch(/bootstrap API key/);
+    expect(denied.body.message).toMatch(/bootstrap key/);
   });
 
   it('never lists a key or its hash, and pages with a cursor', async () => {
@@ -132,10 +132,14 @@ describe('the bootstrap key', () => {
       await second.http().post('/v1/workspaces').set(bearer(oldKey)).send({ name: 'With the old key' }).expect(401);
       // The new key has the admin right; the workspace's other keys are untouched.
       await second.http().post('/v1/workspaces').set(bearer(newKey)).send({ name: 'With the new key' }).expect(201);
-      const keys = (await second.http().get('/v1/api-keys').set(bearer(member)).expect(200)).body.data as { name: string; role: string }[];
-      expect(keys.map((k) => [k.name, k.role]).sort()).toEqual([
-        ['CI', 'member'],
-        ['HERALD_API_KEY', 'admin'],
+      const keys = (await second.http().get('/v1/api-keys').set(bearer(member)).expect(200)).body.data as {
+        name: string;
+        role: string;
+        bootstrap: boolean;
+      }[];
+      expect(keys.map((k) => [k.name, k.role, k.bootstrap]).sort()).toEqual([
+        ['CI', 'owner', false],
+        ['HERALD_API_KEY', 'owner', true],
       ]);
     } finally {
       await second.close();

@@ -46,7 +46,14 @@ interface DlqDetail extends DlqEntry {
     latencyMs: number;
     idempotencyKey: string;
   }[];
-  audit: { action: string; apiKeyId: string | null; before: Record<string, unknown>; after: Record<string, unknown>; at: string }[];
+  audit: {
+    action: string;
+    apiKeyId: string | null;
+    actor: { kind: string; id: string | null; label: string };
+    before: Record<string, unknown>;
+    after: Record<string, unknown>;
+    at: string;
+  }[];
 }
 
 describe('dead-letter queue API', () => {
@@ -88,8 +95,10 @@ describe('dead-letter queue API', () => {
         [id],
       )
     )[0];
+  /** The audit trail names the key that did it, by id and by name (never the key itself). */
+  const keyActor = () => ({ kind: 'key', id: keyId, label: expect.stringMatching(/^key “dlq operator” \(hk_/) as unknown });
   const auditCount = async (id: string) =>
-    (await q<{ n: number }>(`SELECT count(*)::int AS n FROM job_audit WHERE job_id = $1`, [id]))[0].n;
+    (await q<{ n: number }>(`SELECT count(*)::int AS n FROM audit_events WHERE subject_id = $1 AND kind = 'failed_post'`, [id]))[0].n;
 
   beforeAll(async () => {
     t = await bootTestApp({ config: { allowPrivateUrls: true } });
@@ -253,6 +262,7 @@ describe('dead-letter queue API', () => {
         {
           action: 'edit',
           apiKeyId: keyId,
+          actor: keyActor(),
           before: { text: 'Typo in teh text', title: 'Old title', link: null },
           after: { text: 'Typo fixed in the text', title: null, link: 'https://example.com/fixed' },
           at: expect.any(String),
@@ -357,6 +367,7 @@ describe('dead-letter queue API', () => {
         {
           action: 'requeue',
           apiKeyId: keyId,
+          actor: keyActor(),
           before: expect.objectContaining({ status: 'dead', idempotencyKey: id }),
           after: expect.objectContaining({ status: 'scheduled', idempotencyKey: id, force: false }),
           at: expect.any(String),
@@ -405,6 +416,7 @@ describe('dead-letter queue API', () => {
       const entry = {
         action: 'requeue',
         apiKeyId: keyId,
+        actor: keyActor(),
         before: expect.objectContaining({ status: 'dead', idempotencyKey: id }),
         after: expect.objectContaining({ status: 'scheduled', idempotencyKey: id, force: true, via: 'retry' }),
         at: expect.any(String),
@@ -465,7 +477,7 @@ describe('dead-letter queue API', () => {
       const [id] = await deadJobs([webhook]);
       const answers = await Promise.all(Array.from({ length: 8 }, () => http().post(`/v1/dlq/${id}/requeue`).set(bearer(key)).send({})));
       expect(answers.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409, 409, 409, 409]);
-      const trail = await q<{ action: string }>(`SELECT action FROM job_audit WHERE job_id = $1`, [id]);
+      const trail = await q<{ action: string }>(`SELECT action FROM audit_events WHERE subject_id = $1 AND kind = 'failed_post'`, [id]);
       expect(trail).toEqual([{ action: 'requeue' }]);
     });
   });
@@ -541,7 +553,14 @@ describe('dead-letter queue API', () => {
       const res = await http().delete(`/v1/dlq/${id}`).set(bearer(key)).expect(200);
       expect(res.body).toMatchObject({ id, status: 'discarded', deadReason: 'poison', attempts: [expect.objectContaining({ number: 1 })] });
       expect(res.body.audit).toEqual([
-        { action: 'discard', apiKeyId: keyId, before: { status: 'dead' }, after: { status: 'discarded' }, at: expect.any(String) },
+        {
+          action: 'discard',
+          apiKeyId: keyId,
+          actor: keyActor(),
+          before: { status: 'dead' },
+          after: { status: 'discarded' },
+          at: expect.any(String),
+        },
       ]);
       // Discarding again is a no-op.
       expect((await http().delete(`/v1/dlq/${id}`).set(bearer(key)).expect(200)).body.audit).toHaveLength(1);

@@ -121,7 +121,10 @@ describe('dead-letter queue: requeued jobs reach the receiver', () => {
     for (const a of [one, two]) expect([200, 409]).toContain(a.status);
     expect(bulk.status).toBe(200);
     expect([200, 409]).toContain(retry.status);
-    const requeues = await count(`SELECT count(*)::int AS n FROM job_audit WHERE job_id = $1 AND action = 'requeue'`, [jobId]);
+    const requeues = await count(
+      `SELECT count(*)::int AS n FROM audit_events WHERE subject_id = $1 AND kind = 'failed_post' AND action = 'requeue'`,
+      [jobId],
+    );
     expect(requeues).toBe(dlqMoved);
 
     const job = await waitForJob<JobView>(t, key, jobId, (j) => j.status === 'succeeded');

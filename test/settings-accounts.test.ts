@@ -63,7 +63,7 @@ describe('settings page: accounts, in a browser', () => {
     await page.goto(`${t.baseUrl}/settings`);
     await page.waitForURL(/\/settings\/login/);
     await page.getByLabel('API key').fill('hk_not-a-key-of-this-workspace');
-    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('button', { name: 'Log in with the key' }).click();
     await text(page, 'That API key was not accepted.');
     expect(page.url()).not.toContain('hk_not');
     expect(await criticalViolations(page)).toEqual([]);

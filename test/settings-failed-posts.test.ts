@@ -113,8 +113,8 @@ describe('settings page: failed posts, in a browser', () => {
     // The page keeps the history: what people did, and the attempt with the new idempotency key.
     await page.reload();
     expect(await page.locator('.audit li').allTextContents()).toEqual([
-      expect.stringMatching(/: edit$/),
-      expect.stringMatching(/: requeue$/),
+      expect.stringMatching(/: edit by key “HERALD_API_KEY” \(\w+\)$/),
+      expect.stringMatching(/: requeue by key “HERALD_API_KEY” \(\w+\)$/),
     ]);
     await visible(page.locator('table.attempts').getByText(`${jobId}.2`));
   });

@@ -39,7 +39,19 @@ describe('workspace isolation on every /v1 route', () => {
   });
   afterAll(() => t.close());
 
-  const idsOf = (f: Fixtures) => [f.workspaceId, f.apiKeyId, f.accountId, f.mediaId, f.postId, f.jobId, f.deadJobId, f.deadPostId];
+  const idsOf = (f: Fixtures) => [
+    f.workspaceId,
+    f.apiKeyId,
+    f.accountId,
+    f.mediaId,
+    f.postId,
+    f.jobId,
+    f.deadJobId,
+    f.deadPostId,
+    f.ownerPersonId,
+    f.personId,
+    f.invitationId,
+  ];
   const hasParams = (r: Route) => r.path.includes('/:');
 
   it('finds the routes in the router, and every one is described in ROUTE_SPECS', () => {

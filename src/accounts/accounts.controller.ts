@@ -40,7 +40,7 @@ export class AccountsController {
   @ApiResponse({ status: 201, description: 'The account; webhooks: with `secret`, shown this once', type: AccountWithSecretDto })
   @ApiErrors(BODY_ERRORS)
   create(@Auth() auth: AuthContext, @Body() body: CreateAccountDto) {
-    return this.accounts.create(auth.workspaceId, body);
+    return this.accounts.create(auth, body);
   }
 
   @Get()
@@ -71,7 +71,7 @@ export class AccountsController {
   @ApiResponse({ status: 200, description: 'The account as it is now', type: AccountDto })
   @ApiErrors([...BODY_ERRORS, 404])
   update(@Auth() auth: AuthContext, @Param('id', accountId) id: string, @Body() body: UpdateAccountDto) {
-    return this.accounts.update(auth.workspaceId, id, body);
+    return this.accounts.update(auth, id, body);
   }
 
   @Delete(':id')
@@ -81,7 +81,7 @@ export class AccountsController {
   @ApiNoContentResponse({ description: 'Removed' })
   @ApiErrors([404])
   async remove(@Auth() auth: AuthContext, @Param('id', accountId) id: string): Promise<void> {
-    await this.accounts.remove(auth.workspaceId, id);
+    await this.accounts.remove(auth, id);
   }
 
   @Post(':id/verify')
@@ -101,6 +101,6 @@ export class AccountsController {
   @ApiResponse({ status: 200, description: 'The account with its new `secret`', type: AccountWithSecretDto })
   @ApiErrors([400, 404], { 400: 'The account is not a webhook (only webhooks have a signing secret).' })
   rotateSecret(@Auth() auth: AuthContext, @Param('id', accountId) id: string) {
-    return this.accounts.rotateSecret(auth.workspaceId, id);
+    return this.accounts.rotateSecret(auth, id);
   }
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
 import { AccountStateModule } from '../account-state/account-state.module';
 import { ConnectorsModule } from '../connectors/connectors.module';
 import { QueueCoreModule } from '../queue/queue-core.module';
@@ -9,7 +10,7 @@ import { AccountsRepository } from './accounts.repository';
 import { AccountsService } from './accounts.service';
 
 @Module({
-  imports: [ConnectorsModule, QueueCoreModule, AccountStateModule],
+  imports: [AuditModule, ConnectorsModule, QueueCoreModule, AccountStateModule],
   controllers: [AccountsController],
   providers: [AccountsRepository, AccountsService, AccountReportsRepository, AccountReportsService],
   exports: [AccountsService, AccountReportsService],

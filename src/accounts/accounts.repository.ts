@@ -35,17 +35,20 @@ export class AccountsRepository {
     return this.db.transaction(work);
   }
 
-  async insert(input: {
-    id: string;
-    workspaceId: string;
-    provider: Provider;
-    name: string;
-    config: Record<string, unknown>;
-    credentials: string;
-    retryPolicy: RetryPolicyOverride | null;
-    maxInFlight: number;
-  }): Promise<AccountRow> {
-    const rows: AccountRow[] = await this.db.query(
+  async insert(
+    input: {
+      id: string;
+      workspaceId: string;
+      provider: Provider;
+      name: string;
+      config: Record<string, unknown>;
+      credentials: string;
+      retryPolicy: RetryPolicyOverride | null;
+      maxInFlight: number;
+    },
+    m?: Sql,
+  ): Promise<AccountRow> {
+    const rows: AccountRow[] = await (m ?? this.db).query(
       `INSERT INTO accounts (id, workspace_id, provider, name, config, credentials, retry_policy, max_in_flight)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
       [input.id, input.workspaceId, input.provider, input.name, input.config, input.credentials, input.retryPolicy, input.maxInFlight],

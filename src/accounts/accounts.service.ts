@@ -1,5 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import type { AuthContext } from '../access/auth-context';
+import { AuditService } from '../audit/audit.service';
+import { diffFields } from '../audit/audit.types';
 import { SecretBox } from '../common/crypto/secret-box';
 import { invalidInput, notFound } from '../common/errors';
 import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
@@ -26,6 +29,7 @@ export class AccountsService {
     private readonly box: SecretBox,
     private readonly jobs: JobLifecycle,
     private readonly state: AccountStateService,
+    private readonly audit: AuditService,
   ) {}
 
   private async prepare(
@@ -54,18 +58,31 @@ export class AccountsService {
     return Object.keys(policy).length ? policy : null;
   }
 
-  async create(workspaceId: string, dto: CreateAccountDto): Promise<AccountWithSecret> {
+  async create(auth: AuthContext, dto: CreateAccountDto): Promise<AccountWithSecret> {
     const prepared = await this.prepare(dto.provider, dto.config, null);
     const id = randomUUID();
-    const row = await this.accounts.insert({
-      id,
-      workspaceId,
-      provider: dto.provider,
-      name: dto.name,
-      config: prepared.config,
-      credentials: sealCredentials(this.box, id, prepared.credentials),
-      retryPolicy: this.retryPolicy(dto.retryPolicy),
-      maxInFlight: dto.maxInFlight ?? this.config.worker.maxInFlightPerAccount,
+    const row = await this.accounts.transaction(async (m) => {
+      const created = await this.accounts.insert(
+        {
+          id,
+          workspaceId: auth.workspaceId,
+          provider: dto.provider,
+          name: dto.name,
+          config: prepared.config,
+          credentials: sealCredentials(this.box, id, prepared.credentials),
+          retryPolicy: this.retryPolicy(dto.retryPolicy),
+          maxInFlight: dto.maxInFlight ?? this.config.worker.maxInFlightPerAccount,
+        },
+        m,
+      );
+      await this.audit.record(m, auth, {
+        kind: 'account',
+        action: 'create',
+        subjectId: id,
+        summary: `Connected the ${created.provider} account “${created.name}”`,
+        after: { ...auditFields(created), credentials: '(set)' },
+      });
+      return created;
     });
     return { ...toAccountView(row), ...prepared.revealOnce };
   }
@@ -95,7 +112,8 @@ export class AccountsService {
    * `needs_reauth`/`disabled` account makes it active, closes its circuit and resumes its
    * paused jobs; `status: "disabled"` pauses its waiting jobs.
    */
-  async update(workspaceId: string, id: string, dto: UpdateAccountDto): Promise<AccountView> {
+  async update(auth: AuthContext, id: string, dto: UpdateAccountDto): Promise<AccountView> {
+    const workspaceId = auth.workspaceId;
     const current = await this.load(workspaceId, id);
     const prepared =
       dto.config !== undefined
@@ -126,15 +144,43 @@ export class AccountsService {
         },
         m,
       );
+      const after = await this.accounts.find(workspaceId, id, m);
+      if (after) {
+        const changes = diffFields(
+          { ...auditFields(current), credentials: current.credentials },
+          { ...auditFields(after), credentials: after.credentials },
+          ['credentials'],
+        );
+        if (Object.keys(changes.after).length > 0) {
+          await this.audit.record(m, auth, {
+            kind: 'account',
+            action: 'update',
+            subjectId: id,
+            summary: updateSummary(after.name, changes.after),
+            ...changes,
+          });
+        }
+      }
     });
     return this.get(workspaceId, id);
   }
 
-  async remove(workspaceId: string, id: string): Promise<void> {
+  async remove(auth: AuthContext, id: string): Promise<void> {
+    const workspaceId = auth.workspaceId;
     const deleted = await this.accounts.transaction(async (m) => {
+      const before = await this.accounts.find(workspaceId, id, m);
       await this.jobs.cancelAccount(m, workspaceId, id);
       const found = await this.accounts.delete(workspaceId, id, m);
-      if (found) await this.jobs.accountStopped(id, m);
+      if (found) {
+        await this.jobs.accountStopped(id, m);
+        await this.audit.record(m, auth, {
+          kind: 'account',
+          action: 'remove',
+          subjectId: id,
+          summary: `Removed the account “${before?.name ?? id}”; its waiting posts were cancelled`,
+          before: before ? auditFields(before) : null,
+        });
+      }
       return found;
     });
     if (!deleted) throw notFound('account', id);
@@ -152,14 +198,23 @@ export class AccountsService {
     });
   }
 
-  async rotateSecret(workspaceId: string, id: string): Promise<AccountWithSecret> {
+  async rotateSecret(auth: AuthContext, id: string): Promise<AccountWithSecret> {
+    const workspaceId = auth.workspaceId;
     const row = await this.load(workspaceId, id);
     const connector = this.connectors.require(row.provider);
     if (!connector.rotateSecret) throw invalidInput(`${row.provider} accounts have no signing secret to rotate`);
     const prepared = connector.rotateSecret(openCredentials(this.box, id, row.credentials));
-    await this.accounts.transaction((m) =>
-      this.accounts.update(workspaceId, id, { credentials: sealCredentials(this.box, id, prepared.credentials) }, m),
-    );
+    await this.accounts.transaction(async (m) => {
+      await this.accounts.update(workspaceId, id, { credentials: sealCredentials(this.box, id, prepared.credentials) }, m);
+      await this.audit.record(m, auth, {
+        kind: 'account',
+        action: 'rotate_secret',
+        subjectId: id,
+        summary: `Rotated the signing secret of “${row.name}”`,
+        before: { secret: '(secret)' },
+        after: { secret: '(changed)' },
+      });
+    });
     return { ...(await this.get(workspaceId, id)), ...prepared.revealOnce };
   }
 
@@ -167,4 +222,23 @@ export class AccountsService {
   storeRefreshedCredentials(tx: Sql, updates: { accountId: string; sealed: string; basedOnVersion: number }[]): Promise<Set<string>> {
     return this.accounts.storeRefreshedCredentials(tx, updates);
   }
+}
+
+/** An account's fields for the audit trail: what a person set, never a credential. */
+function auditFields(a: AccountRow): Record<string, unknown> {
+  return {
+    name: a.name,
+    provider: a.provider,
+    status: a.status,
+    config: a.config,
+    retryPolicy: a.retryPolicy,
+    maxInFlight: a.maxInFlight,
+  };
+}
+
+function updateSummary(name: string, changed: Record<string, unknown>): string {
+  if (changed.status === 'disabled') return `Disabled the account “${name}”`;
+  if (changed.status === 'active') return `Enabled the account “${name}”`;
+  if ('credentials' in changed) return `Reconnected the account “${name}” with new credentials`;
+  return `Changed ${Object.keys(changed).join(', ')} of the account “${name}”`;
 }

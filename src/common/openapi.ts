@@ -109,6 +109,8 @@ retries that honour \`Retry-After\`, a circuit breaker per account and a dead-le
 
 - **Authentication**: every \`/v1\` operation takes \`Authorization: Bearer <API key>\`. Keys
   (\`hk_…\`) belong to one workspace; another workspace's ids answer 404, exactly like unknown ids.
+- **Roles**: every key has a role, \`owner\`, \`editor\` or \`viewer\`; each operation says who may
+  call it ("Who may"), and answers 403 (changing nothing) to a key of a lower role.
 - **Errors**: every error is \`{ statusCode, error, message }\`, with a message a person can act on.
   Invalid input is 400 and changes nothing; unknown fields are refused; JSON bodies are limited to 1 MB.
 - **Lists**: \`{ data, nextCursor }\`; pass \`nextCursor\` as \`cursor\` for the next page
@@ -122,7 +124,9 @@ const TAGS: ReadonlyArray<[string, string]> = [
   ['jobs', 'One delivery of a post to one account, with every attempt.'],
   ['dead-letter queue', 'Jobs that will not be retried automatically: inspect, edit, requeue or discard them.'],
   ['media', 'Images for posts, stored by Herald and served to receivers through signed links.'],
-  ['workspaces', 'Workspaces and their API keys.'],
+  ['workspaces', 'Workspaces and their API keys, each with a role (owner, editor, viewer).'],
+  ['people', 'The people of a workspace, who log in to the settings page: invitations, roles, password resets.'],
+  ['audit', 'Who changed what, and when: the audit trail of a workspace (owners).'],
   ['notifications', 'The daily digest and alert mails of a workspace.'],
   ['operations', 'Health checks and metrics for whoever runs Herald; no API key.'],
 ];

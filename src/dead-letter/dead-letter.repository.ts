@@ -4,7 +4,7 @@ import { Db, Sql, Tx } from '../database/db';
 import type { Provider } from '../connectors/connector.interface';
 import type { JobStatus } from '../queue/job-lifecycle';
 import { JOB_COLUMNS, REVIVE_KEY_SQL } from '../queue/job-columns';
-import type { AuditRow, DlqRow, NewAudit } from './dead-letter.types';
+import type { DlqRow } from './dead-letter.types';
 
 const DLQ_COLUMNS = `${JOB_COLUMNS},
   CASE WHEN j.status IN ('dead', 'discarded') THEN j.finished_at END AS "deadAt",
@@ -59,7 +59,7 @@ function filterSql(f: DlqFilter, first: number): { where: string; params: unknow
 
 /**
  * SQL of the dead-letter queue: reads of dead and discarded jobs with their account, the row
- * locks its changes take, and the audit trail (job_audit, this module's table). The changes
+ * locks its changes take (the audit trail is src/audit's, through AuditService). The changes
  * themselves (edit, requeue, discard) are the queue's operations (JobLifecycle), each guarded by
  * `status = 'dead'` on top of these locks, so whatever races them (a second requeue, a manual
  * retry, a discard) exactly one of them changes the job. Every read and lock is scoped by
@@ -97,14 +97,6 @@ export class DeadLetterRepository {
     return rows[0] ?? null;
   }
 
-  audit(jobId: string): Promise<AuditRow[]> {
-    return this.db.query(
-      `SELECT id::text, action, api_key_id AS "apiKeyId", before, after, created_at AS "createdAt"
-       FROM job_audit WHERE job_id = $1 ORDER BY id`,
-      [jobId],
-    );
-  }
-
   /**
    * Up to `limit` dead jobs matching the filter, in id order, for a bulk requeue, which then
    * locks them through the queue (JobLifecycle.lockJobs, dead ones only): a job requeued by
@@ -117,23 +109,6 @@ export class DeadLetterRepository {
       [workspaceId, limit, ...f.params],
     );
     return rows.map((r) => r.id);
-  }
-
-  async insertAudit(m: Sql, workspaceId: string, apiKeyId: string, entries: NewAudit[]): Promise<void> {
-    if (entries.length === 0) return;
-    await m.query(
-      `INSERT INTO job_audit (job_id, workspace_id, api_key_id, action, before, after)
-       SELECT r.job_id, $1, $2, r.action, r.before, r.after
-       FROM unnest($3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[]) AS r(job_id, action, before, after)`,
-      [
-        workspaceId,
-        apiKeyId,
-        entries.map((e) => e.jobId),
-        entries.map((e) => e.action),
-        entries.map((e) => JSON.stringify(e.before)),
-        entries.map((e) => JSON.stringify(e.after)),
-      ],
-    );
   }
 
   /**

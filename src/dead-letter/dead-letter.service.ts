@@ -10,11 +10,12 @@ import { MediaService } from '../media/media.service';
 import { validateForPlatform } from '../posts/platform-rules';
 import { JobLifecycle, LockedJob, RevivedJob } from '../queue/job-lifecycle.service';
 import { AccountStateService } from '../account-state/account-state.service';
+import { AuditService } from '../audit/audit.service';
 import type { AuthContext } from '../workspaces/auth';
 import type { BulkRequeueDto, DlqFilterDto, EditDeadJobDto, ListDlqQuery, RequeueDto } from './dead-letter.dto';
 import { DeadLetterMetrics } from './dead-letter.metrics';
 import { DeadLetterRepository, DlqFilter } from './dead-letter.repository';
-import { DlqDetailView, DlqEntryView, NewAudit, toAuditView, toDlqEntryView } from './dead-letter.types';
+import { DlqDetailView, DlqEntryView, NewAudit, toAuditEntry, toAuditView, toDlqEntryView } from './dead-letter.types';
 import { applyEdit } from './payload-edit';
 import { notDeadMessage, requeueTarget } from './requeue-policy';
 
@@ -40,7 +41,7 @@ export interface BulkRequeueResult {
  * again (or discards it). Every change is one transaction that locks the job rows, then their
  * accounts, and is guarded by `status = 'dead'`, so concurrent requeues, retries and the worker
  * can never put one job in the queue twice. Every change is written to the audit trail with
- * the API key that made it.
+ * who made it (an API key or a person), in the same transaction.
  */
 @Injectable()
 export class DeadLetterService {
@@ -51,6 +52,7 @@ export class DeadLetterService {
     private readonly lifecycle: JobLifecycle,
     private readonly accounts: AccountStateService,
     private readonly metrics: DeadLetterMetrics,
+    private readonly audit: AuditService,
   ) {}
 
   async list(workspaceId: string, query: ListDlqQuery): Promise<Page<DlqEntryView>> {
@@ -75,7 +77,7 @@ export class DeadLetterService {
   async get(workspaceId: string, id: string): Promise<DlqDetailView> {
     const row = await this.dlq.find(workspaceId, id);
     if (!row) throw notFound('job', id);
-    const [attempts, audit] = await Promise.all([this.jobs.attempts(id), this.dlq.audit(id)]);
+    const [attempts, audit] = await Promise.all([this.jobs.attempts(id), this.audit.forSubject(workspaceId, id)]);
     return {
       ...toDlqEntryView(row),
       payload: row.payload,
@@ -100,7 +102,7 @@ export class DeadLetterService {
       if (Object.keys(after).length === 0) return; // the same payload again: no edit, no new key
       await this.validateContent(auth.workspaceId, job.provider, next);
       await this.lifecycle.editDeadPayload(m, id, next);
-      await this.dlq.insertAudit(m, auth.workspaceId, auth.apiKeyId, [{ jobId: id, action: 'edit', before, after }]);
+      await this.audit.record(m, auth, toAuditEntry({ jobId: id, action: 'edit', before, after }));
     });
     return this.get(auth.workspaceId, id);
   }
@@ -212,7 +214,7 @@ export class DeadLetterService {
         },
       };
     });
-    await this.dlq.insertAudit(m, auth.workspaceId, auth.apiKeyId, audit);
+    await this.audit.record(m, auth, ...audit.map(toAuditEntry));
     return done;
   }
 
@@ -250,9 +252,11 @@ export class DeadLetterService {
       if (job.status === 'discarded') return null;
       if (job.status !== 'dead') throw conflict(`only a dead job can be discarded: ${notDeadMessage(job.status)}`);
       await this.lifecycle.discard(m, id);
-      await this.dlq.insertAudit(m, auth.workspaceId, auth.apiKeyId, [
-        { jobId: id, action: 'discard', before: { status: 'dead' }, after: { status: 'discarded' } },
-      ]);
+      await this.audit.record(
+        m,
+        auth,
+        toAuditEntry({ jobId: id, action: 'discard', before: { status: 'dead' }, after: { status: 'discarded' } }),
+      );
       return job;
     });
     if (discarded) this.metrics.discarded.inc();

@@ -1,3 +1,4 @@
+import type { AuditActor, AuditEventView, NewAuditEntry } from '../audit/audit.types';
 import type { JobPayload } from '../connectors/connector.interface';
 import type { AccountStatus } from '../account-state/account-state';
 import { AttemptView, JobRow, JobView, toJobView } from '../jobs/job.types';
@@ -20,20 +21,22 @@ export interface DlqRow extends JobRow {
 
 export type AuditAction = 'edit' | 'requeue' | 'discard';
 
-export interface AuditRow {
-  id: string;
-  action: AuditAction;
-  apiKeyId: string | null;
-  before: Record<string, unknown>;
-  after: Record<string, unknown>;
-  createdAt: Date;
-}
-
+/** A change to a dead job, for the audit trail (src/audit, kind `failed_post`). */
 export interface NewAudit {
   jobId: string;
   action: AuditAction;
   before: Record<string, unknown>;
   after: Record<string, unknown>;
+}
+
+const SUMMARIES: Record<AuditAction, string> = {
+  edit: 'Edited a failed post',
+  requeue: 'Requeued a failed post',
+  discard: 'Discarded a failed post',
+};
+
+export function toAuditEntry(a: NewAudit): NewAuditEntry {
+  return { kind: 'failed_post', action: a.action, subjectId: a.jobId, summary: SUMMARIES[a.action], before: a.before, after: a.after };
 }
 
 /** One entry of GET /v1/dlq. */
@@ -56,7 +59,9 @@ export interface DlqDetailView extends DlqEntryView {
 
 export interface AuditView {
   action: AuditAction;
+  /** The API key that did it; null when a person did it on the page (see `actor`). */
   apiKeyId: string | null;
+  actor: AuditActor;
   before: Record<string, unknown>;
   after: Record<string, unknown>;
   at: string;
@@ -77,6 +82,14 @@ export function toDlqEntryView(r: DlqRow): DlqEntryView {
   };
 }
 
-export function toAuditView(a: AuditRow): AuditView {
-  return { action: a.action, apiKeyId: a.apiKeyId, before: a.before, after: a.after, at: a.createdAt.toISOString() };
+/** A failed post's trail as GET /v1/dlq/:jobId shows it (its edits, requeues and discards). */
+export function toAuditView(e: AuditEventView): AuditView {
+  return {
+    action: e.action as AuditAction,
+    apiKeyId: e.actor.kind === 'key' ? e.actor.id : null,
+    actor: e.actor,
+    before: e.before ?? {},
+    after: e.after ?? {},
+    at: e.at,
+  };
 }

@@ -4,6 +4,7 @@ import type { AccountStatus } from '../account-state/account-state';
 import type { JobPayload } from '../connectors/connector.interface';
 import { AttemptDto, JobDto } from '../jobs/job-view.dto';
 import type { BulkRequeueResult, SkippedJob } from './dead-letter.service';
+import { AuditActorDto } from '../audit/audit-view.dto';
 import type { AuditAction, AuditView, DlqDetailView, DlqEntryView } from './dead-letter.types';
 
 /**
@@ -69,8 +70,11 @@ export class AuditDto implements AuditView {
   @ApiProperty({ enum: AUDIT_ACTIONS, enumName: 'AuditAction' })
   action!: AuditAction;
 
-  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'the API key that did it' })
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'the API key that did it (null: a person, see actor)' })
   apiKeyId!: string | null;
+
+  @ApiProperty({ type: AuditActorDto, description: 'who did it: an API key or a person' })
+  actor!: AuditActorDto;
 
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'the changed fields before' })
   before!: Record<string, unknown>;

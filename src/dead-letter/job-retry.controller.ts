@@ -8,7 +8,7 @@ import { DeadLetterService } from './dead-letter.service';
 
 /**
  * POST /v1/jobs/:id/retry, served by the dead-letter module: retrying a dead job is a requeue,
- * and this module keeps the audit trail of requeues (job_audit).
+ * and records it in the audit trail (src/audit) like a requeue.
  */
 @ApiTags('jobs')
 @ApiBearerAuth(API_KEY_SCHEME)

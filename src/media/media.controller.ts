@@ -73,7 +73,7 @@ export class MediaController {
     415: 'The bytes are not a PNG, JPEG, WebP or GIF image.',
   })
   upload(@Auth() auth: AuthContext, @UploadedFile() file: UploadedImage | undefined, @Body() body: UploadMediaDto) {
-    return this.media.upload(auth.workspaceId, file?.buffer, body.alt ?? '');
+    return this.media.upload(auth, file?.buffer, body.alt ?? '');
   }
 
   @Get()
@@ -110,7 +110,7 @@ export class MediaController {
   @ApiResponse({ status: 200, description: 'The image', type: MediaDto })
   @ApiErrors([...BODY_ERRORS, 404])
   update(@Auth() auth: AuthContext, @Param('id', mediaId) id: string, @Body() body: UpdateMediaDto) {
-    return this.media.setAlt(auth.workspaceId, id, body.alt);
+    return this.media.setAlt(auth, id, body.alt);
   }
 
   @Delete(':id')
@@ -124,7 +124,7 @@ export class MediaController {
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiErrors([404, 409], { 409: 'Still needed by the posts or dead jobs named in the message.' })
   async remove(@Auth() auth: AuthContext, @Param('id', mediaId) id: string): Promise<void> {
-    await this.media.delete(auth.workspaceId, id);
+    await this.media.delete(auth, id);
   }
 }
 

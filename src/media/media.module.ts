@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
+import { AuditModule } from '../audit/audit.module';
 import { JobsModule } from '../jobs/jobs.module';
 import { MediaController, PublicMediaController } from './media.controller';
 import { MediaRepository } from './media.repository';
@@ -10,7 +11,7 @@ import { MediaUploadInterceptor } from './media-upload.interceptor';
 
 /** Uploaded images: storage, the upload API, the signed links that serve them, and their resolution for the worker. */
 @Module({
-  imports: [JobsModule],
+  imports: [AuditModule, JobsModule],
   controllers: [MediaController, PublicMediaController],
   providers: [
     MediaRepository,

@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
+import type { AuthContext } from '../access/auth-context';
+import { AuditService } from '../audit/audit.service';
 import { conflict, DomainError, ErrorCode, invalidInput, notFound } from '../common/errors';
 import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
@@ -57,9 +59,11 @@ export class MediaService {
     private readonly media: MediaRepository,
     private readonly jobs: JobsService,
     @Inject(MediaUrlSigner) private readonly signer: MediaUrlSigner,
+    private readonly audit: AuditService,
   ) {}
 
-  async upload(workspaceId: string, bytes: Buffer | undefined, alt: string): Promise<MediaView> {
+  async upload(auth: AuthContext, bytes: Buffer | undefined, alt: string): Promise<MediaView> {
+    const workspaceId = auth.workspaceId;
     if (!bytes || bytes.length === 0) {
       throw invalidInput('send the image as multipart/form-data in a field named "file" (and its alt text in a field named "alt")');
     }
@@ -99,6 +103,13 @@ export class MediaService {
           "the workspace's media quota is used up; delete media (DELETE /v1/media/:id) and try again",
       );
     }
+    await this.audit.record(null, auth, {
+      kind: 'media',
+      action: 'create',
+      subjectId: row.id,
+      summary: `Uploaded an image (${row.mimeType}, ${row.width}×${row.height})`,
+      after: { alt: row.alt },
+    });
     return toMediaView(row);
   }
 
@@ -119,8 +130,10 @@ export class MediaService {
    * instant of the delete can still slip through; its job then fails as poison ("media … is
    * missing") and waits in the dead-letter queue, where a person sees why.
    */
-  async delete(workspaceId: string, id: string): Promise<void> {
-    if (!(await this.media.find(workspaceId, id))) throw notFound('media', id);
+  async delete(auth: AuthContext, id: string): Promise<void> {
+    const workspaceId = auth.workspaceId;
+    const before = await this.media.find(workspaceId, id);
+    if (!before) throw notFound('media', id);
     const posts = (await this.jobs.postsNeedingMedia(workspaceId, id, LISTED_POSTS + 1)).map((p) => p.postId);
     if (posts.length > 0) {
       const listed = posts.slice(0, LISTED_POSTS).join(', ') + (posts.length > LISTED_POSTS ? ' and more' : '');
@@ -130,6 +143,13 @@ export class MediaService {
       );
     }
     if (!(await this.media.delete(workspaceId, id))) throw notFound('media', id);
+    await this.audit.record(null, auth, {
+      kind: 'media',
+      action: 'remove',
+      subjectId: id,
+      summary: `Deleted an image (${before.mimeType}, ${before.width}×${before.height})`,
+      before: { alt: before.alt },
+    });
   }
 
   async get(workspaceId: string, id: string): Promise<MediaView & { url: string }> {
@@ -138,9 +158,20 @@ export class MediaService {
     return { ...toMediaView(row), url: this.signer.url(row.id, new Date()) };
   }
 
-  async setAlt(workspaceId: string, id: string, alt: string): Promise<MediaView> {
-    const row = await this.media.updateAlt(workspaceId, id, checkAlt(alt));
-    if (!row) throw notFound('media', id);
+  async setAlt(auth: AuthContext, id: string, alt: string): Promise<MediaView> {
+    const before = await this.media.find(auth.workspaceId, id);
+    const row = await this.media.updateAlt(auth.workspaceId, id, checkAlt(alt));
+    if (!row || !before) throw notFound('media', id);
+    if (before.alt !== row.alt) {
+      await this.audit.record(null, auth, {
+        kind: 'media',
+        action: 'update',
+        subjectId: id,
+        summary: 'Changed the alt text of an image',
+        before: { alt: before.alt },
+        after: { alt: row.alt },
+      });
+    }
     return toMediaView(row);
   }
 

@@ -30,6 +30,6 @@ export class NotificationSettingsController {
   @ApiOkResponse({ type: NotificationSettingsView })
   @ApiErrors(BODY_ERRORS, { 400: 'A field is invalid (the message names it); nothing was saved.' })
   update(@Auth() auth: AuthContext, @Body() body: UpdateNotificationSettingsDto): Promise<NotificationSettingsView> {
-    return this.settings.update(auth.workspaceId, body);
+    return this.settings.update(auth, body);
   }
 }

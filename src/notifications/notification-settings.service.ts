@@ -1,5 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isEmail } from 'class-validator';
+import type { AuthContext } from '../access/auth-context';
+import { AuditService } from '../audit/audit.service';
+import { diffFields } from '../audit/audit.types';
 import { invalidInput } from '../common/errors';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { DigestService } from '../digest/digest.service';
@@ -21,6 +24,7 @@ export class NotificationSettingsService {
     private readonly settings: NotificationSettingsRepository,
     private readonly outbox: MailOutbox,
     private readonly digest: DigestService,
+    private readonly audit: AuditService,
   ) {
     this.digestSettings = { enabled: () => settings.digestEnabled(), get: (workspaceId, runner) => settings.get(workspaceId, runner) };
   }
@@ -37,7 +41,8 @@ export class NotificationSettingsService {
    * field, and nothing is saved. Recipients are kept as written, each at most once (compared
    * without regard to case).
    */
-  async update(workspaceId: string, dto: UpdateNotificationSettingsDto): Promise<NotificationSettingsView> {
+  async update(auth: AuthContext, dto: UpdateNotificationSettingsDto): Promise<NotificationSettingsView> {
+    const workspaceId = auth.workspaceId;
     const current = await this.settings.get(workspaceId);
     const d = dto.digest ?? {};
     const next = {
@@ -53,7 +58,17 @@ export class NotificationSettingsService {
     if (next.digestEnabled && next.recipients.length === 0) {
       throw invalidInput('digest.recipients must list at least one address while digest.enabled is true');
     }
-    return this.view(await this.settings.save(next));
+    const saved = await this.settings.save(next);
+    const changes = diffFields(notificationFields(current), notificationFields(saved));
+    if (Object.keys(changes.after).length > 0) {
+      await this.audit.record(null, auth, {
+        kind: 'notifications',
+        action: 'update',
+        summary: `Changed the notification settings (${Object.keys(changes.after).join(', ')})`,
+        ...changes,
+      });
+    }
+    return this.view(saved);
   }
 
   async preview(workspaceId: string, now: Date = new Date()): Promise<DigestPreviewView> {
@@ -114,4 +129,15 @@ function checkTimeZone(name: string): string {
     throw invalidInput(`digest.timezone "${excerpt(zone, 64)}" is not an IANA time zone name (e.g. Europe/Paris, America/New_York, UTC)`);
   }
   return zone;
+}
+
+function notificationFields(s: NotificationSettings): Record<string, unknown> {
+  return {
+    digestEnabled: s.digestEnabled,
+    recipients: s.recipients,
+    hour: s.hour,
+    timezone: s.timezone,
+    sendWhenEmpty: s.sendWhenEmpty,
+    alertsEnabled: s.alertsEnabled,
+  };
 }

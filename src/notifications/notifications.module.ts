@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { DigestModule } from '../digest/digest.module';
 import { JobsModule } from '../jobs/jobs.module';
@@ -17,7 +18,7 @@ import { NotificationsScheduler } from './notifications.scheduler';
  * of account events, and the schedule that runs them. Mail itself goes through MailModule.
  */
 @Module({
-  imports: [MailModule, AccountsModule, JobsModule, WorkspacesModule, DigestModule],
+  imports: [AuditModule, MailModule, AccountsModule, JobsModule, WorkspacesModule, DigestModule],
   controllers: [NotificationSettingsController, DigestPreviewController],
   providers: [NotificationSettingsRepository, NotificationSettingsService, AccountEventsRepository, AlertsService, NotificationsScheduler],
   exports: [NotificationSettingsService, NotificationsScheduler],

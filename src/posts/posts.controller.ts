@@ -80,7 +80,7 @@ export class PostsController {
   ): Promise<unknown> {
     // Read here rather than with @Headers(): that decorator would document the header a
     // second time, as required.
-    const result = await this.posts.create(auth.workspaceId, body, req.body, req.get('idempotency-key'));
+    const result = await this.posts.create(auth, body, req.body, req.get('idempotency-key'));
     res.status(result.status);
     if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
     return result.body;
@@ -116,7 +116,7 @@ export class PostsController {
   @ApiResponse({ status: 200, description: 'The post as it is now', type: PostDto })
   @ApiErrors([...BODY_ERRORS, 404, 409], { 409: 'A job of this post has started (or finished): it can no longer be edited.' })
   update(@Auth() auth: AuthContext, @Param('id', postId) id: string, @Body() body: UpdatePostDto) {
-    return this.posts.update(auth.workspaceId, id, body);
+    return this.posts.update(auth, id, body);
   }
 
   @Delete(':id')
@@ -126,6 +126,6 @@ export class PostsController {
   @ApiResponse({ status: 200, description: 'The post as it is now', type: PostDto })
   @ApiErrors([404])
   cancel(@Auth() auth: AuthContext, @Param('id', postId) id: string) {
-    return this.posts.cancel(auth.workspaceId, id);
+    return this.posts.cancel(auth, id);
   }
 }

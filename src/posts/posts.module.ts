@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { JobsModule } from '../jobs/jobs.module';
 import { MediaModule } from '../media/media.module';
@@ -10,7 +11,7 @@ import { PostsRepository } from './posts.repository';
 import { PostsService } from './posts.service';
 
 @Module({
-  imports: [AccountsModule, JobsModule, MediaModule, QueueCoreModule],
+  imports: [AccountsModule, AuditModule, JobsModule, MediaModule, QueueCoreModule],
   controllers: [PostsController],
   providers: [PostsRepository, IdempotencyRepository, PostsService, IdempotencyPurgeService],
   exports: [PostsService],

@@ -1,5 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import type { AuthContext } from '../access/auth-context';
+import { AuditService } from '../audit/audit.service';
+import { diffFields } from '../audit/audit.types';
 import { canonicalHash } from '../common/canonical-json';
 import { parseInstant } from '../common/instant';
 import { applyContentPatch } from './content-patch';
@@ -36,14 +39,16 @@ export class PostsService {
     private readonly idempotency: IdempotencyRepository,
     private readonly lifecycle: JobLifecycle,
     private readonly media: MediaService,
+    private readonly audit: AuditService,
   ) {}
 
   /**
    * POST /v1/posts. With an Idempotency-Key: same key and same body (as parsed JSON) → the
    * first answer again; another body → 422; while the first is still running → 409.
    */
-  async create(workspaceId: string, dto: CreatePostDto, rawBody: unknown, idempotencyKey?: string): Promise<CreateResult> {
-    if (idempotencyKey === undefined) return { status: 201, body: await this.createNow(workspaceId, dto), replayed: false };
+  async create(auth: AuthContext, dto: CreatePostDto, rawBody: unknown, idempotencyKey?: string): Promise<CreateResult> {
+    const workspaceId = auth.workspaceId;
+    if (idempotencyKey === undefined) return { status: 201, body: await this.createNow(auth, dto), replayed: false };
     if (idempotencyKey.length < 1 || idempotencyKey.length > 255) {
       throw invalidInput('Idempotency-Key must be 1 to 255 characters');
     }
@@ -60,7 +65,7 @@ export class PostsService {
         throw conflict('a request with this Idempotency-Key is still being processed; retry in a moment');
       case 'new':
         try {
-          return { status: 201, body: await this.createNow(workspaceId, dto, idempotencyKey), replayed: false };
+          return { status: 201, body: await this.createNow(auth, dto, idempotencyKey), replayed: false };
         } catch (err) {
           await this.idempotency.abandon(workspaceId, idempotencyKey);
           throw err;
@@ -93,7 +98,8 @@ export class PostsService {
     if (problems.length > 0) throw invalidInput(problems.join('; '));
   }
 
-  private async createNow(workspaceId: string, dto: CreatePostDto, idempotencyKey?: string): Promise<PostView> {
+  private async createNow(auth: AuthContext, dto: CreatePostDto, idempotencyKey?: string): Promise<PostView> {
+    const workspaceId = auth.workspaceId;
     const now = new Date();
     const scheduledAt = dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : now;
     const publishBy = dto.publishBy ? parseInstant(dto.publishBy, 'publishBy') : null;
@@ -180,6 +186,15 @@ export class PostsService {
     await this.posts.create(post, enqueue, idempotencyKey === undefined ? null : { key: idempotencyKey, status: 201, body: view });
     // Committed: workers are woken now (this process's at once, others folded: QueueNotifier).
     if (jobs.some((j) => j.status === 'scheduled')) this.lifecycle.jobsAdded(post.scheduledAt);
+    // After the post's one-statement write (the intake's hot path stays one round trip); a
+    // replay of the same Idempotency-Key returns before this, so a post is recorded once.
+    await this.audit.record(null, auth, {
+      kind: 'post',
+      action: 'create',
+      subjectId: post.id,
+      summary: `Scheduled a post for ${plural(jobs.length, 'account')}: “${excerptOf(post.text)}”`,
+      after: { ...postFields(post), accounts: jobs.map((j) => j.accountId) },
+    });
     return view;
   }
 
@@ -239,7 +254,8 @@ export class PostsService {
   }
 
   /** Edit or reschedule while no job has started (jobs locked, so no worker can start one meanwhile). */
-  async update(workspaceId: string, id: string, dto: UpdatePostDto): Promise<PostView> {
+  async update(auth: AuthContext, id: string, dto: UpdatePostDto): Promise<PostView> {
+    const workspaceId = auth.workspaceId;
     if (dto.text === null) throw invalidInput('text cannot be empty');
     await this.posts.transaction(async (m) => {
       const jobs = await this.lifecycle.lockPostJobs(m, workspaceId, id);
@@ -268,17 +284,54 @@ export class PostsService {
       );
       await this.posts.update(m, next);
       await this.lifecycle.reschedulePost(m, id, next.scheduledAt, next.publishBy, (override) => this.payload(next, override));
+      const changes = diffFields(postFields(post), postFields(next));
+      if (Object.keys(changes.after).length > 0) {
+        await this.audit.record(m, auth, {
+          kind: 'post',
+          action: 'update',
+          subjectId: id,
+          summary: `Edited the post “${excerptOf(next.text)}”`,
+          ...changes,
+        });
+      }
     });
     return this.get(workspaceId, id);
   }
 
-  async cancel(workspaceId: string, id: string): Promise<PostView> {
+  async cancel(auth: AuthContext, id: string): Promise<PostView> {
+    const workspaceId = auth.workspaceId;
     await this.posts.transaction(async (m) => {
       await this.lifecycle.lockPostJobs(m, workspaceId, id);
       const post = await this.posts.find(workspaceId, id, m);
       if (!post) throw notFound('post', id);
       await this.lifecycle.cancelPost(m, workspaceId, id);
+      await this.audit.record(m, auth, {
+        kind: 'post',
+        action: 'cancel',
+        subjectId: id,
+        summary: `Cancelled the post “${excerptOf(post.text)}”`,
+      });
     });
     return this.get(workspaceId, id);
   }
 }
+
+/** A post's fields for the audit trail. */
+function postFields(p: PostRow): Record<string, unknown> {
+  return {
+    text: p.text,
+    title: p.title,
+    link: p.link,
+    media: p.media,
+    metadata: p.metadata,
+    scheduledAt: p.scheduledAt.toISOString(),
+    publishBy: p.publishBy?.toISOString() ?? null,
+  };
+}
+
+function excerptOf(text: string): string {
+  const chars = [...text.replace(/\s+/g, ' ').trim()];
+  return chars.length > 60 ? `${chars.slice(0, 60).join('')}…` : chars.join('');
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -80,7 +80,7 @@ export class AccountsPageController {
     const values: FormValues = { name };
     try {
       const config = this.configFrom(provider, body, values);
-      const created = await this.accounts.create(session.auth.workspaceId, await asDto(CreateAccountDto, { provider, name, config }));
+      const created = await this.accounts.create(session.auth, await asDto(CreateAccountDto, { provider, name, config }));
       if (created.secret) {
         // The signing secret is shown in this answer and stored nowhere the page can read again.
         await this.pages.render(
@@ -216,7 +216,7 @@ export class AccountsPageController {
     const values: FormValues = {};
     try {
       const config = this.configFrom(card.provider, body, values);
-      const updated = await this.accounts.update(ws, id, await asDto(UpdateAccountDto, { config }));
+      const updated = await this.accounts.update(session.auth, id, await asDto(UpdateAccountDto, { config }));
       await this.pages.redirect(
         res,
         session,
@@ -257,7 +257,7 @@ export class AccountsPageController {
   @Post(':id/disable')
   async disable(@Req() req: PageRequest, @Res() res: Response, @Param('id', accountId) id: string): Promise<void> {
     const session = requirePage(req);
-    const updated = await this.accounts.update(session.auth.workspaceId, id, await asDto(UpdateAccountDto, { status: 'disabled' }));
+    const updated = await this.accounts.update(session.auth, id, await asDto(UpdateAccountDto, { status: 'disabled' }));
     await this.pages.redirect(res, session, `/settings/accounts#account-${id}`, {
       tone: 'info',
       text: `“${updated.name}” is disabled. Its posts wait (paused) until you enable it.`,
@@ -268,7 +268,7 @@ export class AccountsPageController {
   async enable(@Req() req: PageRequest, @Res() res: Response, @Param('id', accountId) id: string): Promise<void> {
     const session = requirePage(req);
     const before = await this.cards.card(session.auth.workspaceId, id);
-    const updated = await this.accounts.update(session.auth.workspaceId, id, await asDto(UpdateAccountDto, { status: 'active' }));
+    const updated = await this.accounts.update(session.auth, id, await asDto(UpdateAccountDto, { status: 'active' }));
     const resumed = before.status !== 'active' ? before.paused : 0;
     await this.pages.redirect(res, session, `/settings/accounts#account-${id}`, {
       tone: 'success',
@@ -287,7 +287,7 @@ export class AccountsPageController {
   async remove(@Req() req: PageRequest, @Res() res: Response, @Param('id', accountId) id: string): Promise<void> {
     const session = requirePage(req);
     const card = await this.cards.card(session.auth.workspaceId, id);
-    await this.accounts.remove(session.auth.workspaceId, id);
+    await this.accounts.remove(session.auth, id);
     await this.pages.redirect(res, session, '/settings/accounts', {
       tone: 'info',
       text: `“${card.name}” was removed.${card.waiting > 0 ? ` Its ${plural(card.waiting, 'waiting post')} ${card.waiting === 1 ? 'was' : 'were'} cancelled.` : ''}`,
@@ -310,7 +310,7 @@ export class AccountsPageController {
   @Post(':id/rotate-secret')
   async rotate(@Req() req: PageRequest, @Res() res: Response, @Param('id', accountId) id: string): Promise<void> {
     const session = requirePage(req);
-    const rotated = await this.accounts.rotateSecret(session.auth.workspaceId, id);
+    const rotated = await this.accounts.rotateSecret(session.auth, id);
     await this.pages.render(
       res,
       'secret',

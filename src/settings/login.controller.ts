@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { Public } from '../workspaces/auth';
 import { PageExceptionFilter } from './page-exception.filter';
-import { field, safeNextPath } from './page-input';
+import { field, rawField, safeNextPath } from './page-input';
 import { PageRenderer } from './page-renderer';
 import { CsrfRefused } from './session/page-errors';
 import {
@@ -66,7 +66,12 @@ export class LoginController {
     const cookieToken = cookie(req, LOGIN_COOKIE) ?? '';
     if (cookieToken === '' || !sameSecret(formToken, cookieToken)) throw new CsrfRefused();
     const next = safeNextPath(field(body, 'next'));
-    const result = await this.sessions.login(field(body, 'apiKey'), clientAddress(req));
+    // Two forms post here: a person's address and password, or an API key.
+    const byPassword = field(body, 'apiKey') === '' && field(body, 'email') !== '';
+    const email = field(body, 'email').slice(0, 254);
+    const result = byPassword
+      ? await this.sessions.loginPerson(email, rawField(body, 'password'), clientAddress(req))
+      : await this.sessions.login(field(body, 'apiKey'), clientAddress(req));
     if (result.ok) {
       res.clearCookie(LOGIN_COOKIE, { path: '/settings/login' });
       setSessionCookie(res, this.config, result.token);
@@ -76,18 +81,34 @@ export class LoginController {
     if (result.reason === 'throttled') {
       const seconds = Math.ceil(result.retryAfterMs / 1000);
       res.setHeader('Retry-After', String(seconds));
+      const wait = `Wait ${seconds} second${seconds === 1 ? '' : 's'}, then try again.`;
       await this.showLogin(
         res,
         next,
-        { error: `Too many wrong keys were tried from your address. Wait ${seconds} second${seconds === 1 ? '' : 's'}, then try again.` },
+        byPassword
+          ? { error: `Too many wrong passwords were tried from your address or for this email address. ${wait}`, email }
+          : { error: `Too many wrong keys were tried from your address. ${wait}`, keyFirst: true },
         429,
       );
       return;
     }
-    await this.showLogin(res, next, { error: 'That API key was not accepted. Check it and try again.' }, 401);
+    // A wrong password and an unknown address get this same sentence.
+    await this.showLogin(
+      res,
+      next,
+      byPassword
+        ? { error: 'That email address and password were not accepted. Check them and try again.', email }
+        : { error: 'That API key was not accepted. Check it and try again.', keyFirst: true },
+      401,
+    );
   }
 
-  private async showLogin(res: Response, next: string, messages: { notice?: string | null; error?: string }, status = 200): Promise<void> {
+  private async showLogin(
+    res: Response,
+    next: string,
+    messages: { notice?: string | null; error?: string; email?: string; keyFirst?: boolean },
+    status = 200,
+  ): Promise<void> {
     const token = randomBytes(32).toString('base64url');
     res.cookie(LOGIN_COOKIE, token, { httpOnly: true, secure: isHttps(this.config), sameSite: 'strict', path: '/settings/login' });
     await this.pages.render(

@@ -81,7 +81,7 @@ export class NotificationsPageController {
         digest: { enabled: values.enabled, recipients, hour: values.hour, timezone: values.timezone, sendWhenEmpty: values.sendWhenEmpty },
         alerts: { enabled: values.alerts },
       });
-      const saved = await this.notifications.update(session.auth.workspaceId, dto);
+      const saved = await this.notifications.update(session.auth, dto);
       const when = `${String(saved.digest.hour).padStart(2, '0')}:00 ${saved.digest.timezone}`;
       await this.pages.redirect(res, session, '/settings/notifications', {
         tone: 'success',

@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { toErrorBody } from '../common/http-exception.filter';
 import { PageRenderer } from './page-renderer';
-import { CsrfRefused, LoginRequired } from './session/page-errors';
+import { CsrfRefused, LoginRequired, RoleRefused } from './session/page-errors';
 import type { PageRequest } from './session/page-request';
 
 /**
@@ -27,7 +27,7 @@ export class PageExceptionFilter implements ExceptionFilter {
       return;
     }
     const body =
-      exception instanceof CsrfRefused
+      exception instanceof CsrfRefused || exception instanceof RoleRefused
         ? { statusCode: 403, error: 'Forbidden', message: exception.message }
         : toErrorBody(exception, this.logger);
     try {

@@ -1,18 +1,23 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
+import { allows } from '../access/roles';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { oauthAvailability } from '../connectors/bluesky/oauth/bluesky-oauth-client';
 import type { Flash } from './session/sessions.repository';
 import { PageSession, SessionsService } from './session/sessions.service';
 import { Asset, loadAssets, settingsDir } from './settings-views';
 
-export type Section = 'accounts' | 'failed' | 'posts' | 'notifications' | null;
+export type Section = 'accounts' | 'failed' | 'posts' | 'notifications' | 'team' | 'activity' | 'profile' | null;
 
 /** What every page's layout needs besides the page's own data. */
 interface LayoutModel {
   title: string;
   section: Section;
   session: { csrf: string } | null;
+  /** What the session's role allows (route-permissions.ts): buttons a role cannot use are not shown. */
+  can: { edit: boolean; own: boolean };
+  /** Who is logged in, for the header. */
+  me: { label: string; role: string; person: boolean } | null;
   flash: Flash | null;
   css: string;
   js: string;
@@ -39,11 +44,14 @@ export class PageRenderer {
     data: Record<string, unknown> = {},
   ): Promise<void> {
     const flash = page.session?.flash ?? null;
+    const auth = page.session?.auth ?? null;
     if (page.session) await this.sessions.consumeFlash(page.session);
     const layout: LayoutModel = {
       title: page.title,
       section: page.section,
       session: page.session ? { csrf: page.session.csrfToken } : null,
+      can: { edit: auth ? allows(auth, 'edit') : false, own: auth ? allows(auth, 'own') : false },
+      me: auth ? { label: auth.label, role: auth.role, person: auth.principal.kind === 'person' } : null,
       flash,
       css: this.assets.get('settings.css')!.url,
       js: this.assets.get('settings.js')!.url,

@@ -105,7 +105,7 @@ export class PostsPageController {
   async cancel(@Req() req: PageRequest, @Res() res: Response, @Param('id', new ParseIdPipe('post')) id: string): Promise<void> {
     const session = requirePage(req);
     try {
-      const post = await this.posts.cancel(session.auth.workspaceId, id);
+      const post = await this.posts.cancel(session.auth, id);
       const cancelled = post.jobs.filter((j) => j.status === 'cancelled').length;
       await this.pages.redirect(res, session, '/settings/posts', {
         tone: 'success',

@@ -56,6 +56,7 @@ export function registerHelpers(hbs: HelperHost, dir: string): void {
     return new hbs.handlebars.SafeString(`<time datetime="${escape(d.toISOString())}" data-local>${escape(formatUtc(d))}</time>`);
   });
   hbs.registerHelper('eq', (a: unknown, b: unknown) => a === b);
+  hbs.registerHelper('and', (a: unknown, b: unknown) => Boolean(a) && Boolean(b));
   // (concat "a" b "c"): the last argument is Handlebars' options object.
   hbs.registerHelper('concat', (...args: unknown[]) => args.slice(0, -1).map(String).join(''));
   hbs.registerHelper('plural', (n: unknown, word: unknown) => `${String(n)} ${String(word)}${n === 1 ? '' : 's'}`);

@@ -9,6 +9,8 @@ import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { DeadLetterModule } from '../dead-letter/dead-letter.module';
 import { JobsModule } from '../jobs/jobs.module';
 import { NotificationsModule } from '../notifications/notifications.module';
+import { AuditModule } from '../audit/audit.module';
+import { PeopleModule } from '../people/people.module';
 import { PostsModule } from '../posts/posts.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { AccountsPageController } from './accounts-page.controller';
@@ -26,6 +28,10 @@ import { PageExceptionFilter } from './page-exception.filter';
 import { PageRenderer } from './page-renderer';
 import { NotificationsPageController } from './notifications-page.controller';
 import { PostsPageController } from './posts-page.controller';
+import { ActivityPageController } from './activity-page.controller';
+import { PeopleLinksController } from './people-links.controller';
+import { ProfilePageController } from './profile-page.controller';
+import { TeamPageController } from './team-page.controller';
 import { isHttps } from './session/page-request';
 import { PageSessionGuard } from './session/page-session.guard';
 import { SessionsRepository } from './session/sessions.repository';
@@ -44,6 +50,10 @@ const PAGE_CONTROLLERS = [
   NotificationsPageController,
   LinkedInOAuthController,
   BlueskyConnectController,
+  PeopleLinksController,
+  TeamPageController,
+  ProfilePageController,
+  ActivityPageController,
 ];
 
 /**
@@ -52,7 +62,17 @@ const PAGE_CONTROLLERS = [
  * sessions and OAuth states and calls the other modules' services for everything else.
  */
 @Module({
-  imports: [WorkspacesModule, AccountsModule, BlueskyModule, JobsModule, PostsModule, DeadLetterModule, NotificationsModule],
+  imports: [
+    WorkspacesModule,
+    AuditModule,
+    PeopleModule,
+    AccountsModule,
+    BlueskyModule,
+    JobsModule,
+    PostsModule,
+    DeadLetterModule,
+    NotificationsModule,
+  ],
   controllers: [...PAGE_CONTROLLERS, BlueskyOAuthMetadataController],
   providers: [
     SessionsRepository,

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Keyset, Listed } from '../common/pagination';
 import { Db, Sql } from '../database/db';
-import { ApiKeyEntity, ApiKeyRole } from './api-key.entity';
+import type { Role } from '../access/roles';
+import { ApiKeyEntity } from './api-key.entity';
 
-const COLUMNS = `id, workspace_id AS "workspaceId", name, key_hash AS "keyHash", prefix, role,
-  created_at AS "createdAt", revoked_at AS "revokedAt"`;
+const COLUMNS = `id, workspace_id AS "workspaceId", name, key_hash AS "keyHash", prefix, role, bootstrap,
+  created_at AS "createdAt", revoked_at AS "revokedAt", replaced_by AS "replacedBy"`;
 
 @Injectable()
 export class ApiKeysRepository {
@@ -26,12 +27,12 @@ export class ApiKeysRepository {
   }
 
   async create(
-    input: { workspaceId: string; name: string; keyHash: Buffer; prefix: string; role: ApiKeyRole },
+    input: { workspaceId: string; name: string; keyHash: Buffer; prefix: string; role: Role; bootstrap?: boolean },
     q: Sql = this.db,
   ): Promise<ApiKeyEntity> {
     const rows = await q.query<ApiKeyEntity>(
-      `INSERT INTO api_keys (workspace_id, name, key_hash, prefix, role) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
-      [input.workspaceId, input.name, input.keyHash, input.prefix, input.role],
+      `INSERT INTO api_keys (workspace_id, name, key_hash, prefix, role, bootstrap) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+      [input.workspaceId, input.name, input.keyHash, input.prefix, input.role, input.bootstrap ?? false],
     );
     return rows[0];
   }
@@ -52,25 +53,34 @@ export class ApiKeysRepository {
   }
 
   /**
-   * Revokes every active admin key of the workspace but `keepId`: a bootstrap key replaced by a
-   * new HERALD_API_KEY. Returns the ids revoked.
+   * Retires every other bootstrap key still active: a new HERALD_API_KEY replaced them (marked
+   * `replaced_by`, so a start with an outdated value cannot bring them back). Returns their ids.
    */
-  async revokeOtherAdminKeys(workspaceId: string, keepId: string, q: Sql = this.db): Promise<string[]> {
+  async replaceOtherBootstrapKeys(keepId: string, q: Sql = this.db): Promise<string[]> {
     const rows = await q.query<{ id: string }>(
-      `UPDATE api_keys SET revoked_at = now()
-       WHERE workspace_id = $1 AND role = 'admin' AND revoked_at IS NULL AND id <> $2
+      `UPDATE api_keys SET revoked_at = now(), replaced_by = $1
+       WHERE bootstrap AND revoked_at IS NULL AND id <> $1
        RETURNING id`,
-      [workspaceId, keepId],
+      [keepId],
     );
     return rows.map((r) => r.id);
   }
 
-  /** Revokes a key of this workspace; false when the id is unknown here (or another workspace's). */
-  async revoke(workspaceId: string, id: string): Promise<boolean> {
-    const rows = await this.db.query(
-      `UPDATE api_keys SET revoked_at = now() WHERE workspace_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING id`,
+  /** Makes a bootstrap key revoked (not replaced) usable again, with its rights. */
+  async restoreBootstrap(id: string, q: Sql = this.db): Promise<void> {
+    await q.query(`UPDATE api_keys SET revoked_at = NULL, role = 'owner', bootstrap = true WHERE id = $1 AND replaced_by IS NULL`, [id]);
+  }
+
+  /** An active key of this workspace, locked until the caller's transaction ends (null: none here). */
+  async lockActive(q: Sql, workspaceId: string, id: string): Promise<ApiKeyEntity | null> {
+    const rows = await q.query<ApiKeyEntity>(
+      `SELECT ${COLUMNS} FROM api_keys WHERE workspace_id = $1 AND id = $2 AND revoked_at IS NULL FOR UPDATE`,
       [workspaceId, id],
     );
-    return rows.length > 0;
+    return rows[0] ?? null;
+  }
+
+  async revoke(q: Sql, id: string): Promise<void> {
+    await q.query(`UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL`, [id]);
   }
 }

@@ -1,10 +1,8 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import type { ApiKeyRole } from './api-key.entity';
+import { Role, ROLES } from '../access/roles';
 import type { ApiKeyView, WorkspaceView } from './api-keys.service';
 
 /** The answers of /v1/workspaces and /v1/api-keys as OpenAPI schemas, implementing the service's views. */
-
-const ROLES: readonly ApiKeyRole[] = ['admin', 'member'];
 
 @ApiSchema({ name: 'ApiKey' })
 export class ApiKeyDto implements ApiKeyView {
@@ -17,8 +15,14 @@ export class ApiKeyDto implements ApiKeyView {
   @ApiProperty({ description: 'the first characters of the key, to recognise it', example: 'hk_3fZk' })
   prefix!: string;
 
-  @ApiProperty({ enum: ROLES, enumName: 'ApiKeyRole', description: 'admin: the bootstrap key, which may also create workspaces' })
-  role!: ApiKeyRole;
+  @ApiProperty({ enum: ROLES, enumName: 'Role', description: 'what the key may do (docs/api.md "Roles")' })
+  role!: Role;
+
+  @ApiProperty({
+    description:
+      "the operator's key (HERALD_API_KEY, or the key printed at the first start): also creates workspaces; no API key can revoke it",
+  })
+  bootstrap!: boolean;
 
   @ApiProperty({ format: 'date-time' })
   createdAt!: string;
@@ -47,6 +51,6 @@ export class NewWorkspaceDto {
   @ApiProperty({ type: WorkspaceDto })
   workspace!: WorkspaceDto;
 
-  @ApiProperty({ type: NewApiKeyDto, description: "the workspace's first API key" })
+  @ApiProperty({ type: NewApiKeyDto, description: "the workspace's first API key (role owner)" })
   apiKey!: NewApiKeyDto;
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { Role, ROLES } from '../access/roles';
 
 // class-validator checks decorators bottom-up and the pipe stops at the first failure, so
 // the type check sits closest to the property: a number gets "must be a string".
@@ -21,4 +22,9 @@ export class CreateApiKeyDto {
   @IsNotEmpty()
   @IsString()
   name?: string;
+
+  @ApiPropertyOptional({ enum: ROLES, enumName: 'Role', default: 'owner', description: 'what the key may do; at most your own role' })
+  @IsOptional()
+  @IsIn(ROLES)
+  role?: Role;
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { AuditModule } from '../audit/audit.module';
 import { ApiKeyGuard } from './api-key.guard';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
@@ -8,6 +9,7 @@ import { WorkspacesRepository } from './workspaces.repository';
 import { WorkspacesService } from './workspaces.service';
 
 @Module({
+  imports: [AuditModule],
   controllers: [WorkspacesController],
   providers: [ApiKeysRepository, WorkspacesRepository, WorkspacesService, ApiKeysService, { provide: APP_GUARD, useClass: ApiKeyGuard }],
   exports: [ApiKeysService, WorkspacesService],

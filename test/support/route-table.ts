@@ -2,8 +2,10 @@ import type { Client } from 'pg';
 import { bearer, TestApp } from './app';
 import { withClient } from './database';
 import { killJobs } from './dlq';
+import { pollUntil } from './engine-watch';
 import { createPost, createWebhookAccount } from './engine';
 import { makeImage, uploadImage } from './media';
+import { createFirstPerson, invitePerson } from './people';
 
 /**
  * The API's routes as the running app's router has them (not a hand-kept list), and, for each,
@@ -54,6 +56,14 @@ export interface Fixtures {
   /** A job made dead (its post is another one). */
   deadJobId: string;
   deadPostId: string;
+  /** Keys of the lower roles (`key` is the workspace's first key, an owner). */
+  editorKey: string;
+  viewerKey: string;
+  /** The first person (an owner) and a second one (an editor, invited and accepted). */
+  ownerPersonId: string;
+  personId: string;
+  /** An invitation still open. */
+  invitationId: string;
 }
 
 export async function createFixtures(t: TestApp, name: string): Promise<Fixtures> {
@@ -72,6 +82,39 @@ export async function createFixtures(t: TestApp, name: string): Promise<Fixtures
   });
   const dead = await createPost(t, key, { text: `${name} failed post`, targets: [{ accountId: account.id }] });
   await killJobs(t.databaseUrl, [dead.jobs[0].id]);
+  const roleKey = async (role: 'editor' | 'viewer') => {
+    const res = await t.http().post('/v1/api-keys').set(bearer(key)).send({ name: role, role });
+    if (res.status !== 201) throw new Error(`${role} key: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.key as string;
+  };
+  const slug = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${ws.body.workspace.id.slice(0, 8)}`;
+  const ownerPersonId = await createFirstPerson(t, key, `owner-${slug}@example.test`, `${name} owner`);
+  const person = await invitePerson(t, key, `editor-${slug}@example.test`, 'editor', `${name} editor`);
+  const invitation = await t
+    .http()
+    .post('/v1/invitations')
+    .set(bearer(key))
+    .send({ email: `pending-${slug}@example.test`, role: 'viewer' });
+  if (invitation.status !== 201) throw new Error(`invitation: ${invitation.status} ${JSON.stringify(invitation.body)}`);
+  // The invitation mails go out in the background (to .eml files here): wait until they have, so
+  // a suite that fingerprints the database sees no write it did not cause.
+  if (t.config.notifications.enabled) {
+    await pollUntil(
+      "the fixtures' invitation mails to be sent",
+      () =>
+        withClient(t.databaseUrl, async (c) =>
+          Number(
+            (
+              await c.query(`SELECT count(*) AS n FROM mail_outbox WHERE workspace_id = $1 AND status IN ('pending', 'sending')`, [
+                ws.body.workspace.id,
+              ])
+            ).rows[0].n,
+          ),
+        ),
+      (n) => n === 0,
+      30_000,
+    );
+  }
   return {
     workspaceId: ws.body.workspace.id,
     key,
@@ -82,6 +125,11 @@ export async function createFixtures(t: TestApp, name: string): Promise<Fixtures
     jobId: post.jobs[0].id,
     deadJobId: dead.jobs[0].id,
     deadPostId: dead.id,
+    editorKey: await roleKey('editor'),
+    viewerKey: await roleKey('viewer'),
+    ownerPersonId,
+    personId: person.id,
+    invitationId: invitation.body.invitation.id,
   };
 }
 
@@ -101,6 +149,11 @@ export interface RouteSpec {
   foreignBody?(own: Fixtures, other: Fixtures): RequestSpec;
   /** Only the bootstrap key may call it (403 for others). */
   adminOnly?: boolean;
+  /**
+   * The status a permitted caller gets for `valid` when it is not a 2xx, with the reason: the
+   * role test (test/roles.test.ts) holds permitted calls to it.
+   */
+  permittedStatus?: { status: number; why: string };
 }
 
 /**
@@ -112,6 +165,19 @@ export const ROUTE_SPECS: Record<string, RouteSpec> = {
   'POST /v1/api-keys': { valid: () => ({ body: { name: 'CI' } }) },
   'GET /v1/api-keys': { valid: () => ({ query: { limit: '10' } }) },
   'DELETE /v1/api-keys/:id': { valid: (f) => ({ params: { id: f.apiKeyId } }) },
+
+  'GET /v1/people': { valid: () => ({ query: { limit: '10' } }) },
+  'POST /v1/people': {
+    valid: () => ({ body: { email: 'another-first@example.test', name: 'Another', password: 'a long enough password' } }),
+    permittedStatus: { status: 409, why: 'the fixtures workspace has its first person already: later people join by invitation' },
+  },
+  'PATCH /v1/people/:id': { valid: (f) => ({ params: { id: f.personId }, body: { role: 'viewer', name: 'Renamed person' } }) },
+  'DELETE /v1/people/:id': { valid: (f) => ({ params: { id: f.personId } }) },
+  'POST /v1/people/:id/password-reset': { valid: (f) => ({ params: { id: f.personId } }) },
+  'GET /v1/invitations': { valid: () => ({ query: { limit: '10' } }) },
+  'POST /v1/invitations': { valid: () => ({ body: { email: 'newcomer@example.test', role: 'editor' } }) },
+  'DELETE /v1/invitations/:id': { valid: (f) => ({ params: { id: f.invitationId } }) },
+  'GET /v1/audit': { valid: (f) => ({ query: { limit: '10', kind: 'account', actorId: f.apiKeyId } }) },
 
   'POST /v1/accounts': { valid: () => ({ body: { provider: 'webhook', name: 'Hook', config: { url: 'http://127.0.0.1:9/other' } } }) },
   'GET /v1/accounts': { valid: () => ({ query: { limit: '10' } }) },
@@ -170,7 +236,10 @@ export const ROUTE_SPECS: Record<string, RouteSpec> = {
   'GET /v1/media/usage': { valid: () => ({}) },
   'GET /v1/media/:id': { valid: (f) => ({ params: { id: f.mediaId } }) },
   'PATCH /v1/media/:id': { valid: (f) => ({ params: { id: f.mediaId }, body: { alt: 'described' } }) },
-  'DELETE /v1/media/:id': { valid: (f) => ({ params: { id: f.mediaId } }) },
+  'DELETE /v1/media/:id': {
+    valid: (f) => ({ params: { id: f.mediaId } }),
+    permittedStatus: { status: 409, why: "the fixtures' scheduled post still needs the image" },
+  },
 };
 
 /**
@@ -186,6 +255,8 @@ export function genericRequest(route: Route, f: Fixtures): RequestSpec {
     dlq: f.deadJobId,
     'failed-posts': f.deadJobId,
     media: f.mediaId,
+    people: f.personId,
+    invitations: f.invitationId,
     workspaces: f.workspaceId,
   };
   const params: Record<string, string> = {};

@@ -141,7 +141,7 @@ export class BlueskyConnectService {
     try {
       if (row.accountId === null) {
         const created = await this.accounts.create(
-          workspaceId,
+          session.auth,
           await asDto(CreateAccountDto, {
             provider: 'bluesky',
             name: row.accountName ?? `@${connected.handle}`,
@@ -166,7 +166,7 @@ export class BlueskyConnectService {
       }
       const before = (await this.jobs.accountActivity(workspaceId, [account.id])).get(account.id);
       const updated = await this.accounts.update(
-        workspaceId,
+        session.auth,
         account.id,
         await asDto(UpdateAccountDto, { config: { oauthTicket: ticket } }),
       );

@@ -6,6 +6,7 @@ import { invalidInput } from '../../common/errors';
 import { HERALD_CONFIG, HeraldConfig } from '../../config/config';
 import { JobsService } from '../../jobs/jobs.service';
 import { asDto } from '../form-validation';
+import { allows } from '../../access/roles';
 import type { Flash } from '../session/sessions.repository';
 import { PageSession, SessionsService } from '../session/sessions.service';
 import { LinkedInOAuthClient } from './linkedin-oauth.client';
@@ -127,6 +128,9 @@ export class LinkedInOAuthService {
     }
     const session = await this.sessions.resolveById(row.sessionId);
     if (!session) return refuse('Your session ended while you were at LinkedIn. Log in and start again; nothing was changed.', null, 401);
+    // The role that allowed the start may have been lowered since (the page checks it per request).
+    if (!allows(session.auth, 'edit'))
+      return refuse('Your role does not allow connecting accounts any more. Nothing was changed.', session, 403);
     if (query.error !== '') return refuse(describeCallbackError(query.error, query.errorDescription), session);
     if (query.code === '' || query.code.length > 2000) return refuse('LinkedIn sent no authorization code. Nothing was changed.', session);
 
@@ -168,7 +172,7 @@ export class LinkedInOAuthService {
     if (row.accountId === null) {
       const name = row.accountName ?? (who.kind === 'response' ? memberNameFrom(who.bodyText) : null) ?? 'LinkedIn';
       const created = await this.accounts.create(
-        workspaceId,
+        session.auth,
         await asDto(CreateAccountDto, { provider: 'linkedin', name, config: credentials }),
       );
       await this.sessions.flash(session, {
@@ -191,7 +195,7 @@ export class LinkedInOAuthService {
       authorUrn: current ?? authorUrn,
       ...(typeof account.config.apiBaseUrl === 'string' ? { apiBaseUrl: account.config.apiBaseUrl } : {}),
     };
-    const updated = await this.accounts.update(workspaceId, account.id, await asDto(UpdateAccountDto, { config }));
+    const updated = await this.accounts.update(session.auth, account.id, await asDto(UpdateAccountDto, { config }));
     await this.sessions.flash(
       session,
       reconnectedFlash(updated.name, account.status !== 'active' ? (before?.paused ?? 0) : 0, before?.dead ?? 0, account.id),

@@ -12,3 +12,13 @@ export class CsrfRefused extends Error {
     );
   }
 }
+
+/** The session's role does not allow this page or form (src/access/route-permissions.ts). */
+export class RoleRefused extends Error {
+  constructor(
+    readonly who: string,
+    role: string,
+  ) {
+    super(`Only ${who} may do this; you are logged in as ${role}. Nothing was changed.`);
+  }
+}

@@ -1,16 +1,22 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { CsrfRefused, LoginRequired } from './page-errors';
+import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
+import { permissionFor } from '../../access/route-permissions';
+import { allows, whoMay } from '../../access/roles';
+import { CsrfRefused, LoginRequired, RoleRefused } from './page-errors';
 import { cookie, PageRequest, SESSION_COOKIE } from './page-request';
 import { sameSecret, SessionsService } from './sessions.service';
 
 /**
- * Every page but the login needs a session; every form needs the session's CSRF token.
+ * Every page but the login needs a session; every form needs the session's CSRF token; and the
+ * session's role must allow the route (src/access/route-permissions.ts, the table the API's
+ * guard reads too; a route missing from it is refused).
  * The session cookie is SameSite=Strict, so a form posted from another site arrives without it
  * (and is sent to the login); the token also refuses a post that carries the cookie but did not
  * come from one of our pages.
  */
 @Injectable()
 export class PageSessionGuard implements CanActivate {
+  private readonly logger = new Logger('PageSessionGuard');
+
   constructor(private readonly sessions: SessionsService) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -24,6 +30,13 @@ export class PageSessionGuard implements CanActivate {
       if (!sameSecret(token, session.csrfToken)) throw new CsrfRefused();
     }
     req.page = session;
+    const route = (req.route as { path?: unknown } | undefined)?.path;
+    const permission = typeof route === 'string' ? permissionFor(req.method, route) : undefined;
+    if (!permission) {
+      this.logger.error(`${req.method} ${String(route)} has no entry in src/access/route-permissions.ts: refused`);
+      throw new RoleRefused('nobody yet (this page has no entry in the role table)', session.auth.role);
+    }
+    if (!allows(session.auth, permission)) throw new RoleRefused(whoMay(permission), session.auth.role);
     return true;
   }
 }

@@ -13,14 +13,17 @@ export interface Flash {
 export interface SessionRow {
   id: string;
   workspaceId: string;
-  apiKeyId: string;
+  /** Opened with an API key… */
+  apiKeyId: string | null;
+  /** …or by a person (exactly one of the two). */
+  personId: string | null;
   csrfToken: string;
   flash: Flash | null;
   createdAt: Date;
   expiresAt: Date;
 }
 
-const SESSION_COLUMNS = `id, workspace_id AS "workspaceId", api_key_id AS "apiKeyId", csrf_token AS "csrfToken", flash,
+const SESSION_COLUMNS = `id, workspace_id AS "workspaceId", api_key_id AS "apiKeyId", person_id AS "personId", csrf_token AS "csrfToken", flash,
   created_at AS "createdAt", expires_at AS "expiresAt"`;
 
 /** SQL of the page's own tables: settings_sessions and settings_login_throttle. */
@@ -31,14 +34,15 @@ export class SessionsRepository {
   async insert(input: {
     tokenHash: Buffer;
     workspaceId: string;
-    apiKeyId: string;
+    apiKeyId: string | null;
+    personId: string | null;
     csrfToken: string;
     expiresAt: Date;
   }): Promise<SessionRow> {
     const rows = await this.db.query<SessionRow>(
-      `INSERT INTO settings_sessions (token_hash, workspace_id, api_key_id, csrf_token, expires_at)
-       VALUES ($1, $2, $3, $4, $5) RETURNING ${SESSION_COLUMNS}`,
-      [input.tokenHash, input.workspaceId, input.apiKeyId, input.csrfToken, input.expiresAt],
+      `INSERT INTO settings_sessions (token_hash, workspace_id, api_key_id, person_id, csrf_token, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${SESSION_COLUMNS}`,
+      [input.tokenHash, input.workspaceId, input.apiKeyId, input.personId, input.csrfToken, input.expiresAt],
     );
     return rows[0];
   }
@@ -82,6 +86,16 @@ export class SessionsRepository {
     return rows.length;
   }
 
+  /** Every live session of this person but `keepId` (a new password ends the others). Returns how many. */
+  async revokeForPerson(personId: string, keepId: string | null = null): Promise<number> {
+    const rows = await this.db.query(
+      `UPDATE settings_sessions SET revoked_at = now()
+       WHERE person_id = $1 AND revoked_at IS NULL AND ($2::uuid IS NULL OR id <> $2) RETURNING id`,
+      [personId, keepId],
+    );
+    return rows.length;
+  }
+
   async setFlash(id: string, flash: Flash): Promise<void> {
     await this.db.query(`UPDATE settings_sessions SET flash = $2 WHERE id = $1`, [id, flash]);
   }
@@ -99,6 +113,42 @@ export class SessionsRepository {
       `DELETE FROM settings_sessions WHERE expires_at < now() - interval '1 day' OR revoked_at < now() - interval '1 day'`,
     );
     await this.db.query(`DELETE FROM settings_login_throttle WHERE last_failure_at < now() - interval '1 day'`);
+  }
+
+  /**
+   * Like withThrottle, for several counts at once (a password login counts per client and per
+   * address): their rows are locked in key order, so two logins never wait for each other in
+   * a cycle. `work` gets the states in the order of `keys` and returns the next ones likewise.
+   */
+  async withThrottles<T>(
+    keys: string[],
+    work: (states: ThrottleState[]) => Promise<{ result: T; next: (ThrottleState | null)[] }>,
+  ): Promise<T> {
+    return this.db.transaction(async (m) => {
+      const byKey = new Map<string, ThrottleState>();
+      for (const key of [...new Set(keys)].sort()) {
+        await m.query(`INSERT INTO settings_login_throttle (client) VALUES ($1) ON CONFLICT (client) DO NOTHING`, [key]);
+        const [state] = await m.query<ThrottleState>(
+          `SELECT failures, last_failure_at AS "lastFailureAt", blocked_until AS "blockedUntil"
+           FROM settings_login_throttle WHERE client = $1 FOR UPDATE`,
+          [key],
+        );
+        byKey.set(key, state);
+      }
+      const { result, next } = await work(keys.map((k) => byKey.get(k)!));
+      for (const [i, key] of keys.entries()) {
+        const state = next[i];
+        if (state === null) await m.query(`DELETE FROM settings_login_throttle WHERE client = $1`, [key]);
+        else
+          await m.query(`UPDATE settings_login_throttle SET failures = $2, last_failure_at = $3, blocked_until = $4 WHERE client = $1`, [
+            key,
+            state.failures,
+            state.lastFailureAt,
+            state.blockedUntil,
+          ]);
+      }
+      return result;
+    });
   }
 
   /**

@@ -1,9 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DomainError, ErrorCode } from '../../common/errors';
+import { PeopleService } from '../../people/people.service';
 import { ApiKeysService } from '../../workspaces/api-keys.service';
 import type { AuthContext } from '../../workspaces/auth';
-import { checkThrottle, recordFailure } from './login-throttle';
+import { checkThrottle, recordFailure, ThrottleState } from './login-throttle';
 import { Flash, SessionRow, SessionsRepository } from './sessions.repository';
 
 /** A session ends after this long without a request… */
@@ -37,9 +38,9 @@ export function sameSecret(a: string, b: string): boolean {
 
 /**
  * Browser sessions of the settings page, kept in PostgreSQL: a random token in an httpOnly
- * cookie, its SHA-256 in `settings_sessions`. A session is tied to the API key it was opened
- * with and ends when that key is revoked, when the person logs out, after 12 idle hours, or
- * 7 days after the login.
+ * cookie, its SHA-256 in `settings_sessions`. A session is tied to the API key or the person it
+ * was opened by and ends when that key is revoked or that person removed, when they log out (or
+ * set a new password elsewhere), after 12 idle hours, or 7 days after the login.
  */
 @Injectable()
 export class SessionsService {
@@ -48,6 +49,7 @@ export class SessionsService {
   constructor(
     private readonly sessions: SessionsRepository,
     private readonly apiKeys: ApiKeysService,
+    private readonly people: PeopleService,
   ) {}
 
   /**
@@ -60,21 +62,53 @@ export class SessionsService {
       if (!decision.allowed) return { result: { ok: false, reason: 'throttled', retryAfterMs: decision.retryAfterMs }, next: state };
       const auth = await this.authenticate(apiKey);
       if (!auth) return { result: { ok: false, reason: 'refused' }, next: recordFailure(state, now) };
-      const token = randomBytes(32).toString('base64url');
-      const row = await this.sessions.insert({
-        tokenHash: hashToken(token),
-        workspaceId: auth.workspaceId,
-        apiKeyId: auth.apiKeyId,
-        csrfToken: randomBytes(32).toString('base64url'),
-        expiresAt: new Date(now.getTime() + IDLE_TIMEOUT_MS),
-      });
-      return { result: { ok: true, token, session: this.toSession(row, auth) }, next: null };
+      return { result: await this.open(auth, now), next: null };
     });
+    this.afterLogin(result);
+    return result;
+  }
+
+  /**
+   * Logs a person in with an address and a password. Wrong tries are counted per client (the
+   * same count as wrong keys) and per address (so spreading guesses over many clients does not
+   * get more of them through), with the same slow-down; either count blocks. A wrong password and
+   * an unknown address get the same answer after the same work.
+   */
+  async loginPerson(email: string, password: string, client: string, now = new Date()): Promise<LoginResult> {
+    const address = `address:${createHash('sha256').update(email.trim().toLowerCase(), 'utf8').digest('hex')}`;
+    const result = await this.sessions.withThrottles<LoginResult>([client, address], async (states) => {
+      const waits = states.map((s) => checkThrottle(s, now)).filter((d) => !d.allowed);
+      if (waits.length > 0) {
+        const retryAfterMs = Math.max(...waits.map((d) => (d.allowed ? 0 : d.retryAfterMs)));
+        return { result: { ok: false, reason: 'throttled', retryAfterMs }, next: states };
+      }
+      const auth = await this.people.verifyLogin(email, password);
+      if (!auth) return { result: { ok: false, reason: 'refused' }, next: states.map((s: ThrottleState) => recordFailure(s, now)) };
+      return { result: await this.open(auth, now), next: [null, null] };
+    });
+    this.afterLogin(result);
+    return result;
+  }
+
+  /** A new session for `auth` (after a login, an accepted invitation or a password reset). */
+  async open(auth: AuthContext, now = new Date()): Promise<{ ok: true; token: string; session: PageSession }> {
+    const token = randomBytes(32).toString('base64url');
+    const row = await this.sessions.insert({
+      tokenHash: hashToken(token),
+      workspaceId: auth.workspaceId,
+      apiKeyId: auth.principal.kind === 'key' ? auth.principal.id : null,
+      personId: auth.principal.kind === 'person' ? auth.principal.id : null,
+      csrfToken: randomBytes(32).toString('base64url'),
+      expiresAt: new Date(now.getTime() + IDLE_TIMEOUT_MS),
+    });
+    return { ok: true, token, session: this.toSession(row, auth) };
+  }
+
+  private afterLogin(result: LoginResult): void {
     if (result.ok) {
       // Old rows go when someone logs in: no timer needed, and the table stays small.
       this.sessions.purgeEnded().catch((err: unknown) => this.logger.warn(`purging ended sessions failed: ${String(err)}`));
     }
-    return result;
   }
 
   private async authenticate(apiKey: string): Promise<AuthContext | null> {
@@ -102,8 +136,17 @@ export class SessionsService {
     return row ? this.activate(row, now) : null;
   }
 
+  /**
+   * A session lives while its key is not revoked, or its person not removed, checked on every
+   * request: revoking the key or removing the person ends their open pages at once. The role is
+   * read afresh too, so a changed role applies from the next request.
+   */
   private async activate(row: SessionRow, now: Date): Promise<PageSession | null> {
-    const auth = await this.apiKeys.activeKey(row.apiKeyId);
+    const auth = row.apiKeyId
+      ? await this.apiKeys.activeKey(row.apiKeyId)
+      : row.personId
+        ? await this.people.activePerson(row.personId)
+        : null;
     if (!auth || auth.workspaceId !== row.workspaceId) {
       await this.sessions.revoke(row.id);
       return null;
@@ -121,9 +164,15 @@ export class SessionsService {
     return this.sessions.revoke(session.id);
   }
 
-  /** Ends every session opened with this session's API key, this one included. */
+  /** Ends every session of this session's API key or person, this one included. */
   logoutEverywhere(session: PageSession): Promise<number> {
-    return this.sessions.revokeForKey(session.auth.apiKeyId);
+    const p = session.auth.principal;
+    return p.kind === 'key' ? this.sessions.revokeForKey(p.id) : this.sessions.revokeForPerson(p.id);
+  }
+
+  /** Ends a person's sessions but `keepId` (a new password: every other browser logs in again). */
+  endOtherSessions(personId: string, keepId: string | null): Promise<number> {
+    return this.sessions.revokeForPerson(personId, keepId);
   }
 
   flash(session: PageSession, flash: Flash): Promise<void> {

@@ -47,7 +47,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a workspace and its first API key (bootstrap key only); the key is shown once */
+        /**
+         * Create a workspace and its first API key (bootstrap key only); the key is shown once
+         * @description **Who may:** the operator's bootstrap key (HERALD_API_KEY, or the key printed at the first start).
+         */
         post: operations["createWorkspace"];
         delete?: never;
         options?: never;
@@ -62,10 +65,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the workspace's active API keys (never the keys themselves) */
+        /**
+         * List the workspace's active API keys (never the keys themselves)
+         * @description **Who may:** any role (viewer, editor, owner).
+         */
         get: operations["listApiKeys"];
         put?: never;
-        /** Create an API key in the caller's workspace; the key is shown once */
+        /**
+         * Create an API key in the caller's workspace, with a role (default owner); the key is shown once
+         * @description **Who may:** an owner.
+         */
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
@@ -83,8 +92,145 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API key; requests with it get 401 from now on */
+        /**
+         * Revoke an API key; requests with it get 401 from now on
+         * @description No key revokes a key of a higher role, and the operator's bootstrap key cannot be revoked through the API (403).
+         *
+         *     **Who may:** an owner.
+         */
         delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit trail: every change, who made it (person or API key) and what changed; newest first
+         * @description **Who may:** an owner.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/people": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The people of the workspace, newest first
+         * @description **Who may:** any role (viewer, editor, owner).
+         */
+        get: operations["listPeople"];
+        put?: never;
+        /**
+         * Create the workspace's first person (an owner) with a password; later people join by invitation
+         * @description **Who may:** an owner.
+         */
+        post: operations["createFirstPerson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/people/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a person: they cannot log in any more, and their open pages end now
+         * @description **Who may:** an owner.
+         */
+        delete: operations["removePerson"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a person's role or name; they see it at their next request
+         * @description **Who may:** an owner.
+         */
+        patch: operations["updatePerson"];
+        trace?: never;
+    };
+    "/v1/people/{id}/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail the person a one-use link (1 hour) to set a new password; using it ends their other sessions
+         * @description **Who may:** an owner.
+         */
+        post: operations["sendPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open invitations (not used or withdrawn yet; expired ones say so), newest first
+         * @description **Who may:** any role (viewer, editor, owner).
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite an address with a role: a one-use link valid 7 days, mailed (or in the answer when no mail server is configured)
+         * @description **Who may:** an owner.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Withdraw an invitation: its link stops working
+         * @description **Who may:** an owner.
+         */
+        delete: operations["revokeInvitation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -97,12 +243,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the accounts, newest first */
+        /**
+         * List the accounts, newest first
+         * @description **Who may:** any role (viewer, editor, owner).
+         */
         get: operations["listAccounts"];
         put?: never;
         /**
          * Connect an account
          * @description Credentials are checked for shape and encrypted at rest; they are never shown again. A webhook account's signing secret is in this answer only.
+         *
+         *     **Who may:** an editor or an owner.
          */
         post: operations["createAccount"];
         delete?: never;
@@ -118,17 +269,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An account: status, circuit breaker, last error */
+        /**
+         * An account: status, circuit breaker, last error
+         * @description **Who may:** any role (viewer, editor, owner).
+         */
         get: operations["getAccount"];
         put?: never;
         post?: never;
-        /** Remove the account; its jobs that have not started are cancelled */
+        /**
+         * Remove the account; its jobs that have not started are cancelled
+         * @description **Who may:** an owner.
+         */
         delete: operations["deleteAccount"];
         options?: never;
         head?: never;
         /**
          * Rename, change settings or credentials, enable or disable, set the retry policy
          * @description On an account that needs re-authentication or is disabled, new `config` (or the same credentials re-entered) or `{ "status": "active" }` makes it active, closes its circuit and resumes its paused jobs. `{ "status": "disabled" }` pauses its waiting jobs.
+         *
+         *     **Who may:** an editor or an owner.
          */
         patch: operations["updateAccount"];
         trace?: never;
@@ -142,7 +301,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Check the credentials against the platform now */
+        /**
+         * Check the credentials against the platform now
+         * @description **Who may:** an editor or an owner.
+         */
         post: operations["verifyAccount"];
         delete?: never;
         options?: never;
@@ -159,7 +321,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** New webhook signing secret, shown in this answer only */
+        /**
+         * New webhook signing secret, shown in this answer only
+         * @description **Who may:** an editor or an owner.
+         */
         post: operations["rotateAccountSecret"];
         delete?: never;
         options?: never;
@@ -174,12 +339,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List posts, newest first; filter by status and by scheduledAt (from inclusive, to exclusive) */
+        /**
+         * List posts, newest first; filter by status and by scheduledAt (from inclusive, to exclusive)
+         * @description **Who may:** any role (viewer, editor, owner).
+         */
         get: operations["listPosts"];
         put?: never;
         /**
          * Schedule a post to 1–20 accounts
          * @description The post and one publish job per target are committed before the answer. Platform limits are checked here for each target with its own text. With an `Idempotency-Key`, the same key and the same body answer the first 201 again (with `Idempotent-Replayed: true`) for at least 24 hours.
+         *
+         *     **Who may:** an editor or an owner.
          */
         post: operations["createPost"];
         delete?: never;
@@ -195,17 +365,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A post with its jobs; its status is derived from them */
+        /**
+         * A post with its jobs; its status is derived from them
+         * @description **Who may:** any role (viewer, editor, owner).
+         */
         get: operations["getPost"];
         put?: never;
         post?: never;
-        /** Cancel the post's waiting jobs; attempts in flight finish */
+        /**
+         * Cancel the post's waiting jobs; attempts in flight finish
+         * @description **Who may:** an editor or an owner.
+         */
         delete: operations["cancelPost"];
         options?: never;
         head?: never;
         /**
          * Edit or reschedule a post while none of its jobs has started
          * @description Absent fields are kept; `null` clears title, link, publishBy or metadata.
+         *
+         *     **Who may:** an editor or an owner.
          */
         patch: operations["updatePost"];
         trace?: never;
@@ -217,30 +395,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A publish job with every attempt */
+        /**
+         * A publish job with every attempt
+         * @description **Who may:** any role (viewer, editor, owner).
+         */
         get: operations["getJob"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/jobs/{id}/retry": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Retry now
-         * @description A job waiting for its next attempt becomes due now; a dead job gets a fresh attempt budget (its history stays).
-         */
-        post: operations["retryJob"];
         delete?: never;
         options?: never;
         head?: never;
@@ -257,6 +418,8 @@ export interface paths {
         /**
          * Dead jobs, newest death first
          * @description Filters: accountId, provider, errorClass, deadReason, from / to (when it died), q (text in the last error). Discarded jobs only with `status=discarded` or `includeDiscarded=true`.
+         *
+         *     **Who may:** any role (viewer, editor, owner).
          */
         get: operations["listDeadJobs"];
         put?: never;
@@ -279,6 +442,8 @@ export interface paths {
         /**
          * Requeue many dead jobs in one transaction: `{ ids }` or `{ filter }`
          * @description Jobs that are not dead, or whose account is not active (without `force`) or deleted, are skipped and listed with the reason; the others are requeued. By filter, at most 10,000 jobs per call (`more: true` says to call again).
+         *
+         *     **Who may:** an editor or an owner.
          */
         post: operations["requeueDeadJobs"];
         delete?: never;
@@ -294,13 +459,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A job with its payload as it would be sent, every attempt, why it died, and its audit trail */
+        /**
+         * A job with its payload as it would be sent, every attempt, why it died, and its audit trail
+         * @description **Who may:** any role (viewer, editor, owner).
+         */
         get: operations["getDeadJob"];
         put?: never;
         post?: never;
         /**
          * Discard a dead job
          * @description The job is kept as discarded, with its history and dead reason, and leaves the default list. Discarding a discarded job changes nothing.
+         *
+         *     **Who may:** an editor or an owner.
          */
         delete: operations["discardDeadJob"];
         options?: never;
@@ -308,6 +478,8 @@ export interface paths {
         /**
          * Edit this dead job's payload
          * @description Validated as POST /v1/posts for the job's platform; `null` clears title, link or metadata. Only this job changes, not the post's other jobs. Every edit is in the audit trail.
+         *
+         *     **Who may:** an editor or an owner.
          */
         patch: operations["editDeadJob"];
         trace?: never;
@@ -324,8 +496,32 @@ export interface paths {
         /**
          * Back into the queue with a fresh attempt budget
          * @description The job keeps its idempotency key unless its payload was edited. While its account needs re-authentication or is disabled the answer is 409, unless `force: true` (the job then waits as paused until the account is fixed).
+         *
+         *     **Who may:** an editor or an owner.
          */
         post: operations["requeueDeadJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry now
+         * @description A job waiting for its next attempt becomes due now; a dead job gets a fresh attempt budget (its history stays), recorded in its audit trail (GET /v1/dlq/{jobId}) as a requeue.
+         *
+         *     **Who may:** an editor or an owner.
+         */
+        post: operations["retryJob"];
         delete?: never;
         options?: never;
         head?: never;
@@ -339,9 +535,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The workspace's daily digest and alert settings, how mail is delivered, and the last digest. */
+        /**
+         * The workspace's daily digest and alert settings, how mail is delivered, and the last digest.
+         * @description **Who may:** any role (viewer, editor, owner).
+         */
         get: operations["getNotificationSettings"];
-        /** Change the digest (enabled, recipients, hour, timezone, sendWhenEmpty) and alert settings. Absent fields keep their value. */
+        /**
+         * Change the digest (enabled, recipients, hour, timezone, sendWhenEmpty) and alert settings. Absent fields keep their value.
+         * @description **Who may:** an owner.
+         */
         put: operations["updateNotificationSettings"];
         post?: never;
         delete?: never;
@@ -359,7 +561,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The digest a workspace would get if it were made now (subject, HTML and text), without sending or recording anything. */
+        /**
+         * The digest a workspace would get if it were made now (subject, HTML and text), without sending or recording anything.
+         * @description **Who may:** any role (viewer, editor, owner).
+         */
         post: operations["previewDigest"];
         delete?: never;
         options?: never;
@@ -374,12 +579,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The workspace's images, newest first (details only, never the bytes) */
+        /**
+         * The workspace's images, newest first (details only, never the bytes)
+         * @description **Who may:** any role (viewer, editor, owner).
+         */
         get: operations["listMedia"];
         put?: never;
         /**
          * Upload an image (PNG, JPEG, WebP or GIF, ≤ 5 MB)
          * @description The type is read from the bytes, not from the file name or Content-Type. List the id in a post's `media`.
+         *
+         *     **Who may:** an editor or an owner.
          */
         post: operations["uploadMedia"];
         delete?: never;
@@ -395,7 +605,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What the workspace's images take, and the quota (MEDIA_QUOTA_BYTES, MEDIA_QUOTA_COUNT) */
+        /**
+         * What the workspace's images take, and the quota (MEDIA_QUOTA_BYTES, MEDIA_QUOTA_COUNT)
+         * @description **Who may:** any role (viewer, editor, owner).
+         */
         get: operations["getMediaUsage"];
         put?: never;
         post?: never;
@@ -412,18 +625,26 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The image's details and a fresh signed link to it */
+        /**
+         * The image's details and a fresh signed link to it
+         * @description **Who may:** any role (viewer, editor, owner).
+         */
         get: operations["getMedia"];
         put?: never;
         post?: never;
         /**
          * Delete an image: its bytes, its signed links and its share of the quota
          * @description Refused (409, naming them) while posts not yet published, or dead jobs that could be requeued, still need it.
+         *
+         *     **Who may:** an editor or an owner.
          */
         delete: operations["deleteMedia"];
         options?: never;
         head?: never;
-        /** Set the alt text */
+        /**
+         * Set the alt text
+         * @description **Who may:** an editor or an owner.
+         */
         patch: operations["updateMedia"];
         trace?: never;
     };
@@ -562,10 +783,10 @@ export interface components {
             createdAt: string;
         };
         /**
-         * @description admin: the bootstrap key, which may also create workspaces
+         * @description what the key may do (docs/api.md "Roles")
          * @enum {string}
          */
-        ApiKeyRole: "admin" | "member";
+        Role: "owner" | "editor" | "viewer";
         NewApiKey: {
             /** Format: uuid */
             id: string;
@@ -576,8 +797,10 @@ export interface components {
              * @example hk_3fZk
              */
             prefix: string;
-            /** @description admin: the bootstrap key, which may also create workspaces */
-            role: components["schemas"]["ApiKeyRole"];
+            /** @description what the key may do (docs/api.md "Roles") */
+            role: components["schemas"]["Role"];
+            /** @description the operator's key (HERALD_API_KEY, or the key printed at the first start): also creates workspaces; no API key can revoke it */
+            bootstrap: boolean;
             /** Format: date-time */
             createdAt: string;
             /**
@@ -588,12 +811,17 @@ export interface components {
         };
         NewWorkspace: {
             workspace: components["schemas"]["Workspace"];
-            /** @description the workspace's first API key */
+            /** @description the workspace's first API key (role owner) */
             apiKey: components["schemas"]["NewApiKey"];
         };
         CreateApiKey: {
             /** @example CI publisher */
             name?: string;
+            /**
+             * @description what the key may do; at most your own role
+             * @default owner
+             */
+            role: components["schemas"]["Role"];
         };
         ApiKey: {
             /** Format: uuid */
@@ -605,8 +833,10 @@ export interface components {
              * @example hk_3fZk
              */
             prefix: string;
-            /** @description admin: the bootstrap key, which may also create workspaces */
-            role: components["schemas"]["ApiKeyRole"];
+            /** @description what the key may do (docs/api.md "Roles") */
+            role: components["schemas"]["Role"];
+            /** @description the operator's key (HERALD_API_KEY, or the key printed at the first start): also creates workspaces; no API key can revoke it */
+            bootstrap: boolean;
             /** Format: date-time */
             createdAt: string;
         };
@@ -618,6 +848,147 @@ export interface components {
              * @example null
              */
             nextCursor: string | null;
+        };
+        /**
+         * @description a person (the page), an API key, or Herald itself
+         * @enum {string}
+         */
+        AuditActorKind: "person" | "key" | "system";
+        AuditActor: {
+            /** @description a person (the page), an API key, or Herald itself */
+            kind: components["schemas"]["AuditActorKind"];
+            /**
+             * Format: uuid
+             * @description the person's or the key's id
+             */
+            id: string | null;
+            /**
+             * @description its name as it was then
+             * @example Ada Lovelace <ada@example.com>
+             */
+            label: string;
+        };
+        /** @enum {string} */
+        AuditKind: "account" | "post" | "failed_post" | "person" | "invitation" | "api_key" | "notifications" | "media" | "workspace";
+        AuditEvent: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            at: string;
+            actor: components["schemas"]["AuditActor"];
+            kind: components["schemas"]["AuditKind"];
+            /**
+             * @description what was done: create, update, remove, requeue, …
+             * @example update
+             */
+            action: string;
+            /**
+             * Format: uuid
+             * @description the id of the thing changed
+             */
+            subjectId: string | null;
+            /** @example Disabled the account “Company blog” */
+            summary: string;
+            /** @description the fields that changed, as they were (secrets never appear: only "(secret)") */
+            before: {
+                [key: string]: unknown;
+            } | null;
+            /** @description the same fields afterwards */
+            after: {
+                [key: string]: unknown;
+            } | null;
+        };
+        AuditEventPage: {
+            /** @description this page, in the list's order */
+            data: components["schemas"]["AuditEvent"][];
+            /**
+             * @description pass as `cursor` to get the next page; null on the last page
+             * @example null
+             */
+            nextCursor: string | null;
+        };
+        Person: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description the login address
+             * @example ada@example.com
+             */
+            email: string;
+            /** @example Ada Lovelace */
+            name: string;
+            role: components["schemas"]["Role"];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        PersonPage: {
+            /** @description this page, in the list's order */
+            data: components["schemas"]["Person"][];
+            /**
+             * @description pass as `cursor` to get the next page; null on the last page
+             * @example null
+             */
+            nextCursor: string | null;
+        };
+        CreateFirstPerson: {
+            /** @example ada@example.com */
+            email: string;
+            /** @example Ada Lovelace */
+            name: string;
+            /** @description stored as an argon2id hash; never shown again */
+            password: string;
+        };
+        UpdatePerson: {
+            role?: components["schemas"]["Role"];
+            name?: string;
+        };
+        PasswordResetSent: {
+            /** @description true when the link went out by mail; otherwise it is in the mail outbox files (HERALD_DATA_DIR/outbox) */
+            mailed: boolean;
+        };
+        /** @enum {string} */
+        InvitationStatus: "pending" | "accepted" | "revoked" | "expired";
+        Invitation: {
+            /** Format: uuid */
+            id: string;
+            /** @example grace@example.com */
+            email: string;
+            role: components["schemas"]["Role"];
+            /**
+             * @description who invited, as they were named then
+             * @example Ada Lovelace <ada@example.com>
+             */
+            invitedBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description the link works until then (7 days)
+             */
+            expiresAt: string;
+            status: components["schemas"]["InvitationStatus"];
+        };
+        InvitationPage: {
+            /** @description this page, in the list's order */
+            data: components["schemas"]["Invitation"][];
+            /**
+             * @description pass as `cursor` to get the next page; null on the last page
+             * @example null
+             */
+            nextCursor: string | null;
+        };
+        CreateInvitation: {
+            /** @example grace@example.com */
+            email: string;
+            /** @example editor */
+            role: components["schemas"]["Role"];
+        };
+        NewInvitation: {
+            invitation: components["schemas"]["Invitation"];
+            /** @description true when the link went out by mail (SMTP_URL is set) */
+            mailed: boolean;
+            /** @description the one-use link, only when no mail server is configured: pass it on yourself. Shown this once */
+            link: string | null;
         };
         RetryPolicyInput: {
             /**
@@ -1195,9 +1566,11 @@ export interface components {
             action: components["schemas"]["AuditAction"];
             /**
              * Format: uuid
-             * @description the API key that did it
+             * @description the API key that did it (null: a person, see actor)
              */
             apiKeyId: string | null;
+            /** @description who did it: an API key or a person */
+            actor: components["schemas"]["AuditActor"];
             /** @description the changed fields before */
             before: {
                 [key: string]: unknown;
@@ -1595,7 +1968,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Only the bootstrap API key may create workspaces. */
+            /** @description The API key's role does not allow this: it needs the operator's bootstrap key (HERALD_API_KEY, or the key printed at the first start). Nothing was changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1743,6 +2116,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key's role does not allow this: it needs an owner. Nothing was changed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -1809,8 +2191,787 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A key of a higher role, or the operator's bootstrap key, or a caller who is not an owner. Nothing was changed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace (another workspace's ids answer the same way). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description items per page */
+                limit?: number;
+                /** @description the `nextCursor` of the previous page */
+                cursor?: string;
+                /** @description only what this person or API key did (its id) */
+                actorId?: string;
+                /** @description only changes to this kind of thing */
+                kind?: components["schemas"]["AuditKind"];
+                /** @description only changes to this thing (an account, post, job, person, key… id) */
+                subjectId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the list */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventPage"];
+                };
+            };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or one that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's role does not allow this: it needs an owner. Nothing was changed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPeople: {
+        parameters: {
+            query?: {
+                /** @description items per page */
+                limit?: number;
+                /** @description the `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the list */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonPage"];
+                };
+            };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or one that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createFirstPerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateFirstPerson"];
+            };
+        };
+        responses: {
+            /** @description The person; they can log in to the settings page now */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Person"];
+                };
+            };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or one that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's role does not allow this: it needs an owner. Nothing was changed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The workspace has people already, or the address already logs in to this Herald. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removePerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the person's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or one that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's role does not allow this: it needs an owner. Nothing was changed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace's ids answer the same way). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The workspace's last owner cannot be removed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updatePerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the person's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdatePerson"];
+            };
+        };
+        responses: {
+            /** @description The person as they are now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Person"];
+                };
+            };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or one that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's role does not allow this: it needs an owner. Nothing was changed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace's ids answer the same way). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The workspace's last owner cannot stop being one. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the person's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link is on its way */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasswordResetSent"];
+                };
+            };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or one that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's role does not allow this: it needs an owner. Nothing was changed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace's ids answer the same way). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: {
+                /** @description items per page */
+                limit?: number;
+                /** @description the `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the list */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationPage"];
+                };
+            };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or one that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateInvitation"];
+            };
+        };
+        responses: {
+            /** @description The invitation */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewInvitation"];
+                };
+            };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or one that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's role does not allow this: it needs an owner. Nothing was changed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The address is already in this workspace. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the invitation's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Withdrawn */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or one that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's role does not allow this: it needs an owner. Nothing was changed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace's ids answer the same way). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The invitation was accepted already. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1950,6 +3111,15 @@ export interface operations {
             };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's role does not allow this: it needs an editor or an owner. Nothing was changed. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2100,6 +3270,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key's role does not allow this: it needs an owner. Nothing was changed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace (another workspace's ids answer the same way). */
             404: {
                 headers: {
@@ -2174,6 +3353,15 @@ export interface operations {
             };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's role does not allow this: it needs an editor or an owner. Nothing was changed. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2258,6 +3446,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key's role does not allow this: it needs an editor or an owner. Nothing was changed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace (another workspace's ids answer the same way). */
             404: {
                 headers: {
@@ -2328,6 +3525,15 @@ export interface operations {
             };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's role does not allow this: it needs an editor or an owner. Nothing was changed. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2486,6 +3692,15 @@ export interface operations {
             };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's role does not allow this: it needs an editor or an owner. Nothing was changed. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2656,6 +3871,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key's role does not allow this: it needs an editor or an owner. Nothing was changed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace (another workspace's ids answer the same way). */
             404: {
                 headers: {
@@ -2730,6 +3954,15 @@ export interface operations {
             };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's role does not allow this: it needs an editor or an owner. Nothing was changed. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2825,92 +4058,6 @@ export interface operations {
             };
             /** @description No such resource in this workspace (another workspace's ids answer the same way). */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body is not of a supported type. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request headers (the URL included) are larger than 16 KB. */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    retryJob: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description the job id */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The job as it is now */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["JobWithAttempts"];
-                };
-            };
-            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No API key, or one that is unknown or revoked. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource in this workspace (another workspace's ids answer the same way). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The job cannot be retried now (an attempt is in flight, or it is published, paused, cancelled or discarded); the message says which. */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3071,6 +4218,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key's role does not allow this: it needs an editor or an owner. Nothing was changed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -3216,6 +4372,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key's role does not allow this: it needs an editor or an owner. Nothing was changed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace (another workspace's ids answer the same way). */
             404: {
                 headers: {
@@ -3299,6 +4464,15 @@ export interface operations {
             };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's role does not allow this: it needs an editor or an owner. Nothing was changed. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3396,6 +4570,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key's role does not allow this: it needs an editor or an owner. Nothing was changed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace (another workspace's ids answer the same way). */
             404: {
                 headers: {
@@ -3406,6 +4589,101 @@ export interface operations {
                 };
             };
             /** @description The job is not dead (any more); the message says what it is now. Or its account is not active (the message says what to fix), or was deleted. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not of a supported type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers (the URL included) are larger than 16 KB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retryJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the job id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job as it is now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobWithAttempts"];
+                };
+            };
+            /** @description The input is malformed or invalid (the message names the field); nothing was changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or one that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's role does not allow this: it needs an editor or an owner. Nothing was changed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this workspace (another workspace's ids answer the same way). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The job cannot be retried now (an attempt is in flight, or it is published, paused, cancelled or discarded); the message says which. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3539,6 +4817,15 @@ export interface operations {
             };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's role does not allow this: it needs an owner. Nothing was changed. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3751,6 +5038,15 @@ export interface operations {
             };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's role does not allow this: it needs an editor or an owner. Nothing was changed. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3975,6 +5271,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key's role does not allow this: it needs an editor or an owner. Nothing was changed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such resource in this workspace (another workspace's ids answer the same way). */
             404: {
                 headers: {
@@ -4058,6 +5363,15 @@ export interface operations {
             };
             /** @description No API key, or one that is unknown or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's role does not allow this: it needs an editor or an owner. Nothing was changed. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

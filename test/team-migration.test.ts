@@ -1,0 +1,89 @@
+import { DataSource } from 'typeorm';
+import { dataSourceOptions, runMigrations } from '../src/database/data-source';
+import { bearer, bootTestApp } from './support/app';
+import { createTestDatabase, withClient } from './support/database';
+import { killJobs } from './support/dlq';
+import { createPost, createWebhookAccount } from './support/engine';
+
+/**
+ * The team migration (1764600000000) on data of the version before it, both ways: its `down`
+ * gives back admin/member keys and the dead-letter queue's own job_audit; its `up` makes every
+ * key an owner (the admin one the bootstrap key), tells a rotated-out bootstrap key from a
+ * revoked one, and moves job_audit into the one audit trail without losing who did what.
+ */
+describe('the team migration', () => {
+  it('converts keys and the dead-letter audit trail, down and up again', async () => {
+    const { url } = await createTestDatabase();
+    const quiet = { allowPrivateUrls: true, notifications: { enabled: false, pollIntervalMs: 1000 } };
+    const t = await bootTestApp({ databaseUrl: url, config: quiet });
+    let jobId: string;
+    let memberId: string;
+    try {
+      const member = await t.http().post('/v1/api-keys').set(bearer(t.adminKey)).send({ name: 'CI' }).expect(201);
+      memberId = member.body.id;
+      const account = await createWebhookAccount(t, member.body.key, 'http://127.0.0.1:9/hook');
+      const post = await createPost(t, member.body.key, {
+        text: 'Migrated',
+        targets: [{ accountId: account.id }],
+        scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+      });
+      jobId = post.jobs[0].id;
+      await killJobs(url, [jobId]);
+      await t.http().post(`/v1/dlq/${jobId}/requeue`).set(bearer(member.body.key)).send({}).expect(200);
+    } finally {
+      await t.close();
+    }
+
+    const ds = new DataSource(dataSourceOptions(url));
+    await ds.initialize();
+    try {
+      await ds.undoLastMigration({ transaction: 'each' });
+      await withClient(url, async (c) => {
+        const keys = (await c.query<{ name: string; role: string }>(`SELECT name, role FROM api_keys ORDER BY name`)).rows;
+        expect(keys).toEqual([
+          { name: 'CI', role: 'member' },
+          { name: 'HERALD_API_KEY', role: 'admin' },
+        ]);
+        const trail = (await c.query(`SELECT job_id, api_key_id, action FROM job_audit`)).rows;
+        expect(trail).toEqual([{ job_id: jobId, api_key_id: memberId, action: 'requeue' }]);
+        // An older admin key that an earlier rotation revoked, as the version before left it.
+        await c.query(
+          `INSERT INTO api_keys (workspace_id, name, key_hash, prefix, role, created_at, revoked_at)
+           SELECT workspace_id, 'old HERALD_API_KEY', sha256('old'::bytea), 'old', 'admin', created_at - interval '1 day', now()
+           FROM api_keys WHERE role = 'admin'`,
+        );
+      });
+      await runMigrations(ds);
+    } finally {
+      await ds.destroy();
+    }
+
+    await withClient(url, async (c) => {
+      const keys = (
+        await c.query<{ name: string; role: string; bootstrap: boolean; replaced: boolean }>(
+          `SELECT name, role, bootstrap, replaced_by IS NOT NULL AS replaced FROM api_keys ORDER BY name`,
+        )
+      ).rows;
+      expect(keys).toEqual([
+        { name: 'CI', role: 'owner', bootstrap: false, replaced: false },
+        { name: 'HERALD_API_KEY', role: 'owner', bootstrap: true, replaced: false },
+        { name: 'old HERALD_API_KEY', role: 'owner', bootstrap: true, replaced: true },
+      ]);
+    });
+    const again = await bootTestApp({ databaseUrl: url, config: quiet });
+    try {
+      const job = await again.http().get(`/v1/dlq/${jobId}`).set(bearer(again.adminKey)).expect(200);
+      expect(job.body.audit).toEqual([
+        expect.objectContaining({
+          action: 'requeue',
+          apiKeyId: memberId,
+          actor: { kind: 'key', id: memberId, label: expect.stringMatching(/^key “CI” \(hk_/) },
+        }),
+      ]);
+      const audit = await again.http().get('/v1/audit?kind=failed_post').set(bearer(again.adminKey)).expect(200);
+      expect(audit.body.data).toHaveLength(1);
+    } finally {
+      await again.close();
+    }
+  });
+});
