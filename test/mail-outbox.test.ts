@@ -7,7 +7,8 @@ import { createTestDatabase, withClient } from './support/database';
 import { drainMail, mailConfig, newWorkspace, saveNotificationSettings, startMailCatcher, tick } from './support/mail';
 import { freePort } from './support/net';
 import { ServiceProcess } from './support/process';
-import { api, waitUntil } from './support/service';
+import { api } from './support/service';
+import { waitUntil } from './support/poll';
 
 const emlFiles = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.eml')) : []);
 

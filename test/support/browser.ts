@@ -8,6 +8,7 @@ import { createTestDatabase } from './database';
 import { fastEngine } from './engine';
 import { freePort } from './net';
 import { checkedHttp, testConfig, TestApp } from './app';
+import { DEADLINE_MS, pollUntil } from './poll';
 
 /**
  * A real headless Chromium for the settings page's tests: Debian's `chromium` package (installed
@@ -124,16 +125,7 @@ export async function screenshot(page: Page, name: string): Promise<Buffer> {
   return png;
 }
 
-/** Polls `read` (e.g. a page reload) until `done` holds. */
-export async function eventually<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  while (Date.now() < deadline) {
-    last = await read();
-    if (done(last)) return last;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(
-    `timed out waiting for ${what}; last: ${typeof last === 'string' ? last.slice(0, 500) : JSON.stringify(last)?.slice(0, 500)}`,
-  );
+/** Polls `read` (e.g. a page reload) until `done` holds: the one poll helper (./poll.ts), at a page's pace. */
+export function eventually<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = DEADLINE_MS): Promise<T> {
+  return pollUntil(what, read, done, timeoutMs, 200);
 }
