@@ -27,7 +27,12 @@ import { ReceivedRequest, Receiver, ReceiverHandler, startReceiver } from './rec
  * Waits go through the one poll helper (./poll.ts): they wait for the state they check.
  */
 
-/** Worker settings that make retries and polling fast enough for tests. */
+/**
+ * Worker settings that make retries and polling fast enough for tests. The request timeout is
+ * not shortened (20 s, as in production): on a machine loaded by other test runs a loopback
+ * answer has taken more than 3 s, and a test not about timeouts then met transient failures it
+ * did not expect. Tests of the timeouts set their own.
+ */
 export function fastEngine(overrides: Partial<HeraldConfig> = {}): Partial<HeraldConfig> {
   const base = testConfig('postgres://unused');
   return {
@@ -35,7 +40,7 @@ export function fastEngine(overrides: Partial<HeraldConfig> = {}): Partial<Heral
     worker: { ...base.worker, enabled: true, pollIntervalMs: 100, leaseMs: 10_000, shutdownGraceMs: 2_000 },
     retry: { baseDelayMs: 20, maxDelayMs: 200, maxAttempts: 16, maxServerDelayMs: 86_400_000, jitter: 'full' },
     circuit: { failureThreshold: 5, cooldownMs: 30_000, disableThreshold: 50 },
-    http: { connectTimeoutMs: 1_000, totalTimeoutMs: 3_000, responseExcerptBytes: 2048 },
+    http: { connectTimeoutMs: 5_000, totalTimeoutMs: 20_000, responseExcerptBytes: 2048 },
     ...overrides,
   };
 }
