@@ -351,7 +351,7 @@ describe('Bluesky connector against a real PDS', () => {
     proxy.dropResponses(CREATE_RECORD, 1);
     const dropsBefore = proxy.dropped(CREATE_RECORD);
     const post = await createPost(t, key, { text: 'Exactly once, please', targets: [{ accountId }] });
-    const job = await waitForJob<Job>(t, key, post.jobs[0].id, (j) => j.status === 'succeeded' || j.status === 'dead', 20_000);
+    const job = await waitForJob<Job>(t, key, post.jobs[0].id, (j) => j.status === 'succeeded' || j.status === 'dead');
     expect(proxy.dropped(CREATE_RECORD) - dropsBefore).toBe(1);
     expect(job.status).toBe('succeeded');
     expect(job.attemptCount).toBe(2);

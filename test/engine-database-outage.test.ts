@@ -42,9 +42,9 @@ async function expectEverythingAcceptedDelivered(
   console.log(
     `${label}: ${tries.length} POST /v1/posts: ${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}; slowest answer ${slowest} ms; readiness ${readiness.join(' → ')}`,
   );
-  // Only two answers exist: accepted (committed), or 503. No hang, no 500.
+  // Only two answers exist: accepted (committed), or 503. No 500, and no hang: the client gives
+  // up after 15 s (keepPosting), which would be a "no answer" here.
   expect([...statuses.keys()].sort()).toEqual(['201', '503']);
-  expect(slowest).toBeLessThan(10_000);
   expect(readiness[0]).toBe(200);
   expect(readiness).toContain(503);
   expect(readiness[readiness.length - 1]).toBe(200);

@@ -100,7 +100,7 @@ describe('mail from the real service process', () => {
     const smtp = await startMailCatcher({ auth: { user: 'herald', pass: 's3cret-smtp-pass' } });
     try {
       const { p } = await startService({ SMTP_URL: smtp.url.replace('smtp://', 'smtp://herald:s3cret-smtp-pass@'), LOG_LEVEL: 'trace' });
-      const [mail] = await smtp.waitFor(1, 15_000);
+      const [mail] = await smtp.waitFor(1, 30_000);
       expect(mail.parsed.subject).toBe('Herald: "Blog" (webhook) needs to be reconnected');
       expect(await p.stop('SIGTERM')).toBe(0);
       expect(p.text()).toContain('mail goes to the SMTP server of SMTP_URL');

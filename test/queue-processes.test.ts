@@ -169,12 +169,12 @@ describe('the queue across processes', () => {
     const s = await startService(url, { WORKER_SHUTDOWN_GRACE_MS: '5000' });
     const [accountId] = await accounts(s, slow.urlFor('/hook'), 1);
     await queue(s, [accountId], 1);
-    await slow.waitFor(1, 10_000);
+    await slow.waitFor(1, 30_000);
     const code = await s.stop('SIGTERM');
     expect(code).toBe(0);
     expect(await jobStates(url)).toEqual({ succeeded: 1 });
     expect(slow.requests).toHaveLength(1);
-  }, 30_000);
+  }, 90_000);
 
   it('on SIGTERM past the grace period aborts the attempt, records it, and another process finishes the job', async () => {
     const { url } = await createTestDatabase();
@@ -183,7 +183,7 @@ describe('the queue across processes', () => {
     const s = await startService(url, { WORKER_SHUTDOWN_GRACE_MS: '300' });
     const [accountId] = await accounts(s, slow.urlFor('/hook'), 1);
     await queue(s, [accountId], 1);
-    await slow.waitFor(1, 10_000);
+    await slow.waitFor(1, 30_000);
     expect(await s.stop('SIGTERM')).toBe(0);
     const attempts = await withClient(
       url,
@@ -193,5 +193,5 @@ describe('the queue across processes', () => {
     expect(await jobStates(url)).toEqual({ scheduled: 1 });
     await startService(url);
     await waitUntil(async () => (await jobStates(url)).succeeded === 1, 30_000, 'the job to succeed on the second process');
-  }, 40_000);
+  }, 90_000);
 });

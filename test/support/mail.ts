@@ -1,4 +1,5 @@
 import { simpleParser, ParsedMail } from 'mailparser';
+import { DEADLINE_MS } from './poll';
 import { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
@@ -95,7 +96,7 @@ export async function startMailCatcher(options: { auth?: { user: string; pass: s
     refuseNext(n, code, message = code >= 500 ? 'Requested action not taken' : 'Try again later') {
       refusals = { left: n, code, message };
     },
-    waitFor(n, timeoutMs = 10_000) {
+    waitFor(n, timeoutMs = DEADLINE_MS) {
       if (received.length >= n) return Promise.resolve(received.slice());
       return new Promise((resolve, reject) => {
         const on = () => {
