@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../database/db';
+import { Db, Sql } from '../database/db';
 import type { AccountSlot, Candidate, ClaimPlan } from './claim-plan';
 import type { AccountFeedback, ClaimedJob, FinishedAttempt, LeasedJobRef, LockedAccount, RoundResult } from './queue.types';
 import { claimCandidates } from './sql/claim-candidates';
@@ -29,6 +29,8 @@ export interface RoundInput {
   leaseMs: number;
   feedback: (accounts: LockedAccount[], recorded: FinishedAttempt[]) => Map<string, AccountFeedback>;
   plan: (candidates: Candidate[], accounts: Map<string, AccountSlot>, now: Date) => ClaimPlan;
+  /** Also read when the next scheduled job is due after this round's claim (RoundResult.nextRunAt). */
+  nextRunAt?: boolean;
 }
 
 /**
@@ -67,11 +69,16 @@ export class QueueRepository {
   async round(input: RoundInput): Promise<RoundResult> {
     const { owner, finished, claimLimit, leaseMs, prefetch } = input;
     return this.db.transaction(async (tx) => {
-      const [, , recorded, candidates] = await Promise.all([
+      const [, , recorded, candidates, nextRunAt] = await Promise.all([
         releaseJobs(tx, owner, input.release),
         expireLeasedJobs(tx, owner, input.expired),
         recordAttempts(tx, owner, finished),
         claimLimit > 0 ? claimCandidates(tx, claimLimit, owner, prefetch) : Promise.resolve([]),
+        // In the same transaction as the claim, after the retries just recorded: its now() is the
+        // claim's, so a job is either due for this claim or counted here, never neither (a
+        // separate query a moment later missed a retry that became due in between, and an idle
+        // worker slept a whole poll interval: the fault suite's pooler case, 60 s).
+        input.nextRunAt ? nextScheduledRunAt(tx) : Promise.resolve(undefined),
       ]);
       const lateSuccesses = finished.filter((a) => !recorded.has(a.jobId) && a.errorClass === 'success');
       const recordedLate = lateSuccesses.length > 0 ? await recordLateSuccesses(tx, owner, lateSuccesses) : new Set<string>();
@@ -136,7 +143,7 @@ export class QueueRepository {
         claimed = jobs;
       }
       const inactive = locked.filter((a) => involved.has(a.id) && a.status !== 'active').map((a) => a.id);
-      return { recorded, recordedLate, claimed, notActive: [...new Set([...statusChanged, ...inactive])] };
+      return { recorded, recordedLate, claimed, notActive: [...new Set([...statusChanged, ...inactive])], nextRunAt };
     });
   }
 
@@ -167,12 +174,8 @@ export class QueueRepository {
    * already due but held back (open circuit, full account) are not counted: the poll
    * interval re-checks those, so an idle worker never spins on them.
    */
-  async nextRunAt(): Promise<Date | null> {
-    const rows = await this.db.prepared<{ runAt: Date | null }>(
-      'herald_next_run_at',
-      `SELECT min(run_at) AS "runAt" FROM jobs WHERE status = 'scheduled' AND run_at > now()`,
-    );
-    return rows[0]?.runAt ?? null;
+  nextRunAt(): Promise<Date | null> {
+    return nextScheduledRunAt(this.db);
   }
 
   /** Unfinished jobs per state, each counted on its own partial index (cheap at any table size). */
@@ -226,4 +229,13 @@ function latestCredentialsPerAccount(finished: FinishedAttempt[]): { accountId: 
     sealed: a.refreshedCredentials!,
     basedOnVersion: a.credentialsVersion,
   }));
+}
+
+/** The earliest run_at of a scheduled job after now() (the statement's transaction's start). */
+async function nextScheduledRunAt(q: Sql): Promise<Date | null> {
+  const rows = await q.prepared<{ runAt: Date | null }>(
+    'herald_next_run_at',
+    `SELECT min(run_at) AS "runAt" FROM jobs WHERE status = 'scheduled' AND run_at > now()`,
+  );
+  return rows[0]?.runAt ?? null;
 }

@@ -70,6 +70,8 @@ export interface RoundResult {
   claimed: ClaimedJob[];
   /** Accounts not active after this round: their waiting jobs must be paused. */
   notActive: string[];
+  /** When asked for (RoundInput.nextRunAt): the next scheduled job's run_at after the claim's now(), or null. */
+  nextRunAt?: Date | null;
 }
 
 /** What the completion decided for one account, under its row lock. */

@@ -151,6 +151,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
 
   private async pump(): Promise<void> {
     const { batchSize, leaseMs } = this.config.worker;
+    // The next scheduled run_at as the last round saw it (undefined: that round did not read it).
+    let nextRunAt: Date | null | undefined;
     for (;;) {
       this.pumpAgain = false;
       const room = this.stopping ? 0 : Math.min(batchSize, this.leases.room);
@@ -174,6 +176,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
           feedback: (accounts, attempts) =>
             accountFeedback(accounts, attempts, this.config.circuit, this.config.retry.jitter === 'none' ? () => 0 : Math.random),
           plan: (candidates, slots, now) => planClaim(candidates, slots, now, room),
+          // Nothing runs: if this round claims nothing either, the worker goes idle and sleeps
+          // until the next scheduled job, which this round reads with its claim.
+          nextRunAt: this.leases.runningCount === 0,
         });
       } catch (err) {
         // Outcomes are kept and written again: their jobs stay leased to us meanwhile (renew()
@@ -189,6 +194,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         stop();
         this.recording = [];
       }
+      nextRunAt = round.nextRunAt;
       this.reportLate(finished, round);
       // Accounts this round found not active: their leased jobs that have not started go back.
       for (const accountId of round.notActive) this.leases.giveBack(accountId);
@@ -202,9 +208,10 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       if (this.pending.length === 0 && !this.leases.hasReturns && !full && !this.pumpAgain) break;
     }
     // Idle: sleep until the next scheduled job (retries this process scheduled, and jobs other
-    // processes wrote while no NOTIFY reached us), at most a poll interval.
+    // processes wrote while no NOTIFY reached us), at most a poll interval. Read by the last
+    // round with its claim when it could (see QueueRepository.round), else now.
     if (!this.stopping && this.leases.runningCount === 0) {
-      const next = await this.queue.nextRunAt();
+      const next = nextRunAt !== undefined ? nextRunAt : await this.queue.nextRunAt();
       if (next) this.wakeTimer.at(Math.min(next.getTime(), Date.now() + this.config.worker.pollIntervalMs));
     }
   }
