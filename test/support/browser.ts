@@ -8,22 +8,22 @@ import { createTestDatabase } from './database';
 import { fastEngine } from './engine';
 import { freePort } from './net';
 import { checkedHttp, testConfig, TestApp } from './app';
+import { chromiumPath, INSTALL_COMMAND } from './chromium';
 import { DEADLINE_MS, pollUntil } from './poll';
 
 /**
- * A real headless Chromium for the settings page's tests: Debian's `chromium` package (installed
- * by .ci/run when missing) driven by playwright-core, which downloads no browser of its own.
- * Flags measured on this kind of machine: as root, offline, and without Chromium's own background connections
- * (which the closed network would refuse, many at a time).
+ * A real headless Chromium for the settings page's tests: Debian's `chromium` package (the global
+ * setup installs it when missing and it can: ./chromium.ts) driven by playwright-core, which
+ * downloads no browser of its own. Flags measured on this kind of machine: as root, offline, and
+ * without Chromium's own background connections (which the closed network would refuse, many at a time).
  */
-export const CHROMIUM = '/usr/bin/chromium';
-
 export async function launchBrowser(): Promise<Browser> {
-  if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does it)`);
+  const executablePath = chromiumPath();
+  if (!fs.existsSync(executablePath)) {
+    throw new Error(`${executablePath} is missing: ${INSTALL_COMMAND} (npm test's global setup installs it when run as root)`);
   }
   return chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath,
     headless: true,
     args: [
       '--no-sandbox',
