@@ -2,8 +2,50 @@
 // (a promise nobody awaits or catches is an error: an attempt's outcome must never be lost).
 // Formatting is Prettier's job (.prettierrc.json); `npm run lint` runs both.
 import eslint from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 import { defineConfig } from 'eslint/config';
+import { readFileSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
+
+/**
+ * The module map (architecture.json) as import rules, so a break fails `npm run lint` with the
+ * rule's message instead of drifting from a README sentence:
+ * - a module imports only the modules its entry lists under `uses` (the list is a DAG, checked by
+ *   src/architecture.spec.ts, so no two folders can import each other);
+ * - a module's `*.repository.ts` files are its own: another module calls its services;
+ * - only src/queue reaches src/queue/sql (the statements that write jobs and attempts).
+ */
+const architecture = JSON.parse(readFileSync(`${import.meta.dirname}/architecture.json`, 'utf8')).modules;
+const folders = Object.keys(architecture).filter((m) => m !== 'app');
+const boundaryZones = folders.flatMap((m) => {
+  const uses = new Set(architecture[m].uses);
+  const others = folders.filter((x) => x !== m);
+  return [
+    ...others
+      .filter((x) => !uses.has(x))
+      .map((x) => ({
+        target: `./src/${m}`,
+        from: `./src/${x}`,
+        message: `src/${m} may not import src/${x}: architecture.json lists what each module uses (it is a DAG; the README map is drawn from it).`,
+      })),
+    {
+      target: `./src/${m}`,
+      from: others.map((x) => `./src/${x}/**/*.repository.ts`),
+      message: `another module's repository: src/${m} calls that module's service instead (one owner per table).`,
+    },
+    ...(m === 'queue'
+      ? []
+      : [
+          {
+            target: `./src/${m}`,
+            from: './src/queue/sql',
+            message: 'only src/queue runs the statements of src/queue/sql: call JobLifecycle or JobStore.',
+          },
+        ]),
+    { target: `./src/${m}`, from: './src/*.ts', message: 'the application root (app.module.ts, main.ts) is imported by nobody.' },
+  ];
+});
 
 export default defineConfig(
   {
@@ -33,6 +75,12 @@ export default defineConfig(
     },
   },
   {
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: boundaryZones }] },
+  },
+  {
     // Tests read HTTP answers, which supertest types as `any`; every answer's shape is checked
     // at run time against the OpenAPI document instead (test/support/openapi.ts). The promise
     // rules stay on: an un-awaited request in a test is a test that cannot fail.
@@ -50,6 +98,11 @@ export default defineConfig(
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: { module: 'writable', require: 'readonly', __dirname: 'readonly', process: 'readonly' } },
+  },
+  {
+    // Node scripts of the repository (CommonJS, so the unit tests can require them too).
+    files: ['scripts/**/*.js'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     // The settings page's script runs in the browser, not in Node.

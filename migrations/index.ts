@@ -6,6 +6,7 @@ import { LinkedInOperatorEndpoints1764510000000 } from './1764510000000-linkedin
 import { SettingsPage1764520000000 } from './1764520000000-settings-page';
 import { Notifications1764530000000 } from './1764530000000-notifications';
 import { MediaQuota1764540000000 } from './1764540000000-media-quota';
+import { JobsOutliveOwners1764550000000 } from './1764550000000-jobs-outlive-owners';
 
 /** Every migration, in order. Listed explicitly so the build and the tests load the same set. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   SettingsPage1764520000000,
   Notifications1764530000000,
   MediaQuota1764540000000,
+  JobsOutliveOwners1764550000000,
 ];

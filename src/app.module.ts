@@ -14,7 +14,7 @@ import { AccountsModule } from './accounts/accounts.module';
 import { DeadLetterModule } from './dead-letter/dead-letter.module';
 import { JobsModule } from './jobs/jobs.module';
 import { PostsModule } from './posts/posts.module';
-import { WorkerModule } from './queue/worker.module';
+import { WorkerModule } from './worker/worker.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { SettingsModule } from './settings/settings.module';
 

@@ -144,7 +144,7 @@ describe('alert events written by the accounts trigger', () => {
     smtp.received.length = 0;
   });
 
-  /** What the queue's round writes after a failed or successful attempt (queue.repository.ts writeFeedback). */
+  /** What the queue's round writes after a failed or successful attempt (account-state.repository.ts applyFeedback). */
   const fail = (id: string, n: number) =>
     db.query(`UPDATE accounts SET consecutive_failures = $2, last_error = 'HTTP 503' WHERE id = $1`, [id, n]);
   const succeed = (id: string) => db.query(`UPDATE accounts SET consecutive_failures = 0, last_success_at = now() WHERE id = $1`, [id]);

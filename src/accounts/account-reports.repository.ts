@@ -1,22 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { Provider } from '../connectors/connector.interface';
 import { Db, Sql } from '../database/db';
-import type { AccountStatus } from './account.types';
-
-/** An account's health as the digest and the alerts report it (never its credentials). */
-export interface AccountHealthRow {
-  id: string;
-  workspaceId: string;
-  name: string;
-  provider: Provider;
-  status: AccountStatus;
-  statusReason: string | null;
-  config: Record<string, unknown>;
-  circuitOpenedAt: Date | null;
-  consecutiveFailures: number;
-  lastError: string | null;
-  deleted: boolean;
-}
+import type { AccountHealthRow } from './account.types';
 
 const HEALTH_COLUMNS = `id, workspace_id AS "workspaceId", name, provider, status, status_reason AS "statusReason", config,
   circuit_opened_at AS "circuitOpenedAt", consecutive_failures AS "consecutiveFailures", last_error AS "lastError",

@@ -1,7 +1,9 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { PROVIDERS, Provider, VerifyResult } from '../connectors/connector.interface';
 import type { CircuitStateName } from '../retry/circuit-breaker';
-import type { AccountStatus, AccountView, RetryPolicyOverride } from './account.types';
+import type { AccountStatus } from '../account-state/account-state';
+import type { RetryPolicyOverride } from '../retry/backoff';
+import type { AccountView } from './account.types';
 
 /**
  * The answers of /v1/accounts as OpenAPI schemas. Each class implements the view the service

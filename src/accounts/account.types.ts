@@ -1,15 +1,8 @@
 import type { Provider } from '../connectors/connector.interface';
 import { accountWarnings } from './account-warnings';
+import type { AccountStatus } from '../account-state/account-state';
+import type { RetryPolicyOverride } from '../retry/backoff';
 import type { CircuitStateName } from '../retry/circuit-breaker';
-
-export type AccountStatus = 'active' | 'needs_reauth' | 'disabled';
-
-/** Per-account override of the retry policy; absent fields use the configured defaults. */
-export interface RetryPolicyOverride {
-  baseDelayMs?: number;
-  maxDelayMs?: number;
-  maxAttempts?: number;
-}
 
 /** An accounts row as the repository returns it. */
 export interface AccountRow {
@@ -71,4 +64,19 @@ export function toAccountView(a: AccountRow): AccountView {
     createdAt: a.createdAt.toISOString(),
     warnings: accountWarnings(a.config, new Date()),
   };
+}
+
+/** An account's health as the digest and the alerts report it (never its credentials). */
+export interface AccountHealthRow {
+  id: string;
+  workspaceId: string;
+  name: string;
+  provider: Provider;
+  status: AccountStatus;
+  statusReason: string | null;
+  config: Record<string, unknown>;
+  circuitOpenedAt: Date | null;
+  consecutiveFailures: number;
+  lastError: string | null;
+  deleted: boolean;
 }

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { Db, Sql, Tx } from '../database/db';
 import type { Keyset, Listed } from '../common/pagination';
 import type { Provider } from '../connectors/connector.interface';
-import type { AccountRow, AccountStatus, RetryPolicyOverride } from './account.types';
+import type { AccountRow } from './account.types';
+import type { RetryPolicyOverride } from '../retry/backoff';
 
 const COLUMNS = `
   id, workspace_id AS "workspaceId", provider, name, status, status_reason AS "statusReason", config,
@@ -24,7 +25,7 @@ export interface AccountChanges {
  * accounts. Methods that change an account's state take the caller's transaction, in which
  * the service first changes the account's jobs through the queue (JobLifecycle): jobs are
  * always locked before the account (the same order as the worker's rounds), so they never
- * deadlock. The circuit-breaker columns are the queue's (see queue/sql/round-accounts.ts).
+ * deadlock. Status and circuit columns are account-state's (AccountStateService), the only writer of them.
  */
 @Injectable()
 export class AccountsRepository {
@@ -107,26 +108,23 @@ export class AccountsRepository {
   }
 
   /**
-   * Back to `active` with a closed circuit. Its paused jobs are resumed by the caller, through
-   * the queue (JobLifecycle.resumeAccount), before this in the same transaction: jobs first.
+   * Credentials an attempt refreshed (a new Bluesky session, a new LinkedIn token), stored in a
+   * worker round's transaction only if nobody changed the account's credentials since the
+   * attempt read them (credentials_version): a password or token a person saved while the
+   * attempt ran is newer and wins; the attempt's session is simply dropped (the next attempt
+   * starts from the person's credentials). Returns the accounts whose credentials were stored.
    */
-  async reactivate(workspaceId: string, id: string, m: Sql): Promise<void> {
-    await m.query(
-      `UPDATE accounts SET status = 'active', status_reason = NULL, circuit_state = 'closed', circuit_open_until = NULL,
-         consecutive_failures = 0, updated_at = now()
-       WHERE workspace_id = $1 AND id = $2`,
-      [workspaceId, id],
+  async storeRefreshedCredentials(tx: Sql, updates: { accountId: string; sealed: string; basedOnVersion: number }[]): Promise<Set<string>> {
+    if (updates.length === 0) return new Set();
+    const rows = await tx.prepared<{ id: string }>(
+      'herald_store_credentials',
+      `UPDATE accounts a SET credentials = u.sealed, credentials_version = a.credentials_version + 1, updated_at = now()
+       FROM unnest($1::uuid[], $2::text[], $3::int[]) AS u(id, sealed, based_on)
+       WHERE a.id = u.id AND a.credentials_version = u.based_on AND a.deleted_at IS NULL
+       RETURNING a.id`,
+      [updates.map((u) => u.accountId), updates.map((u) => u.sealed), updates.map((u) => u.basedOnVersion)],
     );
-  }
-
-  /** `disabled` or `needs_reauth`. Its waiting jobs are paused by the caller, through the queue, first. */
-  async deactivate(workspaceId: string, id: string, status: Exclude<AccountStatus, 'active'>, reason: string, m: Sql): Promise<void> {
-    await m.query(`UPDATE accounts SET status = $3, status_reason = $4, updated_at = now() WHERE workspace_id = $1 AND id = $2`, [
-      workspaceId,
-      id,
-      status,
-      reason,
-    ]);
+    return new Set(rows.map((r) => r.id));
   }
 
   /**

@@ -6,9 +6,12 @@ import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/paginat
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { ConnectorInputError, PreparedAccount, VerifyResult } from '../connectors/connector.interface';
 import { ConnectorRegistry } from '../connectors/connector.registry';
+import { AccountStateService } from '../account-state/account-state.service';
+import type { Sql } from '../database/db';
 import { JobLifecycle } from '../queue/job-lifecycle.service';
 import { openCredentials, sealCredentials } from './account-credentials';
-import { AccountRow, AccountView, RetryPolicyOverride, toAccountView } from './account.types';
+import type { RetryPolicyOverride } from '../retry/backoff';
+import { AccountRow, AccountView, toAccountView } from './account.types';
 import { AccountsRepository } from './accounts.repository';
 import type { CreateAccountDto, RetryPolicyDto, UpdateAccountDto } from './accounts.dto';
 
@@ -22,6 +25,7 @@ export class AccountsService {
     private readonly connectors: ConnectorRegistry,
     private readonly box: SecretBox,
     private readonly jobs: JobLifecycle,
+    private readonly state: AccountStateService,
   ) {}
 
   private async prepare(
@@ -76,6 +80,11 @@ export class AccountsService {
     return row;
   }
 
+  /** The workspace's live accounts among `ids` (others, and other workspaces' ids, are absent): a post's targets. */
+  findMany(workspaceId: string, ids: string[]): Promise<Pick<AccountRow, 'id' | 'provider' | 'status'>[]> {
+    return this.accounts.findMany(workspaceId, ids);
+  }
+
   async list(workspaceId: string, limit = DEFAULT_PAGE_SIZE, cursor?: string): Promise<Page<AccountView>> {
     const rows = await this.accounts.list(workspaceId, decodeCursor(cursor), limit);
     return toPage(rows, limit, toAccountView);
@@ -98,12 +107,12 @@ export class AccountsService {
       if (dto.status === 'disabled') {
         if (current.status !== 'disabled') {
           await this.jobs.pauseAccount(m, id);
-          await this.accounts.deactivate(workspaceId, id, 'disabled', 'disabled by a person', m);
+          await this.state.disable(m, workspaceId, id, 'disabled by a person');
           await this.jobs.accountStopped(id, m);
         }
       } else if ((prepared || dto.status === 'active') && current.status !== 'active') {
         await this.jobs.resumeAccount(m, id);
-        await this.accounts.reactivate(workspaceId, id, m);
+        await this.state.reactivate(m, workspaceId, id);
       }
       await this.accounts.update(
         workspaceId,
@@ -152,5 +161,10 @@ export class AccountsService {
       this.accounts.update(workspaceId, id, { credentials: sealCredentials(this.box, id, prepared.credentials) }, m),
     );
     return { ...(await this.get(workspaceId, id)), ...prepared.revealOnce };
+  }
+
+  /** Credentials attempts refreshed, stored in a worker round's transaction (AccountsRepository.storeRefreshedCredentials). */
+  storeRefreshedCredentials(tx: Sql, updates: { accountId: string; sealed: string; basedOnVersion: number }[]): Promise<Set<string>> {
+    return this.accounts.storeRefreshedCredentials(tx, updates);
   }
 }

@@ -262,7 +262,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
   // Leases are renewed every third of WORKER_LEASE_MS while the worker holds a job, so an attempt
   // may outlast one lease; the lease is how long a worker may be silent (dead, cut off from the
   // database) before others take its jobs over. An attempt ends at WORKER_ATTEMPT_TIMEOUT_MS, or
-  // earlier when its lease could not be renewed (see queue/lease-queue.ts).
+  // earlier when its lease could not be renewed (see worker/lease-queue.ts).
   const attemptTimeoutMs = readInt(env, 'WORKER_ATTEMPT_TIMEOUT_MS', Math.max(60_000, totalTimeoutMs), 1000, 3_600_000);
   if (attemptTimeoutMs < totalTimeoutMs) {
     // One request may use its whole total timeout; an attempt makes at least one.

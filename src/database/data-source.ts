@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
+import { connectionOptions } from './connection-options';
 
 /**
  * TypeORM is Herald's migration runner: migrations are TypeORM classes with hand-written SQL.
@@ -17,7 +18,7 @@ export function dataSourceOptions(url: string, poolSize = 2): DataSourceOptions 
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    extra: { max: poolSize, application_name: 'herald' },
+    extra: { ...connectionOptions(url, 'migrations'), max: poolSize },
   };
 }
 
@@ -61,7 +62,7 @@ export function knownMigrationNames(): string[] {
 
 /** Creates `database` on the server of `url` if it does not exist yet; returns its URL. */
 export async function ensureDatabase(url: string, database: string): Promise<string> {
-  const client = new Client({ connectionString: url });
+  const client = new Client(connectionOptions(url, 'bootstrap'));
   await client.connect();
   try {
     const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import { Pool, PoolClient } from 'pg';
 import { DomainError, ErrorCode } from '../common/errors';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
+import { connectionOptions } from './connection-options';
 
 /**
  * Something that runs SQL and answers rows: the pool (each statement on a connection of its
@@ -82,9 +83,6 @@ function describe(err: unknown): string {
   return typeof code === 'string' ? `${code} ${err.message}` : err.message;
 }
 
-/** How long to wait for a free pooled connection (or a new one) before answering 503 instead of hanging. */
-export const CONNECT_TIMEOUT_MS = 5_000;
-
 class ClientSql implements Tx {
   private committed: Promise<void> | null = null;
 
@@ -146,7 +144,7 @@ class ClientSql implements Tx {
  *   worker retries its round). New connections are made on demand, so service resumes as
  *   soon as PostgreSQL accepts them again.
  * - A request never hangs on a missing database: getting a connection gives up after
- *   CONNECT_TIMEOUT_MS, and TCP keepalive notices a peer that vanished without closing.
+ *   CONNECT_TIMEOUT_MS (connection-options.ts), and TCP keepalive notices a peer that vanished without closing.
  */
 @Injectable()
 export class Db implements Sql, OnApplicationShutdown {
@@ -166,14 +164,7 @@ export class Db implements Sql, OnApplicationShutdown {
     // validated by the configuration, so it is written into the statement as is.
     const timeout = Math.floor(config.databaseIdleInTransactionTimeoutMs);
     this.begin = timeout > 0 ? `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${timeout}` : 'BEGIN';
-    this.pool = new Pool({
-      connectionString: config.databaseUrl,
-      max: config.databasePoolSize,
-      application_name: 'herald',
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      keepAlive: true,
-      pipeline: true,
-    });
+    this.pool = new Pool({ ...connectionOptions(config.databaseUrl, 'pool'), max: config.databasePoolSize, pipeline: true });
     // An idle connection died (server restart, pg_terminate_backend): the pool already
     // dropped it; the next statement opens a new one.
     this.pool.on('error', (err) => this.warn(`an idle database connection was closed: ${describe(err)}`));

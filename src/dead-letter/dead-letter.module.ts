@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountStateModule } from '../account-state/account-state.module';
 import { JobsModule } from '../jobs/jobs.module';
 import { MediaModule } from '../media/media.module';
 import { QueueCoreModule } from '../queue/queue-core.module';
@@ -10,7 +11,7 @@ import { JobRetryController } from './job-retry.controller';
 
 /** Inspect, edit, requeue and discard dead jobs (GET/PATCH/DELETE /v1/dlq…). */
 @Module({
-  imports: [JobsModule, MediaModule, QueueCoreModule],
+  imports: [JobsModule, MediaModule, QueueCoreModule, AccountStateModule],
   controllers: [DeadLetterController, JobRetryController],
   providers: [DeadLetterRepository, DeadLetterService, DeadLetterMetrics],
   exports: [DeadLetterService],

@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { Keyset } from '../common/pagination';
 import { Db, Sql, Tx } from '../database/db';
-import type { AccountStatus } from '../accounts/account.types';
-import type { JobPayload, Provider } from '../connectors/connector.interface';
-import type { JobStatus } from '../jobs/job.types';
-import { JOB_COLUMNS } from '../jobs/jobs.repository';
-import { REVIVE_KEY_SQL } from '../queue/sql/revive-dead-jobs';
+import type { Provider } from '../connectors/connector.interface';
+import type { JobStatus } from '../queue/job-lifecycle';
+import { JOB_COLUMNS, REVIVE_KEY_SQL } from '../queue/job-columns';
 import type { AuditRow, DlqRow, NewAudit } from './dead-letter.types';
 
 const DLQ_COLUMNS = `${JOB_COLUMNS},
@@ -29,23 +27,6 @@ export interface DlqFilter {
 
 /** Keyset of the DLQ list: the shared list keyset, over death time (µs) and id. */
 export type DlqKeyset = Keyset;
-
-export interface LockedJob {
-  id: string;
-  accountId: string;
-  status: JobStatus;
-  idempotencyKey: string;
-  runAt: Date;
-  publishBy: Date | null;
-}
-
-export interface LockedAccount {
-  id: string;
-  name: string;
-  status: AccountStatus;
-  statusReason: string | null;
-  deleted: boolean;
-}
 
 /** `%`, `_` and `\` are LIKE metacharacters: a search for "100%" means those characters. */
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -124,44 +105,18 @@ export class DeadLetterRepository {
     );
   }
 
-  /** Locks the workspace's jobs among `ids` (any status: the caller reports why one is not dead). */
-  lockJobs(m: Sql, workspaceId: string, ids: string[]): Promise<(LockedJob & { payload: JobPayload; provider: Provider })[]> {
-    return m.query(
-      `SELECT j.id, j.account_id AS "accountId", j.status, j.idempotency_key AS "idempotencyKey", j.run_at AS "runAt",
-              j.publish_by AS "publishBy", j.payload, j.provider
-       FROM jobs j WHERE j.workspace_id = $1 AND j.id = ANY($2::uuid[]) ORDER BY j.id FOR UPDATE`,
-      [workspaceId, ids],
-    );
-  }
-
   /**
-   * Locks up to `limit` dead jobs matching the filter. No SKIP LOCKED: a job another request is
-   * requeuing right now is waited for, then re-checked (PostgreSQL re-evaluates the WHERE on
-   * the row's new version), so it is either taken here or, already requeued, left out.
-   * Ordered by id so two bulk requeues lock in the same order and cannot deadlock.
+   * Up to `limit` dead jobs matching the filter, in id order, for a bulk requeue, which then
+   * locks them through the queue (JobLifecycle.lockJobs, dead ones only): a job requeued by
+   * someone else in between drops out there, so it is neither taken twice nor reported.
    */
-  lockDeadMatching(m: Sql, workspaceId: string, filter: DlqFilter, limit: number): Promise<LockedJob[]> {
+  async deadIdsMatching(workspaceId: string, filter: DlqFilter, limit: number): Promise<string[]> {
     const f = filterSql(filter, 3);
-    return m.query(
-      `SELECT j.id, j.account_id AS "accountId", j.status, j.idempotency_key AS "idempotencyKey", j.run_at AS "runAt",
-              j.publish_by AS "publishBy"
-       FROM jobs j WHERE j.workspace_id = $1 AND j.status = 'dead' AND ${f.where}
-       ORDER BY j.id LIMIT $2 FOR UPDATE`,
+    const rows = await this.db.query<{ id: string }>(
+      `SELECT j.id FROM jobs j WHERE j.workspace_id = $1 AND j.status = 'dead' AND ${f.where} ORDER BY j.id LIMIT $2`,
       [workspaceId, limit, ...f.params],
     );
-  }
-
-  /**
-   * Locks the accounts after the jobs (Herald's lock order). FOR SHARE: their status cannot
-   * change until we commit (re-auth and auto-disable take FOR UPDATE), so the target state
-   * decided from it still holds at commit; concurrent requeues do not block each other.
-   */
-  lockAccounts(m: Sql, ids: string[]): Promise<LockedAccount[]> {
-    return m.query(
-      `SELECT id, name, status, status_reason AS "statusReason", deleted_at IS NOT NULL AS deleted
-       FROM accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR SHARE`,
-      [[...new Set(ids)].sort()],
-    );
+    return rows.map((r) => r.id);
   }
 
   async insertAudit(m: Sql, workspaceId: string, apiKeyId: string, entries: NewAudit[]): Promise<void> {

@@ -5,15 +5,15 @@ import { parseInstant } from '../common/instant';
 import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, Page } from '../common/pagination';
 import type { JobPayload, Provider } from '../connectors/connector.interface';
 import { toAttemptView } from '../jobs/job.types';
-import { JobsRepository } from '../jobs/jobs.repository';
 import { JobsService, JobWithAttempts, WHY_NOT_RETRYABLE } from '../jobs/jobs.service';
-import { MediaRepository } from '../media/media.repository';
+import { MediaService } from '../media/media.service';
 import { validateForPlatform } from '../posts/platform-rules';
-import { JobLifecycle, RevivedJob } from '../queue/job-lifecycle.service';
+import { JobLifecycle, LockedJob, RevivedJob } from '../queue/job-lifecycle.service';
+import { AccountStateService } from '../account-state/account-state.service';
 import type { AuthContext } from '../workspaces/auth';
 import type { BulkRequeueDto, DlqFilterDto, EditDeadJobDto, ListDlqQuery, RequeueDto } from './dead-letter.dto';
 import { DeadLetterMetrics } from './dead-letter.metrics';
-import { DeadLetterRepository, DlqFilter, LockedJob } from './dead-letter.repository';
+import { DeadLetterRepository, DlqFilter } from './dead-letter.repository';
 import { DlqDetailView, DlqEntryView, NewAudit, toAuditView, toDlqEntryView } from './dead-letter.types';
 import { applyEdit } from './payload-edit';
 import { notDeadMessage, requeueTarget } from './requeue-policy';
@@ -46,11 +46,11 @@ export interface BulkRequeueResult {
 export class DeadLetterService {
   constructor(
     private readonly dlq: DeadLetterRepository,
-    private readonly jobs: JobsRepository,
-    private readonly media: MediaRepository,
+    private readonly jobs: JobsService,
+    private readonly media: MediaService,
     private readonly lifecycle: JobLifecycle,
+    private readonly accounts: AccountStateService,
     private readonly metrics: DeadLetterMetrics,
-    private readonly jobsView: JobsService,
   ) {}
 
   async list(workspaceId: string, query: ListDlqQuery): Promise<Page<DlqEntryView>> {
@@ -93,7 +93,7 @@ export class DeadLetterService {
    */
   async edit(auth: AuthContext, id: string, dto: EditDeadJobDto): Promise<DlqDetailView> {
     await this.dlq.transaction(async (m) => {
-      const [job] = await this.dlq.lockJobs(m, auth.workspaceId, [id]);
+      const [job] = await this.lifecycle.lockJobs(m, auth.workspaceId, [id]);
       if (!job) throw notFound('job', id);
       if (job.status !== 'dead') throw conflict(`only a dead job's payload can be edited: ${notDeadMessage(job.status)}`);
       const { next, before, after } = applyEdit(job.payload, { ...dto, media: dto.media?.map((x) => x.toLowerCase()) ?? dto.media });
@@ -107,16 +107,9 @@ export class DeadLetterService {
 
   /** The rules of POST /v1/posts for this platform: media known in the workspace, then platform limits. */
   private async validateContent(workspaceId: string, provider: Provider, payload: JobPayload): Promise<void> {
-    const found = await this.media.findMany(workspaceId, payload.media);
-    const byId = new Map(found.map((x) => [x.id, x]));
-    const unknown = payload.media.find((mid) => !byId.has(mid.toLowerCase()));
-    // Another workspace's media is "unknown" too, as at intake.
-    if (unknown !== undefined) throw invalidInput(`media: unknown media id ${unknown}`);
-    const problems = validateForPlatform(provider, {
-      text: payload.text,
-      link: payload.link,
-      media: payload.media.map((mid) => byId.get(mid.toLowerCase())!),
-    });
+    // Unknown media (another workspace's included, as at intake) is a 400 naming it.
+    const media = await this.media.requireMany(workspaceId, payload.media);
+    const problems = validateForPlatform(provider, { text: payload.text, link: payload.link, media });
     if (problems.length > 0) throw invalidInput(problems.map((p) => `${provider}: ${p}`).join('; '));
   }
 
@@ -124,10 +117,10 @@ export class DeadLetterService {
   async requeue(auth: AuthContext, id: string, dto: RequeueDto): Promise<DlqDetailView> {
     const runAt = dto.runAt ? parseInstant(dto.runAt, 'runAt') : null;
     const done = await this.dlq.transaction(async (m) => {
-      const [job] = await this.dlq.lockJobs(m, auth.workspaceId, [id]);
+      const [job] = await this.lifecycle.lockJobs(m, auth.workspaceId, [id]);
       if (!job) throw notFound('job', id);
       if (job.status !== 'dead') throw conflict(notDeadMessage(job.status));
-      const [account] = await this.dlq.lockAccounts(m, [job.accountId]);
+      const [account] = await this.accounts.shareLock(m, [job.accountId]);
       const target = requeueTarget(account, dto.force === true);
       if (!target.ok) throw conflict(target.message);
       return this.requeueLocked(m, auth, [job], [{ id, status: target.status }], runAt, dto.force === true);
@@ -153,7 +146,7 @@ export class DeadLetterService {
       let more = false;
       if (dto.ids !== undefined) {
         const ids = [...new Set(dto.ids.map((x) => x.toLowerCase()))];
-        locked = await this.dlq.lockJobs(m, auth.workspaceId, ids);
+        locked = await this.lifecycle.lockJobs(m, auth.workspaceId, ids);
         const known = new Set(locked.map((j) => j.id));
         const unknown = ids.filter((x) => !known.has(x));
         if (unknown.length > 0)
@@ -161,9 +154,9 @@ export class DeadLetterService {
             `ids: unknown job ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ` and ${unknown.length - 10} more` : ''}`,
           );
       } else {
-        locked = await this.dlq.lockDeadMatching(m, auth.workspaceId, this.filter(dto.filter!), MAX_BULK_FILTER + 1);
-        more = locked.length > MAX_BULK_FILTER;
-        locked = locked.slice(0, MAX_BULK_FILTER);
+        const matching = await this.dlq.deadIdsMatching(auth.workspaceId, this.filter(dto.filter!), MAX_BULK_FILTER + 1);
+        more = matching.length > MAX_BULK_FILTER;
+        locked = await this.lifecycle.lockJobs(m, auth.workspaceId, matching.slice(0, MAX_BULK_FILTER), true);
       }
       const dead = locked.filter((j) => {
         if (j.status === 'dead') return true;
@@ -172,7 +165,7 @@ export class DeadLetterService {
       });
       const accounts = new Map(
         (
-          await this.dlq.lockAccounts(
+          await this.accounts.shareLock(
             m,
             dead.map((j) => j.accountId),
           )
@@ -233,26 +226,26 @@ export class DeadLetterService {
    */
   async retry(auth: AuthContext, id: string): Promise<JobWithAttempts> {
     const done = await this.dlq.transaction(async (m) => {
-      const [job] = await this.dlq.lockJobs(m, auth.workspaceId, [id]);
+      const [job] = await this.lifecycle.lockJobs(m, auth.workspaceId, [id]);
       if (!job) throw notFound('job', id);
       if (job.status === 'scheduled') {
         await this.lifecycle.retryNow(m, auth.workspaceId, id);
         return [];
       }
       if (job.status !== 'dead') throw conflict(WHY_NOT_RETRYABLE[job.status]);
-      const [account] = await this.dlq.lockAccounts(m, [job.accountId]);
+      const [account] = await this.accounts.shareLock(m, [job.accountId]);
       const target = requeueTarget(account, true);
       if (!target.ok) throw conflict(target.message);
       return this.requeueLocked(m, auth, [job], [{ id, status: target.status }], null, true, 'retry');
     });
     this.countRequeued(done);
-    return this.jobsView.get(auth.workspaceId, id);
+    return this.jobs.get(auth.workspaceId, id);
   }
 
   /** DELETE /v1/dlq/:jobId: discarded, kept with its history; discarding it again changes nothing. */
   async discard(auth: AuthContext, id: string): Promise<DlqDetailView> {
     const discarded = await this.dlq.transaction(async (m) => {
-      const [job] = await this.dlq.lockJobs(m, auth.workspaceId, [id]);
+      const [job] = await this.lifecycle.lockJobs(m, auth.workspaceId, [id]);
       if (!job) throw notFound('job', id);
       if (job.status === 'discarded') return null;
       if (job.status !== 'dead') throw conflict(`only a dead job can be discarded: ${notDeadMessage(job.status)}`);

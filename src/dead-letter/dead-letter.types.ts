@@ -1,5 +1,5 @@
 import type { JobPayload } from '../connectors/connector.interface';
-import type { AccountStatus } from '../accounts/account.types';
+import type { AccountStatus } from '../account-state/account-state';
 import { AttemptView, JobRow, JobView, toJobView } from '../jobs/job.types';
 
 /** A dead (or discarded) job as the DLQ repository reads it. */

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { ACCOUNT_STATUSES } from '../accounts/account-view.dto';
-import type { AccountStatus } from '../accounts/account.types';
+import type { AccountStatus } from '../account-state/account-state';
 import type { JobPayload } from '../connectors/connector.interface';
 import { AttemptDto, JobDto } from '../jobs/job-view.dto';
 import type { BulkRequeueResult, SkippedJob } from './dead-letter.service';

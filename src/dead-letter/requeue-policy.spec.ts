@@ -1,6 +1,7 @@
-import { notDeadMessage, RequeueAccount, requeueTarget } from './requeue-policy';
+import type { AccountForRequeue } from '../account-state/account-state';
+import { notDeadMessage, requeueTarget } from './requeue-policy';
 
-const account = (over: Partial<RequeueAccount> = {}): RequeueAccount => ({
+const account = (over: Partial<AccountForRequeue> = {}): AccountForRequeue => ({
   id: '6d1f3c52-6d4c-4a55-8e3b-0d2b1c7e9a10',
   name: 'Blog',
   status: 'active',

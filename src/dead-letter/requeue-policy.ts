@@ -1,13 +1,5 @@
-import type { AccountStatus } from '../accounts/account.types';
-import type { JobStatus } from '../jobs/job.types';
-
-export interface RequeueAccount {
-  id: string;
-  name: string;
-  status: AccountStatus;
-  statusReason: string | null;
-  deleted: boolean;
-}
+import type { AccountForRequeue } from '../account-state/account-state';
+import type { JobStatus } from '../queue/job-lifecycle';
 
 /** Where a requeued job goes, or why it may not go back. */
 export type RequeueTarget =
@@ -22,7 +14,7 @@ export type RequeueTarget =
  *   at its publishBy), so a forced requeue waits visibly instead of sitting in the queue.
  * - Deleted account: always refused; nothing could deliver it.
  */
-export function requeueTarget(account: RequeueAccount, force: boolean): RequeueTarget {
+export function requeueTarget(account: AccountForRequeue, force: boolean): RequeueTarget {
   const name = JSON.stringify(account.name);
   if (account.deleted) {
     return {

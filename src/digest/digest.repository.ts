@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql, Tx } from '../database/db';
+import type { DigestSummaryRow } from './digest.types';
 
 /** The latest digest of a workspace: its local day and where its window ended. */
 export interface LatestDigest {
@@ -19,16 +20,6 @@ export interface DigestRecord {
   deadJobs: number;
   failedAttempts: number;
   accountsAttention: number;
-}
-
-export interface DigestSummaryRow {
-  id: string;
-  localDate: string;
-  windowStart: Date;
-  windowEnd: Date;
-  outcome: 'queued' | 'empty';
-  mailId: string | null;
-  createdAt: Date;
 }
 
 /**

@@ -1,16 +1,23 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AccountReportsRepository } from '../accounts/account-reports.repository';
+import { AccountReportsService } from '../accounts/account-reports.service';
 import { accountWarnings } from '../accounts/account-warnings';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import type { Sql } from '../database/db';
-import { JobReportsRepository } from '../jobs/job-reports.repository';
-import { MailOutboxRepository } from '../mail/mail-outbox.repository';
-import { NotificationSettings, NotificationSettingsRepository } from '../notifications/notification-settings.repository';
-import { WorkspacesRepository } from '../workspaces/workspaces.repository';
+import { JobReportsService } from '../jobs/job-reports.service';
+import { MailOutbox } from '../mail/mail-outbox.service';
+import { WorkspacesService } from '../workspaces/workspaces.service';
 import { renderDigest } from './digest-builder';
 import { DigestWindow, digestWindow, dueLocalDate } from './digest-schedule';
 import { DigestRepository } from './digest.repository';
-import { DigestFacts, DigestMessage, DIGEST_ITEM_LIMIT, DIGEST_TOP_ERRORS } from './digest.types';
+import {
+  DigestFacts,
+  DigestMessage,
+  DigestSettings,
+  DigestSettingsSource,
+  DigestSummaryRow,
+  DIGEST_ITEM_LIMIT,
+  DIGEST_TOP_ERRORS,
+} from './digest.types';
 
 /** What a digest made now would be, without sending it. */
 export interface DigestPreview {
@@ -30,7 +37,7 @@ export interface SweepResult {
 /**
  * The daily digest (docs/notifications.md): the sweep that decides which workspaces' day is due, the claim that
  * makes it happen once, and the facts it reports (read through the accounts' and jobs' report
- * repositories). The mail itself is written to the mail outbox in the claim's transaction and
+ * services). Its settings come from the notifications module (DigestSettingsSource). The mail itself is written to the mail outbox in the claim's transaction and
  * sent by MailSender.
  */
 @Injectable()
@@ -40,11 +47,10 @@ export class DigestService {
   constructor(
     @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
     private readonly digests: DigestRepository,
-    private readonly settings: NotificationSettingsRepository,
-    private readonly accounts: AccountReportsRepository,
-    private readonly jobs: JobReportsRepository,
-    private readonly workspaces: WorkspacesRepository,
-    private readonly outbox: MailOutboxRepository,
+    private readonly accounts: AccountReportsService,
+    private readonly jobs: JobReportsService,
+    private readonly workspaces: WorkspacesService,
+    private readonly outbox: MailOutbox,
   ) {}
 
   /**
@@ -53,15 +59,15 @@ export class DigestService {
    * reads (the enabled settings, the latest digest of each). A failure in one workspace is
    * logged and does not stop the others; its day stays due and the next tick tries again.
    */
-  async sweep(now: Date): Promise<SweepResult> {
-    const enabled = await this.settings.digestEnabled();
+  async sweep(now: Date, settings: DigestSettingsSource): Promise<SweepResult> {
+    const enabled = await settings.enabled();
     const latest = await this.digests.latest(enabled.map((s) => s.workspaceId));
     const claimed: SweepResult['claimed'] = [];
     for (const s of enabled) {
       const day = this.dueDay(s, latest.get(s.workspaceId)?.localDate ?? null, now);
       if (day === null) continue;
       try {
-        const outcome = await this.claim(s.workspaceId, day, now);
+        const outcome = await this.claim(s.workspaceId, day, now, settings);
         if (outcome) claimed.push({ workspaceId: s.workspaceId, localDate: day, outcome });
       } catch (err) {
         this.logger.error(
@@ -72,7 +78,7 @@ export class DigestService {
     return { claimed };
   }
 
-  private dueDay(s: NotificationSettings, lastDate: string | null, now: Date): string | null {
+  private dueDay(s: DigestSettings, lastDate: string | null, now: Date): string | null {
     if (!s.digestEnabled || s.digestEnabledAt === null) return null;
     return dueLocalDate({ now, timeZone: s.timezone, hour: s.hour, enabledAt: s.digestEnabledAt, lastDate });
   }
@@ -85,11 +91,11 @@ export class DigestService {
    * process dies halfway, nothing was committed and the next tick does it. Null when another
    * process had it.
    */
-  private claim(workspaceId: string, day: string, now: Date): Promise<'queued' | 'empty' | null> {
+  private claim(workspaceId: string, day: string, now: Date, settings: DigestSettingsSource): Promise<'queued' | 'empty' | null> {
     return this.digests
       .transaction(async (tx) => {
         await this.digests.lockWorkspace(tx, workspaceId);
-        const s = await this.settings.get(workspaceId, tx);
+        const s = await settings.get(workspaceId, tx);
         const last = (await this.digests.latest([workspaceId], tx)).get(workspaceId) ?? null;
         if (this.dueDay(s, last?.localDate ?? null, now) !== day) return null;
 
@@ -129,8 +135,8 @@ export class DigestService {
   }
 
   /** The digest a workspace would get if it were made at `now`: nothing is written. */
-  async preview(workspaceId: string, now: Date): Promise<DigestPreview> {
-    const s = await this.settings.get(workspaceId);
+  async preview(workspaceId: string, now: Date, settings: DigestSettingsSource): Promise<DigestPreview> {
+    const s = await settings.get(workspaceId);
     const last = (await this.digests.latest([workspaceId])).get(workspaceId) ?? null;
     const window = digestWindow(now, last?.windowEnd ?? null, s.digestEnabledAt ?? now);
     const message = await this.render(workspaceId, s.timezone, window, undefined);
@@ -140,6 +146,11 @@ export class DigestService {
       wouldSend: s.digestEnabled && (!message.empty || s.sendWhenEmpty),
       recipients: s.recipients,
     };
+  }
+
+  /** The workspace's last digest (its settings page shows it). */
+  last(workspaceId: string): Promise<DigestSummaryRow | null> {
+    return this.digests.last(workspaceId);
   }
 
   private async render(workspaceId: string, timeZone: string, window: DigestWindow, runner: Sql | undefined): Promise<DigestMessage> {

@@ -1,5 +1,6 @@
-import type { AccountStatus } from '../accounts/account.types';
+import type { AccountStatus } from '../account-state/account-state';
 import type { Provider } from '../connectors/connector.interface';
+import type { Sql } from '../database/db';
 import type { DigestWindow } from './digest-schedule';
 
 /** An account as the digest sees it (never its credentials). */
@@ -80,3 +81,37 @@ export interface DigestMessage extends RenderedMail {
 export const DIGEST_ITEM_LIMIT = 50;
 /** Grouped error messages shown. */
 export const DIGEST_TOP_ERRORS = 5;
+
+/** The last digest of a workspace, for its settings page. */
+export interface DigestSummaryRow {
+  id: string;
+  localDate: string;
+  windowStart: Date;
+  windowEnd: Date;
+  outcome: 'queued' | 'empty';
+  mailId: string | null;
+  createdAt: Date;
+}
+
+/** A workspace's digest settings, as the notifications module keeps them. */
+export interface DigestSettings {
+  workspaceId: string;
+  digestEnabled: boolean;
+  /** When the digest was last switched on (null while it never was). */
+  digestEnabledAt: Date | null;
+  recipients: string[];
+  hour: number;
+  timezone: string;
+  sendWhenEmpty: boolean;
+}
+
+/**
+ * Where the digest reads its settings: the notifications module owns them and passes this in
+ * (the digest sits below notifications in the module map, so it cannot ask for them itself).
+ */
+export interface DigestSettingsSource {
+  /** Every workspace with the digest on. */
+  enabled(): Promise<DigestSettings[]>;
+  /** One workspace's settings (defaults when it never saved any), in `runner`'s transaction when given. */
+  get(workspaceId: string, runner?: Sql): Promise<DigestSettings>;
+}

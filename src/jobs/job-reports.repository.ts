@@ -1,27 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { Provider } from '../connectors/connector.interface';
 import { Db, Sql } from '../database/db';
-
-export interface AccountActivityRow {
-  accountId: string;
-  accountName: string;
-  provider: Provider;
-  published: number;
-  failedAttempts: number;
-  newlyDead: number;
-}
-
-export interface DeadJobRow {
-  jobId: string;
-  accountId: string;
-  accountName: string;
-  provider: Provider;
-  text: string;
-  errorClass: string | null;
-  deadReason: string | null;
-  lastError: string | null;
-  deadAt: Date;
-}
+import type { AccountActivityRow, DeadJobRow } from './job.types';
 
 /**
  * Read-only queries on jobs and attempts over a window of time, for the daily digest. Kept

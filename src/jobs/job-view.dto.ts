@@ -2,7 +2,8 @@ import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { PROVIDERS, Provider } from '../connectors/connector.interface';
 import type { DeadReason, Decision } from '../retry/decide';
 import type { ErrorClass } from '../retry/error-class';
-import type { AttemptView, JobStatus, JobView } from './job.types';
+import type { JobStatus } from '../queue/job-lifecycle';
+import type { AttemptView, JobView } from './job.types';
 import type { JobWithAttempts } from './jobs.service';
 
 /**

@@ -1,8 +1,7 @@
 import type { JobPayload, Provider } from '../connectors/connector.interface';
 import type { DeadReason, Decision } from '../retry/decide';
 import type { ErrorClass } from '../retry/error-class';
-
-export type JobStatus = 'scheduled' | 'in_progress' | 'succeeded' | 'paused' | 'dead' | 'cancelled' | 'discarded';
+import type { JobStatus } from '../queue/job-lifecycle';
 
 export interface JobRow {
   id: string;
@@ -117,4 +116,25 @@ export function toAttemptView(a: AttemptRow): AttemptView {
     idempotencyKey: a.idempotencyKey,
     warnings: a.warnings ? a.warnings.split('\n') : [],
   };
+}
+
+export interface AccountActivityRow {
+  accountId: string;
+  accountName: string;
+  provider: Provider;
+  published: number;
+  failedAttempts: number;
+  newlyDead: number;
+}
+
+export interface DeadJobRow {
+  jobId: string;
+  accountId: string;
+  accountName: string;
+  provider: Provider;
+  text: string;
+  errorClass: string | null;
+  deadReason: string | null;
+  lastError: string | null;
+  deadAt: Date;
 }

@@ -1,15 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql, Tx } from '../database/db';
-import type { RequeueAccount } from '../dead-letter/requeue-policy';
-import type { AttemptRow, JobRow, JobStatus } from './job.types';
-
-export const JOB_COLUMNS = `
-  j.id, j.post_id AS "postId", j.account_id AS "accountId", j.workspace_id AS "workspaceId", j.provider, j.status,
-  j.run_at AS "runAt", j.attempt_count AS "attemptCount", j.attempt_base AS "attemptBase",
-  j.idempotency_key AS "idempotencyKey", j.text_override AS "textOverride", j.payload,
-  j.error_class AS "errorClass", j.last_error AS "lastError", j.dead_reason AS "deadReason",
-  j.remote_id AS "remoteId", j.remote_url AS "remoteUrl", j.created_at AS "createdAt", j.updated_at AS "updatedAt",
-  j.finished_at AS "finishedAt"`;
+import { JOB_COLUMNS } from '../queue/job-columns';
+import type { AttemptRow, JobRow } from './job.types';
 
 /** Reads of jobs and attempts for the API, and the locks of a manual retry. Scoped by workspace. Jobs change through the queue (JobLifecycle). */
 @Injectable()
@@ -83,28 +75,6 @@ export class JobsRepository {
        GROUP BY account_id`,
       [workspaceId, accountIds],
     );
-  }
-
-  /** Locks a job of the workspace for a manual retry (jobs before accounts, as everywhere). */
-  async lockJob(m: Sql, workspaceId: string, id: string): Promise<{ id: string; accountId: string; status: JobStatus } | null> {
-    const rows = await m.query<{ id: string; accountId: string; status: JobStatus }>(
-      `SELECT id, account_id AS "accountId", status FROM jobs WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
-      [workspaceId, id],
-    );
-    return rows[0] ?? null;
-  }
-
-  /**
-   * The job's account, after the job (lock order). FOR SHARE: its status cannot change until we
-   * commit, so the target state decided from it still holds at commit.
-   */
-  async lockAccount(m: Sql, accountId: string): Promise<RequeueAccount> {
-    const rows = await m.query<RequeueAccount>(
-      `SELECT id, name, status, status_reason AS "statusReason", deleted_at IS NOT NULL AS deleted
-       FROM accounts WHERE id = $1 FOR SHARE`,
-      [accountId],
-    );
-    return rows[0];
   }
 
   /**

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { notFound } from '../common/errors';
-import { AttemptView, JobStatus, JobView, toAttemptView, toJobView } from './job.types';
+import type { JobStatus } from '../queue/job-lifecycle';
+import type { Sql } from '../database/db';
+import { AttemptRow, AttemptView, JobRow, JobView, toAttemptView, toJobView } from './job.types';
 import { JobsRepository } from './jobs.repository';
 
 export type JobWithAttempts = JobView & { attempts: AttemptView[] };
@@ -34,6 +36,21 @@ export class JobsService {
     if (!job) throw notFound('job', id);
     const attempts = await this.jobs.attempts(id);
     return { ...toJobView(job), attempts: attempts.map(toAttemptView) };
+  }
+
+  /** The jobs of these posts, in creation order (in `m`'s transaction when given). */
+  forPosts(workspaceId: string, postIds: string[], m?: Sql): Promise<JobRow[]> {
+    return this.jobs.forPosts(workspaceId, postIds, m);
+  }
+
+  /** A job's attempts, oldest first (the caller has checked the job is the workspace's). */
+  attempts(jobId: string): Promise<AttemptRow[]> {
+    return this.jobs.attempts(jobId);
+  }
+
+  /** Posts with a job that may still send media `mediaId` (DELETE /v1/media/:id refuses while there is one). */
+  postsNeedingMedia(workspaceId: string, mediaId: string, limit: number): Promise<{ postId: string }[]> {
+    return this.jobs.postsNeedingMedia(workspaceId, mediaId, limit);
   }
 
   /** What the settings page shows on each account card, read from the accounts' jobs and attempts. */

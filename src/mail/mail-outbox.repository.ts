@@ -1,22 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql } from '../database/db';
 import type { MailKind } from './mail-driver';
-
-export interface NewMail {
-  workspaceId: string;
-  kind: MailKind;
-  recipients: string[];
-  subject: string;
-  html: string;
-  text: string;
-}
-
-export interface MailState {
-  status: 'pending' | 'sending' | 'sent' | 'failed';
-  attempts: number;
-  sentAt: Date | null;
-  lastError: string | null;
-}
+import type { MailState, NewMail } from './mail.types';
 
 /** A mail a sender holds (status `sending`) until its lease runs out. */
 export interface ClaimedMail {

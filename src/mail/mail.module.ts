@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { MAIL_DRIVER, MailDriver } from './mail-driver';
 import { MailOutboxRepository } from './mail-outbox.repository';
+import { MailOutbox } from './mail-outbox.service';
 import { MailSender } from './mail-sender.service';
 import { MailMetrics } from './mail.metrics';
 import { OutboxDriver } from './outbox.driver';
@@ -26,10 +27,11 @@ export function createMailDriver(config: HeraldConfig): MailDriver {
   providers: [
     { provide: MAIL_DRIVER, inject: [HERALD_CONFIG], useFactory: createMailDriver },
     MailOutboxRepository,
+    MailOutbox,
     MailMetrics,
     MailSender,
   ],
-  exports: [MailOutboxRepository, MailSender],
+  exports: [MailOutbox, MailSender],
 })
 export class MailModule implements OnApplicationShutdown {
   constructor(@Inject(MAIL_DRIVER) private readonly driver: MailDriver) {}

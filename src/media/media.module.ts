@@ -23,6 +23,6 @@ import { MediaUploadInterceptor } from './media-upload.interceptor';
       useFactory: (config: HeraldConfig) => new MediaUrlSigner(config.secretKey, config.publicUrl, config.media.urlTtlSeconds),
     },
   ],
-  exports: [MediaRepository, MediaService, MediaResolver],
+  exports: [MediaService, MediaResolver],
 })
 export class MediaModule {}

@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import { conflict, DomainError, ErrorCode, invalidInput, notFound } from '../common/errors';
 import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
-import { JobsRepository } from '../jobs/jobs.repository';
-import { countFrames } from './image-processing';
+import { JobsService } from '../jobs/jobs.service';
+import { countFrames } from '../common/images/image-processing';
 import { MediaRepository } from './media.repository';
 import { MAX_ALT_LENGTH, MAX_IMAGE_FRAMES, MAX_MEDIA_BYTES, MediaInfo } from './media.types';
 import { MediaUrlSigner } from './media-url';
@@ -55,7 +55,7 @@ export class MediaService {
   constructor(
     @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
     private readonly media: MediaRepository,
-    private readonly jobs: JobsRepository,
+    private readonly jobs: JobsService,
     @Inject(MediaUrlSigner) private readonly signer: MediaUrlSigner,
   ) {}
 

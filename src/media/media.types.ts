@@ -21,14 +21,5 @@ export interface MediaInfo {
   createdAt: Date;
 }
 
-/**
- * Most pixels an image may have (width × height), at upload and wherever Herald decodes one.
- * LinkedIn's Images API takes images "under 36,152,320 pixels", the smallest limit among the
- * platforms Herald posts to, so an accepted image can go everywhere. It is also the guard
- * against decompression bombs: a few kilobytes of PNG or GIF can declare 50,000 × 50,000
- * pixels, 10 GB once decoded. The size comes from the header, without decoding.
- */
-export const MAX_IMAGE_PIXELS = 36_152_320 - 1;
-
 /** Most frames of an animated image (LinkedIn: GIFs up to 250 frames). */
 export const MAX_IMAGE_FRAMES = 250;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { MAX_IMAGE_PIXELS } from './media.types';
+import { MAX_IMAGE_PIXELS } from '../common/images/image-processing';
 import { framesProblem, pixelsProblem, quotaProblem } from './sniff';
 
 describe('pixelsProblem', () => {

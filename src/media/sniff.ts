@@ -1,5 +1,6 @@
 import { imageSize } from 'image-size';
-import { MAX_IMAGE_PIXELS, MediaMimeType } from './media.types';
+import { MAX_IMAGE_PIXELS } from '../common/images/image-processing';
+import type { MediaMimeType } from './media.types';
 
 /** The type the bytes say they are, from their magic numbers; null when none matches. */
 export function sniffImageType(bytes: Uint8Array): MediaMimeType | null {

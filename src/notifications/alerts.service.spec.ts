@@ -1,4 +1,4 @@
-import type { AccountHealthRow } from '../accounts/account-reports.repository';
+import type { AccountHealthRow } from '../accounts/account.types';
 import { stillRelevant } from './alerts.service';
 
 const account = (o: Partial<AccountHealthRow> = {}): AccountHealthRow => ({

@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { AccountHealthRow, AccountReportsRepository } from '../accounts/account-reports.repository';
+import { AccountReportsService } from '../accounts/account-reports.service';
+import type { AccountHealthRow } from '../accounts/account.types';
 import { TOKEN_EXPIRY_WARNING_MS } from '../accounts/account-warnings';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import type { Sql } from '../database/db';
-import { JobReportsRepository } from '../jobs/job-reports.repository';
-import { MailOutboxRepository } from '../mail/mail-outbox.repository';
-import { WorkspacesRepository } from '../workspaces/workspaces.repository';
+import { JobReportsService } from '../jobs/job-reports.service';
+import { MailOutbox } from '../mail/mail-outbox.service';
+import { WorkspacesService } from '../workspaces/workspaces.service';
 import { AccountEventRow, AccountEventsRepository, EventOutcome } from './account-events.repository';
 import { renderAlert } from './alert-builder';
 import { NotificationSettingsRepository } from './notification-settings.repository';
@@ -53,10 +54,10 @@ export class AlertsService implements OnModuleInit {
     @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
     private readonly events: AccountEventsRepository,
     private readonly settings: NotificationSettingsRepository,
-    private readonly accounts: AccountReportsRepository,
-    private readonly jobs: JobReportsRepository,
-    private readonly workspaces: WorkspacesRepository,
-    private readonly outbox: MailOutboxRepository,
+    private readonly accounts: AccountReportsService,
+    private readonly jobs: JobReportsService,
+    private readonly workspaces: WorkspacesService,
+    private readonly outbox: MailOutbox,
   ) {}
 
   /** The trigger reads the disable threshold from the database: give it this process's setting. */

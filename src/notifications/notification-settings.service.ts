@@ -4,8 +4,8 @@ import { invalidInput } from '../common/errors';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { DigestService } from '../digest/digest.service';
 import { isValidTimeZone } from '../digest/local-time';
-import { DigestRepository } from '../digest/digest.repository';
-import { MailOutboxRepository } from '../mail/mail-outbox.repository';
+import type { DigestSettingsSource } from '../digest/digest.types';
+import { MailOutbox } from '../mail/mail-outbox.service';
 import { excerpt } from '../mail/mail-format';
 import type { DigestPreviewView, NotificationSettingsView, UpdateNotificationSettingsDto } from './notification-settings.dto';
 import { NotificationSettings, NotificationSettingsRepository } from './notification-settings.repository';
@@ -19,10 +19,14 @@ export class NotificationSettingsService {
   constructor(
     @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
     private readonly settings: NotificationSettingsRepository,
-    private readonly digests: DigestRepository,
-    private readonly outbox: MailOutboxRepository,
+    private readonly outbox: MailOutbox,
     private readonly digest: DigestService,
-  ) {}
+  ) {
+    this.digestSettings = { enabled: () => settings.digestEnabled(), get: (workspaceId, runner) => settings.get(workspaceId, runner) };
+  }
+
+  /** The digest's settings, as the digest reads them (DigestService.sweep and preview). */
+  readonly digestSettings: DigestSettingsSource;
 
   async get(workspaceId: string): Promise<NotificationSettingsView> {
     return this.view(await this.settings.get(workspaceId));
@@ -53,7 +57,7 @@ export class NotificationSettingsService {
   }
 
   async preview(workspaceId: string, now: Date = new Date()): Promise<DigestPreviewView> {
-    const p = await this.digest.preview(workspaceId, now);
+    const p = await this.digest.preview(workspaceId, now, this.digestSettings);
     return {
       subject: p.message.subject,
       html: p.message.html,
@@ -67,7 +71,7 @@ export class NotificationSettingsService {
   }
 
   private async view(s: NotificationSettings): Promise<NotificationSettingsView> {
-    const last = await this.digests.last(s.workspaceId);
+    const last = await this.digest.last(s.workspaceId);
     const mail = last?.mailId ? await this.outbox.state(last.mailId) : null;
     return {
       digest: { enabled: s.digestEnabled, recipients: s.recipients, hour: s.hour, timezone: s.timezone, sendWhenEmpty: s.sendWhenEmpty },

@@ -1,34 +1,25 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
-import { DigestController } from '../digest/digest.controller';
-import { DigestRepository } from '../digest/digest.repository';
-import { DigestService } from '../digest/digest.service';
+import { DigestModule } from '../digest/digest.module';
 import { JobsModule } from '../jobs/jobs.module';
 import { MailModule } from '../mail/mail.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { AccountEventsRepository } from './account-events.repository';
 import { AlertsService } from './alerts.service';
+import { DigestPreviewController } from './digest-preview.controller';
 import { NotificationSettingsController } from './notification-settings.controller';
 import { NotificationSettingsRepository } from './notification-settings.repository';
 import { NotificationSettingsService } from './notification-settings.service';
 import { NotificationsScheduler } from './notifications.scheduler';
 
 /**
- * Mail to people: notification settings, the daily digest (src/digest), alerts from the outbox
+ * Mail to people: notification settings, the schedule of the daily digest (src/digest, its own module), alerts from the outbox
  * of account events, and the schedule that runs them. Mail itself goes through MailModule.
  */
 @Module({
-  imports: [MailModule, AccountsModule, JobsModule, WorkspacesModule],
-  controllers: [NotificationSettingsController, DigestController],
-  providers: [
-    NotificationSettingsRepository,
-    NotificationSettingsService,
-    DigestRepository,
-    DigestService,
-    AccountEventsRepository,
-    AlertsService,
-    NotificationsScheduler,
-  ],
+  imports: [MailModule, AccountsModule, JobsModule, WorkspacesModule, DigestModule],
+  controllers: [NotificationSettingsController, DigestPreviewController],
+  providers: [NotificationSettingsRepository, NotificationSettingsService, AccountEventsRepository, AlertsService, NotificationsScheduler],
   exports: [NotificationSettingsService, NotificationsScheduler],
 })
 export class NotificationsModule {}

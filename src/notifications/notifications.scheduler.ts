@@ -4,6 +4,7 @@ import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { DigestService } from '../digest/digest.service';
 import { MailSender } from '../mail/mail-sender.service';
 import { AlertsService } from './alerts.service';
+import { NotificationSettingsService } from './notification-settings.service';
 
 const POLL = 'herald-notifications-poll';
 
@@ -30,6 +31,7 @@ export class NotificationsScheduler implements OnApplicationBootstrap, BeforeApp
     private readonly digest: DigestService,
     private readonly alerts: AlertsService,
     private readonly mail: MailSender,
+    private readonly settings: NotificationSettingsService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -51,7 +53,7 @@ export class NotificationsScheduler implements OnApplicationBootstrap, BeforeApp
   /** The minute's work; also what tests drive with a clock of their own. */
   async sweep(now: Date): Promise<void> {
     await this.alerts.scanTokens(now);
-    const { claimed } = await this.digest.sweep(now);
+    const { claimed } = await this.digest.sweep(now, this.settings.digestSettings);
     if (claimed.length > 0)
       this.logger.log(`digests made: ${claimed.map((c) => `${c.workspaceId} ${c.localDate} (${c.outcome})`).join(', ')}`);
     await this.poll(now);

@@ -29,13 +29,3 @@ export interface PostView {
   updatedAt: string;
   jobs: JobView[];
 }
-
-/** A job to write with its post. */
-export interface NewJob {
-  id: string;
-  accountId: string;
-  provider: string;
-  status: 'scheduled' | 'paused';
-  textOverride: string | null;
-  idempotencyKey: string;
-}

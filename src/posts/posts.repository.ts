@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql, Tx } from '../database/db';
 import type { Keyset, Listed } from '../common/pagination';
-import type { JobPayload } from '../connectors/connector.interface';
-import type { NewJob, PostRow } from './post.types';
-import { enqueueJobsCte } from '../queue/sql/enqueue-jobs';
+import type { PostRow } from './post.types';
 import type { PostStatus } from './post-status';
+
+/** Parameters of the post's own part of `create`; the queue's CTE numbers its own after them. */
+export const POST_PARAMS = 13;
 
 const POST_COLUMNS = `
   p.id, p.workspace_id AS "workspaceId", p.text, p.title, p.link, p.media, p.metadata,
@@ -43,55 +44,31 @@ export class PostsRepository {
   /**
    * The post, its jobs and the Idempotency-Key's stored answer in ONE statement: it commits as a
    * whole (the API answers 201 only after it returns), and POST /v1/posts costs one round trip
-   * for its writes. The jobs' INSERT is the queue's (enqueueJobsCte: the queue is the only
-   * writer of `jobs`); workers are woken after the commit (QueueNotifier.jobsAdded).
+   * for its writes. The jobs' INSERT is the queue's (`jobs`: JobLifecycle.enqueue builds it, its
+   * parameters numbered from POST_PARAMS + 1); workers are woken after the commit.
    */
   async create(
     post: PostRow,
-    jobs: NewJob[],
-    payloadFor: (job: NewJob) => JobPayload,
+    jobs: { cte: string; params: unknown[] },
     idempotency: { key: string; status: number; body: unknown } | null,
   ): Promise<void> {
     await this.db.prepared(
       'herald_create_post',
       `WITH p AS (
          INSERT INTO posts (id, workspace_id, text, title, link, media, metadata, scheduled_at, publish_by, created_at, updated_at)
-         VALUES ($2, $1, $13, $14, $15, $16, $17, $3, $4, $5, $5)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $11, $12, $13, $13)
        ), j AS (
-         ${enqueueJobsCte({
-           workspaceId: '$1',
-           postId: '$2',
-           runAt: '$3',
-           publishBy: '$4',
-           createdAt: '$5',
-           ids: '$6',
-           accountIds: '$7',
-           providers: '$8',
-           statuses: '$9',
-           idempotencyKeys: '$10',
-           textOverrides: '$11',
-           payloads: '$12',
-         })}
+         ${jobs.cte}
          RETURNING 1
        ), k AS (
-         UPDATE idempotency_keys SET state = 'completed', response_status = $19, response_body = $20
-         WHERE workspace_id = $1 AND key = $18 AND $18::text IS NOT NULL
+         UPDATE idempotency_keys SET state = 'completed', response_status = $9, response_body = $10
+         WHERE workspace_id = $2 AND key = $8 AND $8::text IS NOT NULL
          RETURNING 1
        )
        SELECT (SELECT count(*) FROM j) AS jobs, (SELECT count(*) FROM k) AS keys`,
       [
-        post.workspaceId,
         post.id,
-        post.scheduledAt,
-        post.publishBy,
-        post.createdAt,
-        jobs.map((j) => j.id),
-        jobs.map((j) => j.accountId),
-        jobs.map((j) => j.provider),
-        jobs.map((j) => j.status),
-        jobs.map((j) => j.idempotencyKey),
-        jobs.map((j) => j.textOverride),
-        jobs.map((j) => JSON.stringify(payloadFor(j))),
+        post.workspaceId,
         post.text,
         post.title,
         post.link,
@@ -100,6 +77,10 @@ export class PostsRepository {
         idempotency?.key ?? null,
         idempotency?.status ?? null,
         idempotency ? JSON.stringify(idempotency.body) : null,
+        post.scheduledAt,
+        post.publishBy,
+        post.createdAt,
+        ...jobs.params,
       ],
     );
   }
@@ -122,14 +103,6 @@ export class PostsRepository {
          AND ($6::text IS NULL OR ${POST_STATUS_SQL} = $6)
        ORDER BY p.created_at DESC, p.id DESC LIMIT $7`,
       [workspaceId, after?.micros ?? null, after?.id ?? null, filter.from ?? null, filter.to ?? null, filter.status ?? null, limit + 1],
-    );
-  }
-
-  /** Locks the post's jobs (jobs before anything else) and reports whether any has started. */
-  async lockJobs(m: Sql, workspaceId: string, postId: string): Promise<{ id: string; status: string; attemptCount: number }[]> {
-    return m.query(
-      `SELECT id, status, attempt_count AS "attemptCount" FROM jobs WHERE workspace_id = $1 AND post_id = $2 ORDER BY id FOR UPDATE`,
-      [workspaceId, postId],
     );
   }
 

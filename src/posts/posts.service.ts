@@ -6,19 +6,20 @@ import { applyContentPatch } from './content-patch';
 import { conflict, DomainError, ErrorCode, invalidInput, notFound } from '../common/errors';
 import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
 import type { JobPayload, Provider } from '../connectors/connector.interface';
-import { toJobView } from '../jobs/job.types';
-import { JobsRepository } from '../jobs/jobs.repository';
-import { AccountsRepository } from '../accounts/accounts.repository';
+import { JobRow, toJobView } from '../jobs/job.types';
+import { JobsService } from '../jobs/jobs.service';
+import { AccountsService } from '../accounts/accounts.service';
 import { MediaService } from '../media/media.service';
 import type { MediaInfo } from '../media/media.types';
+import { enqueueStatus } from '../queue/job-lifecycle';
 import { JobLifecycle } from '../queue/job-lifecycle.service';
-import { QueueNotifier } from '../queue/queue-notifier';
+import type { NewJob } from '../queue/queue.types';
 import { IdempotencyRepository } from './idempotency.repository';
 import { validateForPlatform } from './platform-rules';
 import { derivePostStatus } from './post-status';
-import type { NewJob, PostRow, PostView } from './post.types';
+import type { PostRow, PostView } from './post.types';
 import type { CreatePostDto, ListPostsQuery, UpdatePostDto } from './posts.dto';
-import { PostsRepository } from './posts.repository';
+import { POST_PARAMS, PostsRepository } from './posts.repository';
 
 export interface CreateResult {
   status: number;
@@ -30,12 +31,11 @@ export interface CreateResult {
 export class PostsService {
   constructor(
     private readonly posts: PostsRepository,
-    private readonly jobs: JobsRepository,
-    private readonly accounts: AccountsRepository,
+    private readonly jobs: JobsService,
+    private readonly accounts: AccountsService,
     private readonly idempotency: IdempotencyRepository,
     private readonly lifecycle: JobLifecycle,
     private readonly media: MediaService,
-    private readonly notifier: QueueNotifier,
   ) {}
 
   /**
@@ -117,7 +117,7 @@ export class PostsService {
         id,
         accountId: account.id,
         provider: account.provider,
-        status: account.status === 'active' ? 'scheduled' : 'paused',
+        status: enqueueStatus(account.status === 'active'),
         textOverride: t.text ?? null,
         idempotencyKey: id,
       };
@@ -172,9 +172,14 @@ export class PostsService {
         finishedAt: null,
       })),
     );
-    await this.posts.create(post, jobs, payloadFor, idempotencyKey === undefined ? null : { key: idempotencyKey, status: 201, body: view });
+    const enqueue = this.lifecycle.enqueue(
+      POST_PARAMS + 1,
+      { workspaceId, postId: post.id, runAt: scheduledAt, publishBy, createdAt: now, jobs },
+      payloadFor,
+    );
+    await this.posts.create(post, enqueue, idempotencyKey === undefined ? null : { key: idempotencyKey, status: 201, body: view });
     // Committed: workers are woken now (this process's at once, others folded: QueueNotifier).
-    if (jobs.some((j) => j.status === 'scheduled')) this.notifier.jobsAdded(post.scheduledAt);
+    if (jobs.some((j) => j.status === 'scheduled')) this.lifecycle.jobsAdded(post.scheduledAt);
     return view;
   }
 
@@ -189,7 +194,7 @@ export class PostsService {
     };
   }
 
-  private toView(post: PostRow, jobs: Awaited<ReturnType<JobsRepository['forPosts']>>): PostView {
+  private toView(post: PostRow, jobs: JobRow[]): PostView {
     return {
       id: post.id,
       status: derivePostStatus(jobs),
@@ -237,7 +242,7 @@ export class PostsService {
   async update(workspaceId: string, id: string, dto: UpdatePostDto): Promise<PostView> {
     if (dto.text === null) throw invalidInput('text cannot be empty');
     await this.posts.transaction(async (m) => {
-      const jobs = await this.posts.lockJobs(m, workspaceId, id);
+      const jobs = await this.lifecycle.lockPostJobs(m, workspaceId, id);
       const post = await this.posts.find(workspaceId, id, m, true);
       if (!post) throw notFound('post', id);
       const started = jobs.filter((j) => j.attemptCount > 0 || !['scheduled', 'paused'].includes(j.status));
@@ -269,7 +274,7 @@ export class PostsService {
 
   async cancel(workspaceId: string, id: string): Promise<PostView> {
     await this.posts.transaction(async (m) => {
-      await this.posts.lockJobs(m, workspaceId, id);
+      await this.lifecycle.lockPostJobs(m, workspaceId, id);
       const post = await this.posts.find(workspaceId, id, m);
       if (!post) throw notFound('post', id);
       await this.lifecycle.cancelPost(m, workspaceId, id);

@@ -2,9 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { JobPayload } from '../connectors/connector.interface';
 import { Db, Sql } from '../database/db';
 import { QueueNotifier } from './queue-notifier';
+import type { NewJob } from './queue.types';
 import { cancelAccountJobs, cancelPostJobs } from './sql/cancel-jobs';
 import { discardDeadJob } from './sql/discard-dead-job';
 import { editDeadPayload } from './sql/edit-dead-payload';
+import { enqueueJobsCte } from './sql/enqueue-jobs';
+import { LockedJob, lockJobs, lockPostJobs } from './sql/lock-jobs';
 import { pauseAccountJobs } from './sql/pause-jobs';
 import { reschedulePostJobs } from './sql/reschedule-jobs';
 import { resumeAccountJobs } from './sql/resume-jobs';
@@ -12,6 +15,7 @@ import { retryNow } from './sql/retry-now';
 import { RevivedJob, reviveDeadJobs } from './sql/revive-dead-jobs';
 
 export type { RevivedJob } from './sql/revive-dead-jobs';
+export type { LockedJob } from './sql/lock-jobs';
 
 /**
  * The job lifecycle as other modules change it: accounts (pause, resume, cancel), posts (cancel,
@@ -29,6 +33,34 @@ export class JobLifecycle {
     private readonly db: Db,
     private readonly notifier: QueueNotifier,
   ) {}
+
+  /**
+   * enqueue: the jobs of a new post, as a CTE the post's own INSERT statement embeds (one round
+   * trip per accepted post: sql/enqueue-jobs.ts), its parameters numbered from `first`. Each
+   * job's status comes from `enqueueStatus`. Workers are woken after the commit (`jobsAdded`).
+   */
+  enqueue(
+    first: number,
+    input: { workspaceId: string; postId: string; runAt: Date; publishBy: Date | null; createdAt: Date; jobs: NewJob[] },
+    payloadFor: (job: NewJob) => JobPayload,
+  ): { cte: string; params: unknown[] } {
+    return enqueueJobsCte(first, input, payloadFor);
+  }
+
+  /** A new post's jobs committed: wake this process's worker now, the others soon (QueueNotifier). */
+  jobsAdded(runAt: Date): void {
+    this.notifier.jobsAdded(runAt);
+  }
+
+  /** Locks the workspace's jobs among `ids` in id order (jobs before accounts); `onlyDead`: dead ones only. */
+  lockJobs(q: Sql, workspaceId: string, ids: string[], onlyDead = false): Promise<LockedJob[]> {
+    return lockJobs(q, workspaceId, ids, onlyDead);
+  }
+
+  /** Locks every job of a post (its edit or cancel decides under these locks whether any started). */
+  lockPostJobs(q: Sql, workspaceId: string, postId: string): Promise<LockedJob[]> {
+    return lockPostJobs(q, workspaceId, postId);
+  }
 
   /** pause: the waiting jobs of an account that became needs_reauth or disabled. */
   pauseAccount(q: Sql, accountId: string): Promise<number> {

@@ -1,6 +1,5 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { JobStatus } from '../jobs/job.types';
 import {
   canTransition,
   fromStates,
@@ -9,6 +8,7 @@ import {
   JOB_OPERATIONS,
   JOB_STATUSES,
   JobOperation,
+  JobStatus,
   targets,
   TRANSITIONS,
 } from './job-lifecycle';

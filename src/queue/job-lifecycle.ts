@@ -1,4 +1,5 @@
-import type { JobStatus } from '../jobs/job.types';
+/** A job's state (the `jobs.status` column; its CHECK constraint lists the same values). */
+export type JobStatus = 'scheduled' | 'in_progress' | 'succeeded' | 'paused' | 'dead' | 'cancelled' | 'discarded';
 
 /**
  * Every change of a job's state, in one table: which operation may move a job from which state
@@ -115,4 +116,13 @@ export function guard(op: JobOperation, column = 'status'): string {
 export function guardFrom(op: JobOperation, from: JobStatus, column = 'status'): string {
   if (!fromStates(op).includes(from)) throw new Error(`operation ${op} does not start from ${from}`);
   return `${column} = '${from}'`;
+}
+
+/**
+ * enqueue: the state a new job starts in. It waits for its time (`scheduled`), or, when its
+ * account is not active (needs re-authentication or disabled), for the account (`paused`: resumed
+ * when the account is fixed, or dead as expired at its publishBy).
+ */
+export function enqueueStatus(accountActive: boolean): 'scheduled' | 'paused' {
+  return accountActive ? 'scheduled' : 'paused';
 }

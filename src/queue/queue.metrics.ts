@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Gauge } from 'prom-client';
 import { MetricsService } from '../metrics/metrics.service';
-import { QueueRepository } from './queue.repository';
+import { JobStore } from './job-store.service';
 
 /**
  * The queue as operators watch it, read from the database at scrape time (so every process
@@ -11,7 +11,7 @@ import { QueueRepository } from './queue.repository';
  */
 @Injectable()
 export class QueueMetrics {
-  constructor(metrics: MetricsService, queue: QueueRepository) {
+  constructor(metrics: MetricsService, queue: JobStore) {
     const registers = [metrics.registry];
     const counts = metrics.databaseRead('queue_jobs', () => queue.waitingCounts());
     const oldest = metrics.databaseRead('queue_oldest_due', () => queue.oldestDueSeconds());

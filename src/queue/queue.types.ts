@@ -1,6 +1,8 @@
-import type { RetryPolicyOverride } from '../accounts/account.types';
 import type { JobPayload, Provider } from '../connectors/connector.interface';
+import type { AccountFeedback, LockedAccount } from '../account-state/account-state';
+import type { Tx } from '../database/db';
 import type { Circuit } from '../retry/circuit-breaker';
+import type { RetryPolicyOverride } from '../retry/backoff';
 import type { DeadReason, Decision } from '../retry/decide';
 import type { ErrorClass } from '../retry/error-class';
 
@@ -74,22 +76,44 @@ export interface RoundResult {
   nextRunAt?: Date | null;
 }
 
-/** What the completion decided for one account, under its row lock. */
-export interface AccountFeedback {
-  circuit: Circuit;
-  opened: boolean;
-  lastError: string | null;
-  succeeded: boolean;
-  /** A new status for the account, with the reason shown to people. */
-  status: { value: 'needs_reauth' | 'disabled'; reason: string } | null;
+/** A due job found by the claim's candidate scan, in run_at order. */
+export interface Candidate {
+  id: string;
+  accountId: string;
 }
 
-/** An account of a round, read under its row lock. */
-export interface LockedAccount {
+/** The account of some candidates, read under its row lock. */
+export interface AccountSlot {
   id: string;
-  status: string;
-  circuit: Circuit;
   maxInFlight: number;
-  deleted: boolean;
-  credentialsVersion: number;
+  inFlight: number;
+  circuit: Circuit;
+}
+
+export interface ClaimPlan {
+  /** Job ids to start now, in run_at order. */
+  take: string[];
+  /** Accounts whose half-open probe this claim takes (exactly one job each). */
+  probes: string[];
+}
+
+/**
+ * The account side of a worker round, run in the round's transaction: locks and delivery state
+ * (account-state), credentials an attempt refreshed (accounts). The worker supplies it.
+ */
+export interface RoundAccounts {
+  lock(tx: Tx, ids: string[]): Promise<LockedAccount[]>;
+  applyFeedback(tx: Tx, decided: Map<string, AccountFeedback>): Promise<unknown>;
+  startProbes(tx: Tx, accountIds: string[], leaseMs: number): Promise<unknown>;
+  storeRefreshedCredentials(tx: Tx, updates: { accountId: string; sealed: string; basedOnVersion: number }[]): Promise<unknown>;
+}
+
+/** A job to write with its post (enqueue); its status from `enqueueStatus`. */
+export interface NewJob {
+  id: string;
+  accountId: string;
+  provider: string;
+  status: 'scheduled' | 'paused';
+  textOverride: string | null;
+  idempotencyKey: string;
 }

@@ -90,3 +90,10 @@ export function backoffDelayMs(
   if (policy.jitter === 'none') return backoffCeilingMs(attempt, policy.baseDelayMs, policy.maxDelayMs);
   return fullJitterDelayMs(attempt, policy, random);
 }
+
+/** Per-account override of the retry policy; absent fields use the configured defaults. */
+export interface RetryPolicyOverride {
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  maxAttempts?: number;
+}

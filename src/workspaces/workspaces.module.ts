@@ -5,10 +5,11 @@ import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
 import { WorkspacesController } from './workspaces.controller';
 import { WorkspacesRepository } from './workspaces.repository';
+import { WorkspacesService } from './workspaces.service';
 
 @Module({
   controllers: [WorkspacesController],
-  providers: [ApiKeysRepository, WorkspacesRepository, ApiKeysService, { provide: APP_GUARD, useClass: ApiKeyGuard }],
-  exports: [ApiKeysService, WorkspacesRepository],
+  providers: [ApiKeysRepository, WorkspacesRepository, WorkspacesService, ApiKeysService, { provide: APP_GUARD, useClass: ApiKeyGuard }],
+  exports: [ApiKeysService, WorkspacesService],
 })
 export class WorkspacesModule {}

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 import type { HeraldConfig } from '../../src/config/config';
 import { DigestService } from '../../src/digest/digest.service';
+import { NotificationSettingsService } from '../../src/notifications/notification-settings.service';
 import { MailOutboxRepository } from '../../src/mail/mail-outbox.repository';
 import { MailSender } from '../../src/mail/mail-sender.service';
 import { NotificationsScheduler } from '../../src/notifications/notifications.scheduler';
@@ -158,7 +159,7 @@ export function tick(t: TestApp, now: Date): Promise<void> {
 
 /** The digest sweep alone (what two processes race on). */
 export function sweepDigests(t: TestApp, now: Date) {
-  return t.app.get(DigestService).sweep(now);
+  return t.app.get(DigestService).sweep(now, t.app.get(NotificationSettingsService).digestSettings);
 }
 
 /** Sends due mail until nothing is left that is due within `timeoutMs` (retries included). */

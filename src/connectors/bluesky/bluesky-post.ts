@@ -8,7 +8,7 @@ import {
   RichText,
   XRPCError,
 } from '@atproto/api';
-import { fitUnder, ImageFitError } from '../../media/image-processing';
+import { fitUnder, ImageFitError } from '../../common/images/image-processing';
 import { xrpcStatus } from './bluesky-outcome';
 import type { DeliveryJob } from '../connector.interface';
 import type { BlueskySession } from './bluesky-session';

@@ -1,4 +1,4 @@
-import { loadSharp } from '../../media/sharp-loader';
+import { loadSharp } from '../../common/images/sharp-loader';
 
 /**
  * LinkedIn's Images API takes JPG, PNG and GIF (learn.microsoft.com/linkedin/

@@ -1,12 +1,12 @@
 import type { Tx } from '../../database/db';
-import type { Candidate } from '../claim-plan';
+import type { Candidate } from '../queue.types';
 
 /**
  * claim, step 1 (read): the due jobs a round may take, per account, in run_at order.
  *
  * Per account (active, circuit closed or cooled down), its due jobs in run_at order, at most as
  * many as it has free slots right now; then the earliest `limit` of all. The exact check happens
- * under the account locks (QueueRepository.round): this only keeps the rows we lock close to the
+ * under the account locks (JobStore.round): this only keeps the rows we lock close to the
  * rows we can take, and a busy account's backlog from crowding out others.
  *
  * An account's jobs are leased by one process at a time (none while another process holds leases

@@ -8,7 +8,7 @@ import type { FinishedAttempt } from '../queue.types';
  *
  * Guarded by the lease: status in_progress, lease owner and attempt number. A worker whose lease
  * was lost and whose job was taken over cannot overwrite the newer owner's state, and its attempt
- * row is not written here (recordLateSuccesses keeps a late success; see QueueRepository.round).
+ * row is not written here (recordLateSuccesses keeps a late success; see JobStore.round).
  * The attempt row is inserted only for jobs the UPDATE moved (JOIN done), so a job's history
  * never shows an outcome its state does not reflect.
  *

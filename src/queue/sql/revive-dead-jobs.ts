@@ -1,17 +1,6 @@
 import type { Sql } from '../../database/db';
 import { guard } from '../job-lifecycle';
-
-/**
- * The idempotency key a dead job goes back to the queue with: a new one iff its payload was
- * edited (PATCH /v1/dlq/:jobId) since the current key was issued, else the same (docs/dead-letter-queue.md:
- * receivers may have cached their answer to the old key). New keys are `<jobId>.<n>`, n = 2, 3,
- * … (a job's first key is its id): unique because job ids are, readable in a receiver's logs,
- * and within Bluesky's record-key alphabet. Also read by the DLQ's detail view, which announces
- * the key a requeue would send.
- */
-export const REVIVE_KEY_SQL = `CASE WHEN j.payload_changed_since_key
-  THEN j.id::text || '.' || (coalesce(substring(j.idempotency_key from '\\.(\\d+)$')::int, 1) + 1)
-  ELSE j.idempotency_key END`;
+import { REVIVE_KEY_SQL } from '../job-columns';
 
 /**
  * retry | requeue (dead → scheduled | paused): THE rule for sending a dead job again, shared by

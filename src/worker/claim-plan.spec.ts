@@ -1,5 +1,6 @@
 import { CLOSED_CIRCUIT } from '../retry/circuit-breaker';
-import { AccountSlot, Candidate, planClaim } from './claim-plan';
+import type { AccountSlot, Candidate } from '../queue/queue.types';
+import { planClaim } from './claim-plan';
 
 const now = new Date('2026-11-29T12:00:00Z');
 const slot = (id: string, over: Partial<AccountSlot> = {}): AccountSlot => ({

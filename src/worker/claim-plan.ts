@@ -1,25 +1,5 @@
-import { Circuit, gate } from '../retry/circuit-breaker';
-
-/** A due job found by the claim's candidate scan, in run_at order. */
-export interface Candidate {
-  id: string;
-  accountId: string;
-}
-
-/** The account of some candidates, read under its row lock. */
-export interface AccountSlot {
-  id: string;
-  maxInFlight: number;
-  inFlight: number;
-  circuit: Circuit;
-}
-
-export interface ClaimPlan {
-  /** Job ids to start now, in run_at order. */
-  take: string[];
-  /** Accounts whose half-open probe this claim takes (exactly one job each). */
-  probes: string[];
-}
+import { gate } from '../retry/circuit-breaker';
+import type { AccountSlot, Candidate, ClaimPlan } from '../queue/queue.types';
 
 /**
  * Which of the due candidates to start, given each account's in-flight attempts and circuit

@@ -1,15 +1,15 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { API_KEY_SCHEME, ApiV1Errors } from '../common/openapi';
-import { DigestPreviewView } from '../notifications/notification-settings.dto';
-import { NotificationSettingsService } from '../notifications/notification-settings.service';
+import { DigestPreviewView } from './notification-settings.dto';
+import { NotificationSettingsService } from './notification-settings.service';
 import { Auth, AuthContext } from '../workspaces/auth';
 
 @ApiTags('notifications')
 @ApiBearerAuth(API_KEY_SCHEME)
 @ApiV1Errors()
 @Controller('v1/digest')
-export class DigestController {
+export class DigestPreviewController {
   constructor(private readonly settings: NotificationSettingsService) {}
 
   @Post('preview')

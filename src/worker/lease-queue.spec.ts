@@ -1,4 +1,4 @@
-import type { ClaimedJob, FinishedAttempt } from './queue.types';
+import type { ClaimedJob, FinishedAttempt } from '../queue/queue.types';
 import { LeaseQueue, leaseMargin } from './lease-queue';
 
 /** The worker's local queue, driven by fake timers: what starts when, and when a signal fires. */

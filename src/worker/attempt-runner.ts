@@ -8,8 +8,8 @@ import { MediaResolver } from '../media/media-resolver';
 import { RetryPolicy } from '../retry/backoff';
 import { decideAfterAttempt } from '../retry/decide';
 import { CredentialsCache } from './credentials-cache';
-import { QueueRepository } from './queue.repository';
-import type { ClaimedJob, FinishedAttempt } from './queue.types';
+import { JobStore } from '../queue/job-store.service';
+import type { ClaimedJob, FinishedAttempt } from '../queue/queue.types';
 import { WorkerMetrics } from './worker.metrics';
 
 const outcome = (errorClass: DeliveryOutcome['errorClass'], message: string): DeliveryOutcome => bareOutcome(errorClass, message);
@@ -28,7 +28,7 @@ export class AttemptRunner {
 
   constructor(
     @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
-    private readonly queue: QueueRepository,
+    private readonly queue: JobStore,
     private readonly connectors: ConnectorRegistry,
     private readonly box: SecretBox,
     private readonly metrics: WorkerMetrics,

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Client } from 'pg';
+import { connectionOptions } from '../database/connection-options';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
-import { ACCOUNT_STOPPED_CHANNEL, JOBS_CHANNEL } from './queue-notifier';
+import { ACCOUNT_STOPPED_CHANNEL, JOBS_CHANNEL } from '../queue/queue-notifier';
 
 /**
  * One dedicated connection per process doing LISTEN (a pooled connection cannot listen: it is
@@ -44,11 +45,7 @@ export class QueueListener {
     if (this.mode === 'stopped' || this.mode === 'connecting' || this.mode === 'listening') return;
     this.mode = 'connecting';
     // LISTEN needs a session of its own: behind a transaction pooler, the direct URL.
-    const client = new Client({
-      connectionString: this.config.databaseDirectUrl ?? this.config.databaseUrl,
-      application_name: 'herald-listener',
-      keepAlive: true,
-    });
+    const client = new Client(connectionOptions(this.config.databaseDirectUrl ?? this.config.databaseUrl, 'listener'));
     this.client = client;
     let lost = false;
     const onLost = (why: string) => {

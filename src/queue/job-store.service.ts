@@ -1,7 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql } from '../database/db';
-import type { AccountSlot, Candidate, ClaimPlan } from './claim-plan';
-import type { AccountFeedback, ClaimedJob, FinishedAttempt, LeasedJobRef, LockedAccount, RoundResult } from './queue.types';
+import type { AccountFeedback, LockedAccount } from '../account-state/account-state';
+import type {
+  AccountSlot,
+  Candidate,
+  ClaimedJob,
+  ClaimPlan,
+  FinishedAttempt,
+  LeasedJobRef,
+  RoundAccounts,
+  RoundResult,
+} from './queue.types';
 import { claimCandidates } from './sql/claim-candidates';
 import { claimJobs } from './sql/claim-jobs';
 import { expireDeadlines } from './sql/expire-deadlines';
@@ -13,7 +22,7 @@ import { recordAttempts } from './sql/record-attempts';
 import { recordLateSuccesses } from './sql/record-late-successes';
 import { releaseJobs } from './sql/release-jobs';
 import { resumeJobs } from './sql/resume-jobs';
-import { inFlightCounts, lockRoundAccounts, startProbes, storeRefreshedCredentials, writeAccountFeedback } from './sql/round-accounts';
+import { inFlightCounts } from './sql/in-flight-counts';
 
 /** What a worker hands to one round. */
 export interface RoundInput {
@@ -29,6 +38,8 @@ export interface RoundInput {
   leaseMs: number;
   feedback: (accounts: LockedAccount[], recorded: FinishedAttempt[]) => Map<string, AccountFeedback>;
   plan: (candidates: Candidate[], accounts: Map<string, AccountSlot>, now: Date) => ClaimPlan;
+  /** The account side of the round (account-state's and accounts' statements, in this transaction). */
+  accounts: RoundAccounts;
   /** Also read when the next scheduled job is due after this round's claim (RoundResult.nextRunAt). */
   nextRunAt?: boolean;
 }
@@ -44,7 +55,7 @@ export interface RoundInput {
  * outcomes are recorded by a later, short transaction.
  */
 @Injectable()
-export class QueueRepository {
+export class JobStore {
   constructor(private readonly db: Db) {}
 
   /**
@@ -58,7 +69,7 @@ export class QueueRepository {
    *    transaction, so it sees the slots and jobs they freed.
    * 2. Outcomes whose lease was lost: successes are kept (recordLate); failures only logged by
    *    the worker (the reclaim already recorded the lost attempt). An extra statement, only then.
-   * 3. Every account involved, locked FOR UPDATE in id order (round-accounts.ts).
+   * 3. Every account involved, locked FOR UPDATE in id order (account-state.repository.ts, through `input.accounts`).
    * 4. `feedback` (pure: account-feedback.ts) folds the recorded outcomes into each account's
    *    circuit and status; refreshed credentials are stored if nobody replaced them meanwhile;
    *    a job paused by the refusal of credentials a person has replaced goes back to the queue.
@@ -88,7 +99,7 @@ export class QueueRepository {
       const accountIds = [
         ...new Set([...kept.map((a) => a.accountId), ...candidates.map((c) => c.accountId), ...refreshed.map((r) => r.accountId)]),
       ].sort();
-      const locked = await lockRoundAccounts(tx, accountIds);
+      const locked = await input.accounts.lock(tx, accountIds);
       const byId = new Map(locked.map((a) => [a.id, a]));
 
       const involved = new Set(kept.map((a) => a.accountId));
@@ -116,8 +127,8 @@ export class QueueRepository {
               usable.map((a) => a.id),
             )
           : Promise.resolve(new Map<string, { total: number; others: number }>()),
-        writeAccountFeedback(tx, decided),
-        storeRefreshedCredentials(tx, refreshed),
+        input.accounts.applyFeedback(tx, decided),
+        input.accounts.storeRefreshedCredentials(tx, refreshed),
         resumeJobs(
           tx,
           staleAuth.map((a) => a.jobId),
@@ -136,7 +147,7 @@ export class QueueRepository {
         );
         const { take, probes } = input.plan(candidates, slots, candidates[0].now);
         const [, jobs] = await Promise.all([
-          startProbes(tx, probes, leaseMs),
+          input.accounts.startProbes(tx, probes, leaseMs),
           take.length > 0 ? claimJobs(tx, owner, take, leaseMs) : Promise.resolve([]),
           tx.commit(),
         ]);

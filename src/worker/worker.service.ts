@@ -8,10 +8,14 @@ import { AttemptRunner } from './attempt-runner';
 import { planClaim } from './claim-plan';
 import { LeaseQueue } from './lease-queue';
 import { QueueListener } from './queue-listener';
-import { QueueNotifier } from './queue-notifier';
-import { QueueRepository } from './queue.repository';
-import type { ClaimedJob, FinishedAttempt, RoundResult } from './queue.types';
+import { QueueNotifier } from '../queue/queue-notifier';
+import { JobStore } from '../queue/job-store.service';
+import type { ClaimedJob, FinishedAttempt, RoundAccounts, RoundResult } from '../queue/queue.types';
+import { AccountStateService } from '../account-state/account-state.service';
+import { AccountsService } from '../accounts/accounts.service';
+import { Background, Periodic } from './background';
 import { WakeTimer } from './wake-timer';
+import { assertModeChange, WorkerMode } from './worker-mode';
 import { WorkerMetrics } from './worker.metrics';
 
 /** At most this many finished attempts are written per round. */
@@ -27,7 +31,7 @@ const ROUND_RETRY_MS = 500;
 
 /**
  * The delivery loop of one process: rounds (record what finished + claim what fits, one
- * transaction: QueueRepository.round), the jobs it holds (LeaseQueue: per-account slots,
+ * transaction: JobStore.round), the jobs it holds (LeaseQueue: per-account slots,
  * deadlines), wake-ups (WakeTimer, LISTEN/NOTIFY) and, every poll interval, crash recovery and
  * the deadline sweep. Leases of held jobs are renewed every third of a lease. Several processes
  * can run this against one database.
@@ -44,25 +48,37 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private readonly logger = new Logger('Worker');
   readonly owner = `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   private readonly leases: LeaseQueue;
+  private readonly roundAccounts: RoundAccounts;
   private readonly wakeTimer = new WakeTimer(() => this.kick());
   private pending: FinishedAttempt[] = [];
   /** The outcomes the round in flight is writing. */
   private recording: FinishedAttempt[] = [];
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
-  private pollTimer: NodeJS.Timeout | null = null;
-  private renewTimer: NodeJS.Timeout | null = null;
-  private stopping = false;
-  private started = false;
+  private mode: WorkerMode = 'idle';
+  /** Promises started and not awaited at once (the listener, the renewal of waiting outcomes, pumps): shutdown waits for them. */
+  private readonly background = new Background((err) => this.logger.error(`worker background work failed: ${String(err)}`));
+  /** Crash recovery and the deadline sweep, every poll interval; never two at once. */
+  private readonly maintenance: Periodic;
+  /** The leases this process holds, renewed every third of a lease; never two renewals at once. */
+  private readonly renewal: Periodic;
 
   constructor(
     @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
-    private readonly queue: QueueRepository,
+    private readonly queue: JobStore,
     private readonly listener: QueueListener,
     private readonly metrics: WorkerMetrics,
     private readonly attempts: AttemptRunner,
     private readonly notifier: QueueNotifier,
+    accountState: AccountStateService,
+    accounts: AccountsService,
   ) {
+    this.roundAccounts = {
+      lock: (tx, ids) => accountState.lockForRound(tx, ids),
+      applyFeedback: (tx, decided) => accountState.applyFeedback(tx, decided),
+      startProbes: (tx, ids, leaseMs) => accountState.startProbes(tx, ids, leaseMs),
+      storeRefreshedCredentials: (tx, updates) => accounts.storeRefreshedCredentials(tx, updates),
+    };
     this.leases = new LeaseQueue({
       concurrency: config.worker.concurrency,
       leaseMs: config.worker.leaseMs,
@@ -72,6 +88,13 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       changed: () => this.kick(),
       warn: (message) => this.logger.warn(message),
     });
+    const logged = (what: string) => (err: unknown) => this.logger.error(`${what} failed: ${String(err)}`);
+    this.maintenance = new Periodic(config.worker.pollIntervalMs, () => this.maintain(), logged('queue maintenance'));
+    this.renewal = new Periodic(Math.max(100, Math.floor(config.worker.leaseMs / 3)), () => this.renew(), logged('lease renewal'));
+  }
+
+  private setMode(next: WorkerMode): void {
+    this.mode = assertModeChange(this.mode, next);
   }
 
   onApplicationBootstrap(): void {
@@ -81,8 +104,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
 
   /** Starts the loop (called at bootstrap when WORKER_ENABLED; tests may call it). */
   start(): void {
-    if (this.started) return;
-    this.started = true;
+    if (this.mode !== 'idle') return;
+    this.setMode('running');
     this.listener.onWake((runAt) => this.wakeTimer.at(runAt));
     // Posts created by this process: woken directly, before the (folded) NOTIFY comes back.
     this.notifier.onJobsAdded((runAt) => this.wakeTimer.at(runAt));
@@ -91,23 +114,21 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       this.attempts.forget(accountId);
       this.leases.giveBack(accountId);
     });
-    void this.listener.start();
-    this.pollTimer = setInterval(() => void this.maintain(), this.config.worker.pollIntervalMs);
-    this.pollTimer.unref();
-    this.renewTimer = setInterval(() => void this.renew(), Math.max(100, Math.floor(this.config.worker.leaseMs / 3)));
-    this.renewTimer.unref();
-    void this.maintain();
+    this.background.run(this.listener.start());
+    this.maintenance.start(true);
+    this.renewal.start(false);
   }
 
   /** SIGTERM: stop claiming, let attempts finish (bounded), record them, release the rest. */
   async beforeApplicationShutdown(): Promise<void> {
-    if (!this.started || this.stopping) return;
-    this.stopping = true;
-    if (this.pollTimer) clearInterval(this.pollTimer);
+    if (this.mode === 'idle') this.setMode('stopped');
+    if (this.mode !== 'running') return;
+    this.setMode('draining');
+    await this.maintenance.stop();
     this.wakeTimer.stop();
     await this.listener.stop();
     await this.leases.drain(this.config.worker.shutdownGraceMs);
-    // Record what finished and give back the rest (no claiming: `stopping` leaves no room).
+    // Record what finished and give back the rest (no claiming: draining leaves no room).
     for (let failures = 0; this.pending.length > 0 || this.leases.hasReturns || this.pumping;) {
       if (!this.pumping) this.kick();
       await this.pumping;
@@ -117,7 +138,10 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         break;
       }
     }
-    if (this.renewTimer) clearInterval(this.renewTimer);
+    // Leases were renewed while attempts drained; now nothing of ours is left running.
+    await this.renewal.stop();
+    await this.background.settled();
+    this.setMode('stopped');
     this.logger.log('worker stopped');
   }
 
@@ -135,11 +159,12 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       .catch((err: unknown) => this.logger.error(`worker round failed: ${String(err)}`))
       .finally(() => {
         this.pumping = null;
-        if (this.pumpAgain && !this.stopping) {
+        if (this.pumpAgain && this.mode === 'running') {
           this.pumpAgain = false;
           this.kick();
         }
       });
+    this.background.run(this.pumping);
   }
 
   private finished(attempt: FinishedAttempt): void {
@@ -155,7 +180,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     let nextRunAt: Date | null | undefined;
     for (;;) {
       this.pumpAgain = false;
-      const room = this.stopping ? 0 : Math.min(batchSize, this.leases.room);
+      const room = this.mode === 'running' ? Math.min(batchSize, this.leases.room) : 0;
       if (this.pending.length === 0 && !this.leases.hasReturns && room <= 0) return; // a finishing attempt kicks again
       const finished = this.pending.splice(0, FINISHED_BATCH);
       this.recording = finished;
@@ -176,6 +201,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
           feedback: (accounts, attempts) =>
             accountFeedback(accounts, attempts, this.config.circuit, this.config.retry.jitter === 'none' ? () => 0 : Math.random),
           plan: (candidates, slots, now) => planClaim(candidates, slots, now, room),
+          accounts: this.roundAccounts,
           // Nothing runs: if this round claims nothing either, the worker goes idle and sleeps
           // until the next scheduled job, which this round reads with its claim.
           nextRunAt: this.leases.runningCount === 0,
@@ -187,7 +213,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         this.pending.unshift(...finished);
         this.leases.restore(returns);
         this.logger.error(`worker round failed, will retry: ${isConnectionError(err) ? 'the database is unavailable' : String(err)}`);
-        if (this.stopping) return;
+        if (this.mode !== 'running') return;
         await new Promise((resolve) => setTimeout(resolve, ROUND_RETRY_MS));
         continue;
       } finally {
@@ -209,8 +235,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     }
     // Idle: sleep until the next scheduled job (retries this process scheduled, and jobs other
     // processes wrote while no NOTIFY reached us), at most a poll interval. Read by the last
-    // round with its claim when it could (see QueueRepository.round), else now.
-    if (!this.stopping && this.leases.runningCount === 0) {
+    // round with its claim when it could (see JobStore.round), else now.
+    if (this.mode === 'running' && this.leases.runningCount === 0) {
       const next = nextRunAt !== undefined ? nextRunAt : await this.queue.nextRunAt();
       if (next) this.wakeTimer.at(Math.min(next.getTime(), Date.now() + this.config.worker.pollIntervalMs));
     }
@@ -256,11 +282,13 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     // on one of them can never hold back the renewal of running attempts.
     const waiting = this.pending.map((a) => a.jobId);
     if (waiting.length > 0) {
-      this.queue.extendLeases(this.owner, waiting, leaseMs).catch((err: unknown) => {
-        this.logger.warn(
-          `renewing the leases of ${waiting.length} outcomes not yet written failed: ${isConnectionError(err) ? 'the database is unavailable' : String(err)}`,
-        );
-      });
+      this.background.run(
+        this.queue.extendLeases(this.owner, waiting, leaseMs).catch((err: unknown) => {
+          this.logger.warn(
+            `renewing the leases of ${waiting.length} outcomes not yet written failed: ${isConnectionError(err) ? 'the database is unavailable' : String(err)}`,
+          );
+        }),
+      );
     }
     const scope = this.leases.renewal();
     if (scope.ids.length === 0) return;
@@ -282,7 +310,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
 
   /** Every poll interval: crash recovery, deadlines, and a claim in case a wake-up was missed. */
   private async maintain(): Promise<void> {
-    if (this.stopping) return;
+    if (this.mode !== 'running') return;
     try {
       const reclaimed = await this.queue.reclaimExpiredLeases(this.config.retry.maxAttempts, this.owner, this.ownJobIds());
       if (reclaimed > 0) this.logger.warn(`reclaimed ${reclaimed} jobs whose worker stopped (lease expired)`);

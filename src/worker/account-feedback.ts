@@ -1,5 +1,6 @@
 import { BreakerConfig, recordOutcome } from '../retry/circuit-breaker';
-import type { AccountFeedback, FinishedAttempt, LockedAccount } from './queue.types';
+import type { AccountFeedback, LockedAccount } from '../account-state/account-state';
+import type { FinishedAttempt } from '../queue/queue.types';
 
 /**
  * What a batch of finished attempts does to their accounts (docs/delivery.md), folded in the order the

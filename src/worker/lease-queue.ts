@@ -1,4 +1,4 @@
-import type { ClaimedJob, FinishedAttempt, LeasedJobRef } from './queue.types';
+import type { ClaimedJob, FinishedAttempt, LeasedJobRef } from '../queue/queue.types';
 
 /**
  * The jobs one worker process holds: leased to it in the database, running or waiting here for a

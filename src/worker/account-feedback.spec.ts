@@ -1,7 +1,8 @@
 import { CLOSED_CIRCUIT, DEFAULT_BREAKER } from '../retry/circuit-breaker';
 import type { ErrorClass } from '../retry/error-class';
 import { accountFeedback } from './account-feedback';
-import type { FinishedAttempt, LockedAccount } from './queue.types';
+import type { LockedAccount } from '../account-state/account-state';
+import type { FinishedAttempt } from '../queue/queue.types';
 
 const t0 = Date.parse('2026-11-29T12:00:00Z');
 let seq = 0;

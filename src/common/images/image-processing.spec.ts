@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import fc from 'fast-check';
-import { pngBomb } from '../../test/support/png-bomb';
+import { pngBomb } from '../../../test/support/png-bomb';
 import { fitUnder, ImageCodec, ImageFitError, longestSideFor, nextLongestSide, sharpCodec } from './image-processing';
 
 /** Deterministic noise: compresses badly, so the encoder has to work for its bytes. */

@@ -1,0 +1,39 @@
+import type { ClientConfig } from 'pg';
+
+/** How long to wait for a free pooled connection (or a new one) before answering 503 instead of hanging. */
+export const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * Who opens a connection; it names the session in pg_stat_activity (`application_name`), so an
+ * operator can tell Herald's pool from its LISTEN session and its start-up work.
+ * - pool: the statements of the API and the worker (Db);
+ * - listener: the one LISTEN session per process (a session of its own: behind a transaction
+ *   pooler it must reach PostgreSQL itself, DATABASE_DIRECT_URL);
+ * - migrations: the schema update at start, under an advisory lock;
+ * - bootstrap: creating the embedded server's database before anything else.
+ */
+export type ConnectionRole = 'pool' | 'listener' | 'migrations' | 'bootstrap';
+
+const APPLICATION_NAME: Record<ConnectionRole, string> = {
+  pool: 'herald',
+  listener: 'herald-listener',
+  migrations: 'herald-migrations',
+  bootstrap: 'herald-bootstrap',
+};
+
+/**
+ * The options of every PostgreSQL connection Herald opens, in one place:
+ * - a connect timeout, so nothing hangs on a database that is away (a 503 or a retried round
+ *   instead);
+ * - TCP keepalive, so a peer that vanished without closing (a host cut off, a NAT that dropped
+ *   the flow) is noticed instead of waiting on it forever.
+ * Callers add only what is theirs: the pool its size and pipelining.
+ */
+export function connectionOptions(url: string, role: ConnectionRole): ClientConfig {
+  return {
+    connectionString: url,
+    application_name: APPLICATION_NAME[role],
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+  };
+}

@@ -1,0 +1,26 @@
+/**
+ * SQL for reading the jobs table (its owner is the queue: every statement that writes it is in
+ * ./sql). These are expressions over `jobs j` for the modules that read jobs: the job and
+ * dead-letter views.
+ */
+
+/** A job row's columns, as JobRow (jobs/job.types.ts) names them. */
+export const JOB_COLUMNS = `
+  j.id, j.post_id AS "postId", j.account_id AS "accountId", j.workspace_id AS "workspaceId", j.provider, j.status,
+  j.run_at AS "runAt", j.attempt_count AS "attemptCount", j.attempt_base AS "attemptBase",
+  j.idempotency_key AS "idempotencyKey", j.text_override AS "textOverride", j.payload,
+  j.error_class AS "errorClass", j.last_error AS "lastError", j.dead_reason AS "deadReason",
+  j.remote_id AS "remoteId", j.remote_url AS "remoteUrl", j.created_at AS "createdAt", j.updated_at AS "updatedAt",
+  j.finished_at AS "finishedAt"`;
+
+/**
+ * The idempotency key a dead job goes back to the queue with: a new one iff its payload was
+ * edited (PATCH /v1/dlq/:jobId) since the current key was issued, else the same (docs/dead-letter-queue.md:
+ * receivers may have cached their answer to the old key). New keys are `<jobId>.<n>`, n = 2, 3,
+ * … (a job's first key is its id): unique because job ids are, readable in a receiver's logs,
+ * and within Bluesky's record-key alphabet. Also read by the DLQ's detail view, which announces
+ * the key a requeue would send.
+ */
+export const REVIVE_KEY_SQL = `CASE WHEN j.payload_changed_since_key
+  THEN j.id::text || '.' || (coalesce(substring(j.idempotency_key from '\\.(\\d+)$')::int, 1) + 1)
+  ELSE j.idempotency_key END`;

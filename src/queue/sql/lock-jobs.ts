@@ -1,0 +1,49 @@
+import type { Sql } from '../../database/db';
+import type { JobPayload, Provider } from '../../connectors/connector.interface';
+import type { JobStatus } from '../job-lifecycle';
+
+/**
+ * The row locks a person's change of jobs takes before it decides anything (requeue, retry,
+ * discard, edit, a post's edit or cancel): FOR UPDATE, in id order, so two such changes lock in
+ * the same order and cannot deadlock, and always before any account row (Herald's lock order,
+ * the worker round's too). Every lock is scoped by workspace.
+ */
+
+export interface LockedJob {
+  id: string;
+  accountId: string;
+  status: JobStatus;
+  idempotencyKey: string;
+  runAt: Date;
+  publishBy: Date | null;
+  payload: JobPayload;
+  provider: Provider;
+  attemptCount: number;
+}
+
+/**
+ * The workspace's jobs among `ids` (any status: the caller reports why one cannot change).
+ * `onlyDead`: dead ones only. A job another transaction is changing is waited for, and the
+ * WHERE is evaluated again on its new version (PostgreSQL's re-check after a lock wait), so a
+ * job requeued meanwhile drops out instead of being taken twice.
+ */
+export function lockJobs(m: Sql, workspaceId: string, ids: string[], onlyDead: boolean): Promise<LockedJob[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return m.query(
+    `SELECT j.id, j.account_id AS "accountId", j.status, j.idempotency_key AS "idempotencyKey", j.run_at AS "runAt",
+            j.publish_by AS "publishBy", j.payload, j.provider, j.attempt_count AS "attemptCount"
+     FROM jobs j WHERE j.workspace_id = $1 AND j.id = ANY($2::uuid[]) AND (NOT $3::boolean OR j.status = 'dead')
+     ORDER BY j.id FOR UPDATE`,
+    [workspaceId, ids, onlyDead],
+  );
+}
+
+/** Every job of a post, for its edit or cancel: whether any has started is decided under these locks. */
+export function lockPostJobs(m: Sql, workspaceId: string, postId: string): Promise<LockedJob[]> {
+  return m.query(
+    `SELECT j.id, j.account_id AS "accountId", j.status, j.idempotency_key AS "idempotencyKey", j.run_at AS "runAt",
+            j.publish_by AS "publishBy", j.payload, j.provider, j.attempt_count AS "attemptCount"
+     FROM jobs j WHERE j.workspace_id = $1 AND j.post_id = $2 ORDER BY j.id FOR UPDATE`,
+    [workspaceId, postId],
+  );
+}
