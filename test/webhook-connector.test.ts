@@ -18,7 +18,9 @@ function config(env: Record<string, string> = {}): EnvConfig {
 }
 
 const connector = new WebhookConnector(config({ HTTP_CONNECT_TIMEOUT_MS: '2000', HTTP_TOTAL_TIMEOUT_MS: '5000' }));
-const impatient = new WebhookConnector(config({ HTTP_CONNECT_TIMEOUT_MS: '200', HTTP_TOTAL_TIMEOUT_MS: '300' }));
+// A connect timeout longer than the total one: only the total timeout can end its attempts (a
+// 200 ms connect timeout fired first on a loaded machine, before the connection was made).
+const impatient = new WebhookConnector(config({ HTTP_CONNECT_TIMEOUT_MS: '5000', HTTP_TOTAL_TIMEOUT_MS: '300' }));
 const guarded = new WebhookConnector(config({ HERALD_ALLOW_PRIVATE_URLS: 'false' }));
 
 const AUTH_VALUE = 'Bearer blog-api-token-7f3a9c';
