@@ -11,11 +11,12 @@
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 
 module.exports = {
-  // Tests and hooks (an app or a service process booting) get two minutes: a deadline to end a
-  // test that went wrong, not a measure of speed. On a machine shared with other test runs (load
-  // averages past 20 on two cores seen here), booting an app has taken over a minute. Waits
-  // inside tests have their own deadlines (test/support/poll.ts).
-  testTimeout: 120_000,
+  // Tests and hooks (an app, a browser, a PDS or a service process booting) get five minutes: a
+  // deadline to end a test that went wrong, not a measure of speed. On a machine shared with
+  // other test runs (load averages of 20 to 30 on two cores seen here), booting an app has taken
+  // over a minute, and a browser, a PDS and an app together over two. Waits inside tests have
+  // their own deadlines (test/support/poll.ts).
+  testTimeout: 300_000,
   // A worker per core. Tests wait on the events they check (test/support/poll.ts), never on a
   // fixed time, so a second worker beside them changes how long they take, not what they see.
   maxWorkers: '100%',

@@ -92,7 +92,7 @@ export function useServices(): ServicesFixture {
     async start(databaseUrl, extra = {}) {
       const s = ServiceProcess.start(serviceEnv(databaseUrl, extra), await freePort());
       services.push(s);
-      await s.waitReady(60_000);
+      await s.waitReady(120_000); // a start has taken over a minute at a load average of 30
       return s;
     },
     async receiver(handler) {
