@@ -15,15 +15,21 @@ import { pollUntil, sleep } from './support/poll';
  * anything more can reach the receiver, without waiting "a while" to see.
  */
 describe('attempts longer than a lease', () => {
-  const engine = useEngine(() => leases(1_500));
+  // Leases of 6 s, renewed every 2 s: an attempt still stops when renewals fall behind by more
+  // than a lease less its margin (1.5 s), and with 1.5 s leases a machine at load 30 starved the
+  // worker that long (attempts then ended as attempt_deadline, by design). The receiver answers
+  // after 10 s, well past a lease.
+  const LEASE = 6_000;
+  const ANSWER = 10_000;
+  const engine = useEngine(() => leases(LEASE));
 
-  /** Short leases, slow receivers allowed for (8 s requests, 10 s attempts), the breaker out of the way. */
+  /** Leases of `leaseMs`, slow receivers allowed for (30 s requests, 40 s attempts), the breaker out of the way. */
   function leases(leaseMs: number): Partial<HeraldConfig> {
     const fast = fastEngine();
     return {
       circuit: NO_BREAKER,
-      http: { ...fast.http!, totalTimeoutMs: 8_000 },
-      worker: { ...fast.worker!, leaseMs, attemptTimeoutMs: 10_000 },
+      http: { ...fast.http!, totalTimeoutMs: 30_000 },
+      worker: { ...fast.worker!, leaseMs, attemptTimeoutMs: 40_000 },
     };
   }
 
@@ -37,8 +43,8 @@ describe('attempts longer than a lease', () => {
       )
     )[0].n;
 
-  it('with a 1.5 s lease and a receiver that answers after 4 s, no job ever has two attempts in flight, and each success is kept', async () => {
-    await engine.worker(leases(1_500)); // a second process, ready to take over any lease that lapses
+  it('with a 6 s lease and a receiver that answers after 10 s, no job ever has two attempts in flight, and each success is kept', async () => {
+    await engine.worker(leases(LEASE)); // a second process, ready to take over any lease that lapses
     const r = await engine.receiver();
     const inFlight = new Map<string, number>();
     let overlaps = 0;
@@ -47,7 +53,7 @@ describe('attempts longer than a lease', () => {
       const n = (inFlight.get(k) ?? 0) + 1;
       inFlight.set(k, n);
       if (n > 1) overlaps += 1;
-      await sleep(4_000);
+      await sleep(ANSWER);
       inFlight.set(k, (inFlight.get(k) ?? 1) - 1);
       return { status: 200, body: { id: `remote-${k}`, url: `https://blog.example/${k}` } };
     });
@@ -65,11 +71,11 @@ describe('attempts longer than a lease', () => {
     expect(await lostAttempts(jobIds)).toBe(0);
     expect(overlaps).toBe(0);
     expect(r.requests).toHaveLength(6);
-  }, 90_000);
+  }, 180_000);
 
   it('an outcome waiting behind a slow round keeps its lease: its job is not reclaimed, and not sent twice', async () => {
     const first = engine.t;
-    await engine.worker(leases(1_500)); // a second process, whose crash recovery would take a lapsed lease over
+    await engine.worker(leases(LEASE)); // a second process, whose crash recovery would take a lapsed lease over
     const r = await engine.receiver();
     const answer = new Map<string, () => void>();
     r.setHandler(async (req) => {
@@ -110,8 +116,8 @@ describe('attempts longer than a lease', () => {
         async () =>
           (
             await engine.sql<{ past: boolean; until: Date }>(
-              `SELECT now() > $2::timestamptz + interval '1500 milliseconds' AS past, lease_expires_at AS until FROM jobs WHERE id = $1`,
-              [b, until],
+              `SELECT now() > $2::timestamptz + $3 * interval '1 millisecond' AS past, lease_expires_at AS until FROM jobs WHERE id = $1`,
+              [b, until, LEASE],
             )
           )[0],
         (row) => row.past,
@@ -128,12 +134,12 @@ describe('attempts longer than a lease', () => {
     // Both finished and never taken over (no worker_lost attempt): nothing more can be sent.
     expect(await lostAttempts([a, b])).toBe(0);
     expect(r.requests.map((q) => q.headers['idempotency-key']).sort()).toEqual([a, b].sort());
-  }, 60_000);
+  }, 180_000);
 
   it('a success that comes back after its lease was lost is kept: succeeded with its remote id, not dead, not sent again', async () => {
     // Leases of 30 s: the owner's first renewal would come after 10 s, so the test can make the
     // lease lapse in between, as a database away for a whole lease would.
-    const owner = await engine.worker(leases(30_000), null); // a database of its own: the file's 1.5 s workers stay out of it
+    const owner = await engine.worker(leases(30_000), null); // a database of its own: the file's 6 s workers stay out of it
     const r = await engine.receiver();
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
