@@ -7,6 +7,7 @@ import { SettingsPage1764520000000 } from './1764520000000-settings-page';
 import { Notifications1764530000000 } from './1764530000000-notifications';
 import { MediaQuota1764540000000 } from './1764540000000-media-quota';
 import { JobsOutliveOwners1764550000000 } from './1764550000000-jobs-outlive-owners';
+import { BlueskyOAuth1764900000000 } from './1764900000000-bluesky-oauth';
 
 /** Every migration, in order. Listed explicitly so the build and the tests load the same set. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   Notifications1764530000000,
   MediaQuota1764540000000,
   JobsOutliveOwners1764550000000,
+  BlueskyOAuth1764900000000,
 ];

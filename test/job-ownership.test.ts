@@ -23,8 +23,8 @@ describe('jobs outlive the rows they point to', () => {
       await db.query(`INSERT INTO posts (id, workspace_id, text, scheduled_at) VALUES ($1, $2, 'hello', now())`, [ids.post, ids.workspace]);
       await db.query(
         `INSERT INTO jobs (id, workspace_id, post_id, account_id, provider, status, run_at, idempotency_key, payload)
-         VALUES ($1, $2, $3, $4, 'webhook', 'scheduled', now(), $1, '{}')`,
-        [ids.job, ids.workspace, ids.post, ids.account],
+         VALUES ($1, $2, $3, $4, 'webhook', 'scheduled', now(), $5, '{}')`,
+        [ids.job, ids.workspace, ids.post, ids.account, ids.job],
       );
     });
   });

@@ -42,6 +42,20 @@ export interface EnvConfig {
     apiBaseUrl: string;
     oauthBaseUrl: string;
   };
+  bluesky: {
+    /**
+     * The private key of Herald's Bluesky OAuth client (ES256: PKCS#8 PEM or a JWK), from
+     * BLUESKY_OAUTH_PRIVATE_KEY; `null`: a key generated once and kept in the database, sealed
+     * with HERALD_SECRET_KEY.
+     */
+    oauthPrivateKey: string | null;
+    /** The scopes Herald asks for ("Connect with Bluesky"); always includes `atproto`. */
+    oauthScope: string;
+    /** PLC directory that resolves did:plc identities (OAuth connect). */
+    plcUrl: string;
+    /** An XRPC service that resolves handles (`com.atproto.identity.resolveHandle`); `null`: DNS and HTTPS, as the AT Protocol defines. */
+    handleResolverUrl: string | null;
+  };
   media: {
     /** How long a signed media link (GET /media/:id) stays valid. */
     urlTtlSeconds: number;
@@ -202,6 +216,24 @@ function readLinkedInVersion(env: Env): string {
   return value;
 }
 
+/**
+ * The narrowest scopes that let Herald post: create `app.bsky.feed.post` records and upload
+ * images (the granular scopes of the AT Protocol's OAuth, "Permissions"). A PDS that predates
+ * them needs BLUESKY_OAUTH_SCOPE="atproto transition:generic" (what an app password can do).
+ */
+export const DEFAULT_BLUESKY_OAUTH_SCOPE = 'atproto repo:app.bsky.feed.post?action=create blob:image/*';
+
+function readBlueskyScope(env: Env): string {
+  const value = readString(env, 'BLUESKY_OAUTH_SCOPE');
+  if (value === null) return DEFAULT_BLUESKY_OAUTH_SCOPE;
+  const scopes = value.split(/\s+/);
+  if (!scopes.includes('atproto')) {
+    throw new ConfigError('BLUESKY_OAUTH_SCOPE', `must include "atproto" (e.g. "${DEFAULT_BLUESKY_OAUTH_SCOPE}"), got "${value}"`);
+  }
+  if (new Set(scopes).size !== scopes.length) throw new ConfigError('BLUESKY_OAUTH_SCOPE', `names a scope twice: "${value}"`);
+  return scopes.join(' ');
+}
+
 function readMail(env: Env): EnvConfig['mail'] {
   const mail = {
     maxAttempts: readInt(env, 'MAIL_MAX_ATTEMPTS', 10, 1, 100),
@@ -303,6 +335,13 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
       apiVersion: readLinkedInVersion(env),
       apiBaseUrl: (readUrl(env, 'LINKEDIN_API_BASE_URL', ['http:', 'https:']) ?? 'https://api.linkedin.com').replace(/\/+$/, ''),
       oauthBaseUrl: (readUrl(env, 'LINKEDIN_OAUTH_BASE_URL', ['http:', 'https:']) ?? 'https://www.linkedin.com').replace(/\/+$/, ''),
+    },
+    bluesky: {
+      // A private key: checked when the key is loaded (bluesky-oauth-keys.ts), never echoed.
+      oauthPrivateKey: readString(env, 'BLUESKY_OAUTH_PRIVATE_KEY'),
+      oauthScope: readBlueskyScope(env),
+      plcUrl: (readUrl(env, 'BLUESKY_PLC_URL', ['http:', 'https:']) ?? 'https://plc.directory').replace(/\/+$/, ''),
+      handleResolverUrl: readUrl(env, 'BLUESKY_HANDLE_RESOLVER_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ?? null,
     },
     media: {
       urlTtlSeconds: readInt(env, 'MEDIA_URL_TTL_SECONDS', 7 * 86_400, 60, 365 * 86_400),

@@ -161,7 +161,13 @@ export class AccountsPageController {
       res,
       `connect-${provider}`,
       { title: `Connect ${PROVIDER_LABELS[provider]}`, section: 'accounts', session, status: error ? status : 200 },
-      { values, error, appPasswordPattern: APP_PASSWORD_PATTERN, oauth: this.pages.linkedinOAuthEnabled },
+      {
+        values,
+        error,
+        appPasswordPattern: APP_PASSWORD_PATTERN,
+        oauth: this.pages.linkedinOAuthEnabled,
+        blueskyOAuth: this.pages.blueskyOAuthEnabled,
+      },
     );
   }
 
@@ -242,6 +248,7 @@ export class AccountsPageController {
         error,
         appPasswordPattern: APP_PASSWORD_PATTERN,
         oauth: this.pages.linkedinOAuthEnabled,
+        blueskyOAuth: this.pages.blueskyOAuthEnabled,
         isBluesky: card.provider === 'bluesky',
       },
     );

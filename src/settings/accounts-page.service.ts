@@ -38,7 +38,8 @@ function identity(a: AccountView): string {
   const str = (v: unknown) => (typeof v === 'string' ? v : '');
   switch (a.provider) {
     case 'bluesky':
-      return c.handle ? `@${str(c.handle)}` : str(c.identifier);
+      // "(OAuth)": connected with "Connect with Bluesky" rather than an app password.
+      return `${c.handle ? `@${str(c.handle)}` : str(c.identifier)}${c.auth === 'oauth' ? ' (OAuth)' : ''}`;
     case 'linkedin':
       return str(c.authorUrn);
     case 'webhook':

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
+import { oauthAvailability } from '../connectors/bluesky/oauth/bluesky-oauth-client';
 import type { Flash } from './session/sessions.repository';
 import { PageSession, SessionsService } from './session/sessions.service';
 import { Asset, loadAssets, settingsDir } from './settings-views';
@@ -56,6 +57,11 @@ export class PageRenderer {
   async redirect(res: Response, session: PageSession, to: string, flash?: Flash): Promise<void> {
     if (flash) await this.sessions.flash(session, flash);
     res.redirect(303, to);
+  }
+
+  /** "Connect with Bluesky" works from this PUBLIC_URL (https, a public name). */
+  get blueskyOAuthEnabled(): boolean {
+    return oauthAvailability(this.config.publicUrl).ok;
   }
 
   get linkedinOAuthEnabled(): boolean {

@@ -4,6 +4,7 @@ import cookieParser from 'cookie-parser';
 import type { Express } from 'express';
 import helmet from 'helmet';
 import { AccountsModule } from '../accounts/accounts.module';
+import { BlueskyModule } from '../connectors/bluesky/bluesky.module';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { DeadLetterModule } from '../dead-letter/dead-letter.module';
 import { JobsModule } from '../jobs/jobs.module';
@@ -12,6 +13,9 @@ import { PostsModule } from '../posts/posts.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { AccountsPageController } from './accounts-page.controller';
 import { AccountsPageService } from './accounts-page.service';
+import { BlueskyConnectController } from './bluesky/bluesky-connect.controller';
+import { BlueskyConnectService } from './bluesky/bluesky-connect.service';
+import { BlueskyOAuthMetadataController } from './bluesky/bluesky-oauth-metadata.controller';
 import { FailedPostsController } from './failed-posts.controller';
 import { LinkedInOAuthClient } from './linkedin/linkedin-oauth.client';
 import { LinkedInOAuthController } from './linkedin/linkedin-oauth.controller';
@@ -39,6 +43,7 @@ const PAGE_CONTROLLERS = [
   PostsPageController,
   NotificationsPageController,
   LinkedInOAuthController,
+  BlueskyConnectController,
 ];
 
 /**
@@ -47,8 +52,8 @@ const PAGE_CONTROLLERS = [
  * sessions and OAuth states and calls the other modules' services for everything else.
  */
 @Module({
-  imports: [WorkspacesModule, AccountsModule, JobsModule, PostsModule, DeadLetterModule, NotificationsModule],
-  controllers: PAGE_CONTROLLERS,
+  imports: [WorkspacesModule, AccountsModule, BlueskyModule, JobsModule, PostsModule, DeadLetterModule, NotificationsModule],
+  controllers: [...PAGE_CONTROLLERS, BlueskyOAuthMetadataController],
   providers: [
     SessionsRepository,
     SessionsService,
@@ -59,6 +64,7 @@ const PAGE_CONTROLLERS = [
     OAuthStatesRepository,
     LinkedInOAuthClient,
     LinkedInOAuthService,
+    BlueskyConnectService,
   ],
 })
 export class SettingsModule implements NestModule, OnModuleInit {

@@ -17,7 +17,8 @@ import { DEADLINE_MS, pollUntil } from './poll';
  * downloads no browser of its own. Flags measured on this kind of machine: as root, offline, and
  * without Chromium's own background connections (which the closed network would refuse, many at a time).
  */
-export async function launchBrowser(): Promise<Browser> {
+/** `extraArgs`: more Chromium flags (e.g. public-https.ts's host mapping). */
+export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   const executablePath = chromiumPath();
   if (!fs.existsSync(executablePath)) {
     throw new Error(`${executablePath} is missing: ${INSTALL_COMMAND} (npm test's global setup installs it when run as root)`);
@@ -34,6 +35,7 @@ export async function launchBrowser(): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
       '--disable-dev-shm-usage',
+      ...extraArgs,
     ],
   });
 }

@@ -42,7 +42,9 @@ export function guardedFetch(opts: GuardedFetchOptions): FetchLike {
     request.headers.forEach((value, name) => {
       headers[name] = value;
     });
-    const result = await send({ method: request.method, url: request.url, headers, body }, { ...opts, signal: init?.signal ?? undefined });
+    // A Request carries its own signal (the OAuth client's DPoP wrapper passes Requests): it ends the request too.
+    const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+    const result = await send({ method: request.method, url: request.url, headers, body }, { ...opts, signal });
     if (result.kind === 'network_error') throw new OutboundError(result.code, result.message, result.sent);
     if (result.cut !== null) {
       const code = result.cut === 'limit' ? 'too_large' : result.cut;

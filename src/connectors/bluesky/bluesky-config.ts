@@ -17,6 +17,8 @@ export interface BlueskyConfig {
   service: string;
   did?: string;
   handle?: string;
+  /** `oauth` for an account connected with "Connect with Bluesky"; absent: an app password. */
+  auth?: 'oauth';
 }
 
 /** A session as `com.atproto.server.createSession` / `refreshSession` return it. */
@@ -111,5 +113,28 @@ export function readStoredAccount(
       ...(typeof config.handle === 'string' ? { handle: config.handle } : {}),
     },
     credentials: { appPassword: credentials.appPassword, session: isSession(credentials.session) ? credentials.session : null },
+  };
+}
+
+/** An account connected with OAuth: its session lives in bluesky_oauth_sessions (oauth/). */
+export interface StoredOAuthAccount {
+  config: BlueskyConfig & { did: string; handle: string };
+  oauth: { sessionId: string; did: string };
+}
+
+/** The OAuth session an account's credentials name, or null for an app-password account. */
+export function readOAuthAccount(config: Record<string, unknown>, credentials: Record<string, unknown>): StoredOAuthAccount | null {
+  const oauth = credentials.oauth;
+  if (!isRecord(oauth) || typeof oauth.sessionId !== 'string' || typeof oauth.did !== 'string') return null;
+  const handle = typeof config.handle === 'string' ? config.handle : oauth.did;
+  return {
+    config: {
+      identifier: typeof config.identifier === 'string' ? config.identifier : handle,
+      service: typeof config.service === 'string' && config.service !== '' ? config.service : DEFAULT_SERVICE,
+      did: oauth.did,
+      handle,
+      auth: 'oauth',
+    },
+    oauth: { sessionId: oauth.sessionId, did: oauth.did },
   };
 }

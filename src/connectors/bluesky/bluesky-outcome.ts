@@ -32,6 +32,8 @@ export interface BlueskyOutcomeContext {
   secrets: readonly string[];
   connectTimeoutMs: number;
   totalTimeoutMs: number;
+  /** What a person does about refused credentials (default: re-enter the app password). */
+  authRemedy?: string;
 }
 
 const AUTH_ERRORS = new Set(['ExpiredToken', 'InvalidToken', 'AuthenticationRequired', 'AccountTakedown', 'AccountDeactivated']);
@@ -57,12 +59,12 @@ function classOf(err: XRPCError, status: number): ErrorClass {
   return classifyHttpStatus(status);
 }
 
-function messageFor(errorClass: ErrorClass, status: number, err: XRPCError, step: string, host: string): string {
+function messageFor(errorClass: ErrorClass, status: number, err: XRPCError, step: string, host: string, authRemedy: string): string {
   const what = `${err.error ?? 'error'}${err.message && err.message !== err.error ? `: ${err.message}` : ''}`;
   if (status === 429) return `rate limited by ${host} while ${step} (${what})`;
   switch (errorClass) {
     case 'auth':
-      return `${host} refused the credentials while ${step} (${what}); re-enter the app password`;
+      return `${host} refused the credentials while ${step} (${what}); ${authRemedy}`;
     case 'permanent':
       return `${host} refused the request while ${step} (HTTP ${status} ${what})`;
     default:
@@ -85,7 +87,10 @@ export function blueskyErrorOutcome(err: unknown, step: string, ctx: BlueskyOutc
         ...EMPTY,
         errorClass,
         httpStatus: status,
-        message: redactSecrets(messageFor(errorClass, status, err, step, ctx.host), ctx.secrets),
+        message: redactSecrets(
+          messageFor(errorClass, status, err, step, ctx.host, ctx.authRemedy ?? 're-enter the app password'),
+          ctx.secrets,
+        ),
         responseExcerpt: responseExcerpt(body, ctx.secrets, ctx.excerptBytes),
         serverDelayMs: serverRequestedDelayMs(headers, ctx.now),
       };

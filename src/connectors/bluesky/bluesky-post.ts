@@ -11,7 +11,7 @@ import {
 import { fitUnder, ImageFitError } from '../../common/images/image-processing';
 import { xrpcStatus } from './bluesky-outcome';
 import type { DeliveryJob } from '../connector.interface';
-import type { BlueskySession } from './bluesky-session';
+import type { BlueskyAuth } from './bluesky-auth';
 import { PreviewFetchOptions, readPreview, readThumbnail } from './link-preview';
 
 /**
@@ -33,7 +33,7 @@ export const MAX_IMAGES = 4;
 export class PoisonError extends Error {}
 
 export interface PostBuildContext {
-  session: BlueskySession;
+  session: BlueskyAuth;
   /** For the page and its image (the attempt's signal included). */
   preview: PreviewFetchOptions;
   /** The attempt's signal: every call stops at its deadline. */

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { AppBskyFeedPost } from '@atproto/api';
 import { XRPCError } from '@atproto/api';
 import { guardedFetch } from '../../common/net/guarded-fetch';
@@ -14,10 +14,21 @@ import {
   Provider,
   VerifyResult,
 } from '../connector.interface';
-import { BlueskyConfig, BlueskyCredentials, parseBlueskyInput, readStoredAccount, StoredSession } from './bluesky-config';
+import type { BlueskyAuth } from './bluesky-auth';
+import {
+  BlueskyConfig,
+  BlueskyCredentials,
+  parseBlueskyInput,
+  readOAuthAccount,
+  readStoredAccount,
+  StoredOAuthAccount,
+  StoredSession,
+} from './bluesky-config';
 import { blueskyErrorOutcome, BlueskyOutcomeContext, blueskyPoison, blueskySuccess, xrpcStatus } from './bluesky-outcome';
 import { buildPost, PoisonError, POST_COLLECTION } from './bluesky-post';
-import { BlueskySession, BlueskySessions } from './bluesky-session';
+import { BlueskySessions } from './bluesky-session';
+import { blueskyOAuthErrorOutcome, BlueskyOAuthSession } from './oauth/bluesky-oauth-session';
+import { BlueskyOAuth } from './oauth/bluesky-oauth.service';
 import { tidForJob } from './tid';
 
 export type BlueskyConnectorConfig = Pick<HeraldConfig, 'allowPrivateUrls' | 'http'>;
@@ -45,7 +56,10 @@ export class BlueskyConnector implements Connector {
   readonly provider: Provider = 'bluesky';
   readonly sessions: BlueskySessions;
 
-  constructor(@Inject(HERALD_CONFIG) private readonly config: BlueskyConnectorConfig) {
+  constructor(
+    @Inject(HERALD_CONFIG) private readonly config: BlueskyConnectorConfig,
+    @Optional() private readonly oauth?: BlueskyOAuth,
+  ) {
     this.sessions = new BlueskySessions(
       guardedFetch({
         connectTimeoutMs: config.http.connectTimeoutMs,
@@ -61,7 +75,9 @@ export class BlueskyConnector implements Connector {
    * account can be saved while its PDS is down and a save never spends one of the account's
    * logins. Saving new config drops the stored session (it belonged to the old password).
    */
-  async prepareAccount(input: unknown, _previous: Record<string, unknown> | null): Promise<PreparedAccount> {
+  async prepareAccount(input: unknown, previous: Record<string, unknown> | null): Promise<PreparedAccount> {
+    const ticket = oauthTicketOf(input);
+    if (ticket !== null) return this.prepareOAuthAccount(ticket, previous);
     const parsed = parseBlueskyInput(input);
     try {
       await assertPublicUrl(parsed.service, this.config.allowPrivateUrls);
@@ -74,7 +90,48 @@ export class BlueskyConnector implements Connector {
     return { config: { ...config }, credentials: { ...credentials } };
   }
 
+  /**
+   * An account connected on the settings page ("Connect with Bluesky"): the callback hands the
+   * new session over as a one-use ticket of this process (BlueskyOAuth.issueTicket), never as
+   * anything a client of the API could name.
+   */
+  private prepareOAuthAccount(ticket: string, previous: Record<string, unknown> | null): PreparedAccount {
+    const replaced = previous ? readOAuthAccount({}, previous) : null;
+    const connected = this.oauth?.redeemTicket(ticket, replaced?.oauth ?? null) ?? null;
+    if (connected === null) {
+      throw new ConnectorInputError('config.oauthTicket is unknown or expired: connect with Bluesky on the settings page');
+    }
+    const config: BlueskyConfig = {
+      identifier: connected.handle,
+      service: connected.service,
+      did: connected.did,
+      handle: connected.handle,
+      auth: 'oauth',
+    };
+    return { config: { ...config }, credentials: { oauth: { sessionId: connected.sessionId, did: connected.did } } };
+  }
+
+  /** The session an OAuth account's attempt goes through. */
+  private oauthSession(stored: StoredOAuthAccount): BlueskyOAuthSession | null {
+    const oauth = this.oauth;
+    if (!oauth) return null;
+    return new BlueskyOAuthSession(() => oauth.restore(stored.oauth), stored.oauth.did, stored.config.handle);
+  }
+
+  private oauthContext(config: BlueskyConfig): BlueskyOutcomeContext {
+    return {
+      host: this.host(config),
+      now: new Date(),
+      excerptBytes: this.config.http.responseExcerptBytes,
+      secrets: [],
+      connectTimeoutMs: this.config.http.connectTimeoutMs,
+      totalTimeoutMs: this.config.http.totalTimeoutMs,
+    };
+  }
+
   async verify(account: DeliveryAccount): Promise<VerifyResult> {
+    const viaOAuth = readOAuthAccount(account.config, account.credentials);
+    if (viaOAuth) return this.verifyOAuth(viaOAuth);
     const stored = readStoredAccount(account.config, account.credentials);
     if ('problem' in stored) return { ok: false, message: stored.problem };
     const session = this.sessions.for(account.id, stored.config, stored.credentials);
@@ -93,29 +150,67 @@ export class BlueskyConnector implements Connector {
     }
   }
 
+  private async verifyOAuth(stored: StoredOAuthAccount): Promise<VerifyResult> {
+    const session = this.oauthSession(stored);
+    if (!session) return { ok: false, message: 'Bluesky OAuth is not available in this process' };
+    try {
+      // Restoring refreshes the tokens when they are (nearly) expired; describeRepo then proves
+      // the PDS serves the account. getSession would need more than the posting scopes.
+      await session.ensure();
+      await session.call((agent) => agent.com.atproto.repo.describeRepo({ repo: stored.oauth.did }));
+      return {
+        ok: true,
+        message: `connected to ${this.host(stored.config)} with OAuth as @${stored.config.handle} (${stored.oauth.did})`,
+        details: { did: stored.oauth.did, handle: stored.config.handle },
+      };
+    } catch (err) {
+      const outcome = blueskyOAuthErrorOutcome(err, 'checking the session', this.oauthContext(stored.config));
+      return {
+        ok: false,
+        message: outcome.message ?? 'the session was not accepted',
+        details: { errorClass: outcome.errorClass, httpStatus: outcome.httpStatus, networkError: outcome.networkError },
+      };
+    }
+  }
+
   async deliver(job: DeliveryJob, account: DeliveryAccount, signal: AbortSignal): Promise<DeliveryOutcome> {
+    const viaOAuth = readOAuthAccount(account.config, account.credentials);
+    if (viaOAuth) {
+      const session = this.oauthSession(viaOAuth);
+      if (!session) return blueskyPoison('Bluesky OAuth is not available in this process');
+      // The library stores refreshed tokens itself: nothing to hand back to the worker.
+      return this.attempt(job, session, signal, (err, step) => blueskyOAuthErrorOutcome(err, step, this.oauthContext(viaOAuth.config)));
+    }
     const stored = readStoredAccount(account.config, account.credentials);
     if ('problem' in stored) return blueskyPoison(stored.problem);
     const session = this.sessions.for(account.id, stored.config, stored.credentials);
+    const outcome = await this.attempt(job, session, signal, (err, step) =>
+      blueskyErrorOutcome(err, step, this.outcomeContext(stored.config, stored.credentials, session)),
+    );
+    return withSessionUpdate(outcome, stored.credentials, session.current());
+  }
+
+  /** One attempt through `session`; `failed` classifies what a step threw. */
+  private async attempt(
+    job: DeliveryJob,
+    session: BlueskyAuth,
+    signal: AbortSignal,
+    failed: (err: unknown, step: string) => DeliveryOutcome,
+  ): Promise<DeliveryOutcome> {
     const rkey = tidForJob(job.idempotencyKey, job.payload.scheduledAt);
     let step = 'logging in';
-    let outcome: DeliveryOutcome;
     try {
-      outcome = await this.publish(job, session, rkey, signal, (s) => {
+      return await this.publish(job, session, rkey, signal, (s) => {
         step = s;
       });
     } catch (err) {
-      outcome =
-        err instanceof PoisonError
-          ? blueskyPoison(err.message)
-          : blueskyErrorOutcome(err, step, this.outcomeContext(stored.config, stored.credentials, session));
+      return err instanceof PoisonError ? blueskyPoison(err.message) : failed(err, step);
     }
-    return withSessionUpdate(outcome, stored.credentials, session.current());
   }
 
   private async publish(
     job: DeliveryJob,
-    session: BlueskySession,
+    session: BlueskyAuth,
     rkey: string,
     signal: AbortSignal,
     onStep: (step: string) => void,
@@ -177,7 +272,7 @@ export class BlueskyConnector implements Connector {
     ]);
   }
 
-  private async existing(session: BlueskySession, did: string, rkey: string, signal: AbortSignal): Promise<ExistingPost | null> {
+  private async existing(session: BlueskyAuth, did: string, rkey: string, signal: AbortSignal): Promise<ExistingPost | null> {
     try {
       const res = await session.call(
         (agent) => agent.com.atproto.repo.getRecord({ repo: did, collection: POST_COLLECTION, rkey }, { signal }),
@@ -200,7 +295,11 @@ export class BlueskyConnector implements Connector {
     }
   }
 
-  private outcomeContext(config: BlueskyConfig, credentials: BlueskyCredentials, session: BlueskySession): BlueskyOutcomeContext {
+  private outcomeContext(
+    config: BlueskyConfig,
+    credentials: BlueskyCredentials,
+    session: { current(): StoredSession | null },
+  ): BlueskyOutcomeContext {
     const current = session.current();
     const tokens = [credentials.session, current].flatMap((s) => (s ? [s.accessJwt, s.refreshJwt] : []));
     return {
@@ -212,6 +311,17 @@ export class BlueskyConnector implements Connector {
       totalTimeoutMs: this.config.http.totalTimeoutMs,
     };
   }
+}
+
+/** `{ oauthTicket }`: the input of an account connected on the settings page. */
+function oauthTicketOf(input: unknown): string | null {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return null;
+  const ticket = (input as Record<string, unknown>).oauthTicket;
+  if (ticket === undefined) return null;
+  if (typeof ticket !== 'string' || Object.keys(input).length !== 1) {
+    throw new ConnectorInputError('config.oauthTicket must be the only setting, a string from the settings page');
+  }
+  return ticket;
 }
 
 /**
