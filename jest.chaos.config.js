@@ -13,7 +13,7 @@ module.exports = {
   maxWorkers: 1,
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': tsJest },
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalSetup: '<rootDir>/test/chaos/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   roots: ['<rootDir>/test/chaos'],
   testMatch: ['**/*.chaos.ts'],

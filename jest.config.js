@@ -11,12 +11,15 @@
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 
 module.exports = {
-  testTimeout: 60000,
-  // Jest's default: one fewer worker than the cores, so a single one on CI's two cores. Two
-  // workers ran the suite in 357–409 s instead of 526 s, green three times on a quiet machine,
-  // but two timing-bound files failed with two workers on a machine loaded by other work
-  // (queue-processes' half-open burst, engine-leases' disable while jobs wait); they go back to
-  // two workers once those tests wait on the events they check instead of on time.
+  // Tests and hooks (an app, a browser, a PDS or a service process booting) get five minutes: a
+  // deadline to end a test that went wrong, not a measure of speed. On a machine shared with
+  // other test runs (load averages of 20 to 30 on two cores seen here), booting an app has taken
+  // over a minute, and a browser, a PDS and an app together over two. Waits inside tests have
+  // their own deadlines (test/support/poll.ts).
+  testTimeout: 300_000,
+  // A worker per core. Tests wait on the events they check (test/support/poll.ts), never on a
+  // fixed time, so a second worker beside them changes how long they take, not what they see.
+  maxWorkers: '100%',
   transform: { '^.+\\.ts$': tsJest },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

@@ -9,6 +9,7 @@ import { Client } from 'pg';
 import { makeWorkerUtils, runMigrations as runGraphileMigrations } from 'graphile-worker';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { CLAIM_CANDIDATES_SQL } from '../src/queue/sql/claim-candidates';
+import { hostileInputFigures } from './hostile-input';
 import { roundStatements, StatementCosts } from './round-statements';
 
 /**
@@ -18,7 +19,7 @@ import { roundStatements, StatementCosts } from './round-statements';
  *
  *   BENCH_RUNS (5): runs per throughput figure (medians, spread printed)
  *   BENCH_SCALE (1): scales jobs and table sizes; e.g. 0.1 with BENCH_RUNS=1 for a quick look
- *   BENCH_SKIP (comma list: ceiling,throughput,statements,curve,accounts,trickle,intake,data)
+ *   BENCH_SKIP (comma list: ceiling,throughput,statements,curve,accounts,trickle,intake,data,parsers)
  *   BENCH_PROFILE=<dir>: worker processes write a CPU profile there (node --cpu-prof); API-only
  *   processes too with BENCH_PROFILE_API=1
  *   BENCH_NODE_ARGS: more node flags for every Herald process (e.g. --heap-prof, --trace-gc)
@@ -916,6 +917,17 @@ async function main(): Promise<void> {
       const worst = Math.max(...d.claims.map(([, ms]) => Math.abs(ms / d.claims[0][1] - 1)));
       target('claim flat within ±20 % from 0 to 1,000,000 finished jobs', worst <= 0.2, `largest change ${fmt(worst * 100)} %`);
       target('GET /v1/dlq first page p99 ≤ 50 ms with 100,000 dead jobs', d.dlq.p99 <= 50, `${fmt(d.dlq.p99, 1)} ms`);
+    }
+    if (!SKIP.has('parsers')) {
+      say('\n## Parsers of hostile input: pages built to slow a parser, a secret echoed in a large answer (in-process, medians of RUNS)');
+      const figures = hostileInputFigures(RUNS);
+      for (const f of figures) say(`${f.what}: ${fmt(f.ms, 1)} ms (worst ${fmt(f.maxMs, 1)} ms)`);
+      const worst = Math.max(...figures.map((f) => f.ms));
+      target(
+        'hostile input parsed in linear time (median ≤ 100 ms per 2 MB page or 64 KB body)',
+        worst <= 100,
+        `slowest ${fmt(worst, 1)} ms`,
+      );
     }
   } finally {
     await stopChild(receiver.child);

@@ -14,6 +14,7 @@ import {
   tick,
   Workspace,
 } from './support/mail';
+import { pollUntil } from './support/poll';
 import { startReceiver, Receiver } from './support/receiver';
 
 /**
@@ -31,6 +32,28 @@ async function events(t: TestApp, accountId: string) {
         n: number;
         outcome: string | null;
       }[],
+  );
+}
+
+/**
+ * Nothing is left that could still become an alert: the account's jobs are all finished or
+ * paused (no attempt to come), every account event was picked up, and no mail waits in the
+ * outbox. Checked instead of waiting "time enough for a second alert".
+ */
+async function quiet(t: TestApp, accountId: string): Promise<void> {
+  await pollUntil(
+    'the account, its events and the outbox to settle',
+    () =>
+      withClient(t.databaseUrl, async (db) => {
+        const { rows } = await db.query<{ jobs: number; events: number; mails: number }>(
+          `SELECT (SELECT count(*)::int FROM jobs WHERE account_id = $1 AND status IN ('scheduled', 'in_progress')) AS jobs,
+                  (SELECT count(*)::int FROM account_events WHERE account_id = $1 AND outcome IS NULL) AS events,
+                  (SELECT count(*)::int FROM mail_outbox WHERE status IN ('pending', 'sending')) AS mails`,
+          [accountId],
+        );
+        return rows[0];
+      }),
+    (n) => n.jobs === 0 && n.events === 0 && n.mails === 0,
   );
 }
 
@@ -63,8 +86,8 @@ describe('alerts from a real worker', () => {
     receiver.setHandler((_req, i) => (i < 19 ? 503 : 401));
     for (let i = 0; i < 20; i++) await createPost(t, ws.key, { text: `post ${i}`, targets: [{ accountId: account.id }] });
 
-    await smtp.waitFor(1, 20_000);
-    await new Promise((r) => setTimeout(r, 1000)); // time enough for a second alert, were one coming
+    await smtp.waitFor(1, 30_000);
+    await quiet(t, account.id);
     expect(receiver.requests).toHaveLength(20);
     expect(smtp.received).toHaveLength(1);
     expect(smtp.received[0].to).toEqual(['oncall@example.com']);
@@ -76,13 +99,13 @@ describe('alerts from a real worker', () => {
     receiver.respondWith(200);
     await t.http().patch(`/v1/accounts/${account.id}`).set(bearer(ws.key)).send({ status: 'active' }).expect(200);
     await createPost(t, ws.key, { text: 'back to normal', targets: [{ accountId: account.id }] });
-    await receiver.waitFor(1, 10_000);
+    await receiver.waitFor(1, 30_000);
 
     // A second incident: a second alert.
     receiver.respondWith(401);
     for (let i = 0; i < 3; i++) await createPost(t, ws.key, { text: `again ${i}`, targets: [{ accountId: account.id }] });
-    await smtp.waitFor(2, 20_000);
-    await new Promise((r) => setTimeout(r, 1000));
+    await smtp.waitFor(2, 30_000);
+    await quiet(t, account.id);
     expect(smtp.received).toHaveLength(2);
     expect((await events(t, account.id)).map((e) => [e.kind, e.outcome])).toEqual([
       ['needs_reauth', 'queued'],

@@ -4,7 +4,7 @@ import { leaseLock, sessionStore } from '../src/connectors/bluesky/oauth/bluesky
 import { BlueskyOAuthRepository } from '../src/connectors/bluesky/oauth/bluesky-oauth.repository';
 import { Db } from '../src/database/db';
 import { createTestDatabase, withClient } from './support/database';
-import { waitUntil } from './support/service';
+import { waitUntil } from './support/poll';
 
 /**
  * The Bluesky OAuth request lock and session rows on PostgreSQL, as two processes see them: two

@@ -30,21 +30,21 @@ describe('database sessions', () => {
     const quiet = db.transaction(async (tx) => {
       await tx.query(`SELECT id FROM lockme WHERE id = 1 FOR UPDATE`);
       locked();
-      // Silent for longer than the limit, as a process that lost its network would be.
-      await new Promise((r) => setTimeout(r, 2_000));
+      // Silent for far longer than the limit, as a process that lost its network would be (and
+      // longer than the other session below waits for the row).
+      await new Promise((r) => setTimeout(r, 6_000));
       await tx.query(`UPDATE lockme SET id = 2 WHERE id = 1`);
     });
     quiet.catch(() => undefined);
     await holding;
 
-    // Another session waits at most 1.5 s for the row: it gets it once the server ended the quiet one.
-    const started = Date.now();
-    const waited = await withClient(url, async (c) => {
-      await c.query(`SET lock_timeout = '1500ms'`);
+    // Another session waits at most 5 s for the row (lock_timeout: past it, its SELECT fails): it
+    // gets it, so the server ended the quiet one, which would otherwise hold it for 6 s. The bound
+    // is the server's, not a wall clock read by the test, and leaves 4.5 s for a loaded machine.
+    await withClient(url, async (c) => {
+      await c.query(`SET lock_timeout = '5000ms'`);
       await c.query(`SELECT id FROM lockme WHERE id = 1 FOR UPDATE`);
-      return Date.now() - started;
     });
-    expect(waited).toBeLessThan(1_500);
     await expect(quiet).rejects.toBeInstanceOf(DatabaseUnavailableError);
     // Nothing of the quiet transaction was committed, and the pool goes on with a new connection.
     expect(await db.query(`SELECT id FROM lockme`)).toEqual([{ id: 1 }]);

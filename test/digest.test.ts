@@ -131,7 +131,7 @@ describe('daily digest', () => {
     expect(settings.body.lastDigest).toMatchObject({ outcome: 'queued', mail: { status: 'sent', attempts: 1 } });
   });
 
-  it('sends one digest when two Herald processes tick every second through the same hour', async () => {
+  it('sends one digest when two Herald processes tick through the same hour, every second around its start', async () => {
     const second = await bootTestApp({ databaseUrl: t.databaseUrl, config: mailConfig(smtp.url) });
     try {
       const workspaces = [await newWorkspace(t, 'One'), await newWorkspace(t, 'Two')];
@@ -143,8 +143,12 @@ describe('daily digest', () => {
           digest: { enabled: true, recipients: ['team@example.com'], hour: localTime(new Date(at), zone).hour, timezone: zone },
         });
       }
+      // Both tick every second around the hour's start, where two sweeps can meet, then every
+      // 15 s to its end (every second through the hour was 7,260 sweeps one after the other,
+      // more than four minutes on a loaded machine).
       const claims: string[] = [];
-      for (let s = -30; s < 3600; s++) {
+      const seconds = [...Array.from({ length: 150 }, (_, i) => i - 30), ...Array.from({ length: 232 }, (_, i) => 120 + i * 15)];
+      for (const s of seconds) {
         const now = new Date(at + s * 1000);
         const results = await Promise.all([sweepDigests(t, now), sweepDigests(second, now)]);
         for (const r of results) for (const c of r.claimed) claims.push(`${c.workspaceId} ${c.localDate}`);

@@ -2,11 +2,10 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openCredentials } from '../src/accounts/account-credentials';
 import { SecretBox } from '../src/common/crypto/secret-box';
-import { bearer, TestApp, testConfig } from './support/app';
-import { withClient } from './support/database';
-import { bootEngine, createPost, waitForJob } from './support/engine';
-import { JobView } from './support/engine-watch';
+import { bearer, testConfig } from './support/app';
+import { useEngine } from './support/engine';
 import { FakeLinkedIn, startFakeLinkedIn } from './support/fake-linkedin';
+import { pollUntil } from './support/poll';
 
 /**
  * Credentials an attempt refreshed never overwrite newer ones a person saved while it ran
@@ -60,37 +59,39 @@ async function startGate(target: string): Promise<{ url: string; refreshes: numb
 
 describe('credentials refreshed by an attempt, and a person saving new ones meanwhile', () => {
   let fake: FakeLinkedIn;
-  let t: TestApp;
   let gate: Awaited<ReturnType<typeof startGate>>;
   let n = 0;
 
+  // The fake LinkedIn and its gate first (hooks run in the order they are registered), then an
+  // app per test that talks to them.
   beforeEach(async () => {
     fake = await startFakeLinkedIn();
     gate = await startGate(fake.url);
-    const base = testConfig('postgres://unused');
-    t = await bootEngine({
+  });
+  const engine = useEngine(
+    () => ({
       linkedin: {
-        ...base.linkedin,
+        ...testConfig('postgres://unused').linkedin,
         clientId: fake.clientId,
         clientSecret: fake.clientSecret,
         apiVersion: '202510',
         apiBaseUrl: fake.url,
         oauthBaseUrl: gate.url,
       },
-    });
-  });
+    }),
+    { each: true },
+  );
   afterEach(async () => {
-    await t.close();
     await gate.close();
     await fake.close();
   });
 
   /** A LinkedIn account whose token expires within the refresh window: its next attempt refreshes first. */
   async function expiringAccount(): Promise<string> {
-    const res = await t
+    const res = await engine.t
       .http()
       .post('/v1/accounts')
-      .set(bearer(t.adminKey))
+      .set(bearer(engine.key))
       .send({
         provider: 'linkedin',
         name: `LinkedIn ${++n}`,
@@ -107,39 +108,39 @@ describe('credentials refreshed by an attempt, and a person saving new ones mean
 
   /** Waits until the job is leased to a worker (in_progress), read from the table. */
   async function waitForLease(jobId: string): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline) {
-      const status = await withClient(
-        t.databaseUrl,
-        async (db) => (await db.query<{ status: string }>(`SELECT status FROM jobs WHERE id = $1`, [jobId])).rows[0]?.status,
-      );
-      if (status === 'in_progress') return;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    throw new Error(`job ${jobId} was not leased`);
+    await pollUntil(
+      `job ${jobId} to be leased`,
+      async () => (await engine.sql<{ status: string }>(`SELECT status FROM jobs WHERE id = $1`, [jobId]))[0]?.status,
+      (status) => status === 'in_progress',
+    );
   }
 
-  const stored = (accountId: string) =>
-    withClient(t.databaseUrl, async (db) => {
-      const { rows } = await db.query<{ credentials: string; version: number; status: string }>(
-        `SELECT credentials, credentials_version AS version, status FROM accounts WHERE id = $1`,
-        [accountId],
-      );
-      const credentials = openCredentials(new SecretBox(t.config.secretKey), accountId, rows[0].credentials) as {
-        accessToken: string;
-        refreshToken: string | null;
-      };
-      return { ...credentials, version: rows[0].version, status: rows[0].status };
-    });
+  /** Waits until an attempt is inside its token refresh (held at the gate). */
+  const refreshing = () =>
+    pollUntil(
+      'an attempt to refresh its token',
+      () => gate.refreshes,
+      (refreshes) => refreshes > 0,
+    );
+
+  const stored = async (accountId: string) => {
+    const rows = await engine.sql<{ credentials: string; version: number; status: string }>(
+      `SELECT credentials, credentials_version AS version, status FROM accounts WHERE id = $1`,
+      [accountId],
+    );
+    const credentials = openCredentials(new SecretBox(engine.t.config.secretKey), accountId, rows[0].credentials) as {
+      accessToken: string;
+      refreshToken: string | null;
+    };
+    return { ...credentials, version: rows[0].version, status: rows[0].status };
+  };
 
   async function saveWhileRefreshing(accountId: string, credentials: Record<string, unknown>): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    while (gate.refreshes === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(gate.refreshes).toBe(1); // the attempt is inside its refresh now
-    await t
+    expect(await refreshing()).toBe(1); // the attempt is inside its refresh now
+    await engine.t
       .http()
       .patch(`/v1/accounts/${accountId}`)
-      .set(bearer(t.adminKey))
+      .set(bearer(engine.key))
       .send({ config: { ...credentials, authorUrn: fake.authorUrn } })
       .expect(200);
     gate.open();
@@ -147,7 +148,7 @@ describe('credentials refreshed by an attempt, and a person saving new ones mean
 
   it('new credentials saved during a running refresh survive it', async () => {
     const id = await expiringAccount();
-    const post = await createPost(t, t.adminKey, { text: `refresh race ${++n}`, targets: [{ accountId: id }] });
+    const post = await engine.post({ text: `refresh race ${++n}`, targets: [{ accountId: id }] });
     const saved = {
       accessToken: fake.issueToken(),
       refreshToken: fake.issueRefreshToken(),
@@ -155,7 +156,7 @@ describe('credentials refreshed by an attempt, and a person saving new ones mean
     };
     await saveWhileRefreshing(id, saved);
 
-    const job = await waitForJob<JobView>(t, t.adminKey, post.jobs[0].id, (j) => j.status === 'succeeded');
+    const job = await engine.waitForJob(post.jobs[0].id, (j) => j.status === 'succeeded');
     expect(job.attempts).toHaveLength(1);
     // The post went out with the token the refresh obtained (the attempt's own business)...
     const refreshedToken = fake.posts.find((p) => p.urn === job.remoteId)!.token;
@@ -165,23 +166,19 @@ describe('credentials refreshed by an attempt, and a person saving new ones mean
     expect(now).toMatchObject({ accessToken: saved.accessToken, refreshToken: saved.refreshToken, status: 'active' });
     expect(now.accessToken).not.toBe(refreshedToken);
     expect(now.version).toBe(2); // created (1), the person's save (2); the refresh stored nothing
-  }, 30_000);
+  }, 60_000);
 
   it('jobs of the account waiting in the worker while an attempt refreshes its credentials run next, with the refreshed ones', async () => {
     const id = await expiringAccount();
-    await t.http().patch(`/v1/accounts/${id}`).set(bearer(t.adminKey)).send({ maxInFlight: 1 }).expect(200);
-    const first = await createPost(t, t.adminKey, { text: `refresh then queue ${++n}`, targets: [{ accountId: id }] });
-    const deadline = Date.now() + 10_000;
-    while (gate.refreshes === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(gate.refreshes).toBe(1); // the first attempt is inside its refresh: the account's one slot is taken
-    const waiting = await createPost(t, t.adminKey, { text: `queued behind the refresh ${++n}`, targets: [{ accountId: id }] });
+    await engine.t.http().patch(`/v1/accounts/${id}`).set(bearer(engine.key)).send({ maxInFlight: 1 }).expect(200);
+    const first = await engine.post({ text: `refresh then queue ${++n}`, targets: [{ accountId: id }] });
+    expect(await refreshing()).toBe(1); // the first attempt is inside its refresh: the account's one slot is taken
+    const waiting = await engine.post({ text: `queued behind the refresh ${++n}`, targets: [{ accountId: id }] });
     // The second job is leased to this worker and waits for the slot.
     await waitForLease(waiting.jobs[0].id);
     gate.open();
 
-    const done = await Promise.all(
-      [first, waiting].map((p) => waitForJob<JobView>(t, t.adminKey, p.jobs[0].id, (j) => j.status === 'succeeded')),
-    );
+    const done = await Promise.all([first, waiting].map((p) => engine.waitForJob(p.jobs[0].id, (j) => j.status === 'succeeded')));
     // One attempt each: the waiting job used the credentials the first attempt refreshed, no
     // failed attempt for credentials "that could not be read", and no second refresh.
     expect(done.map((j) => j.attempts.map((a) => a.errorClass))).toEqual([['success'], ['success']]);
@@ -189,24 +186,24 @@ describe('credentials refreshed by an attempt, and a person saving new ones mean
     const refreshed = await stored(id);
     expect(refreshed.version).toBe(2);
     expect(fake.posts.find((p) => p.urn === done[1].remoteId)!.token).toBe(refreshed.accessToken);
-  }, 30_000);
+  }, 60_000);
 
   it('a refresh refused while a person saves new credentials neither pauses the job nor marks the account needs_reauth', async () => {
     const id = await expiringAccount();
     fake.fail('token', { status: 400, body: { error: 'invalid_request', error_description: 'The provided refresh token is revoked' } });
-    const post = await createPost(t, t.adminKey, { text: `refused refresh race ${++n}`, targets: [{ accountId: id }] });
+    const post = await engine.post({ text: `refused refresh race ${++n}`, targets: [{ accountId: id }] });
     const saved = { accessToken: fake.issueToken() };
     await saveWhileRefreshing(id, saved);
 
     // The refusal was of the old credentials: the job is retried at once with the new ones.
-    const job = await waitForJob<JobView>(t, t.adminKey, post.jobs[0].id, (j) => j.status === 'succeeded');
+    const job = await engine.waitForJob(post.jobs[0].id, (j) => j.status === 'succeeded');
     expect(job.attempts.map((a) => [a.number, a.errorClass, a.decision])).toEqual([
       [1, 'auth', 'retry'],
       [2, 'success', 'succeed'],
     ]);
     expect(fake.posts.find((p) => p.urn === job.remoteId)!.token).toBe(saved.accessToken);
-    const account = await t.http().get(`/v1/accounts/${id}`).set(bearer(t.adminKey)).expect(200);
+    const account = await engine.t.http().get(`/v1/accounts/${id}`).set(bearer(engine.key)).expect(200);
     expect(account.body).toMatchObject({ status: 'active', statusReason: null });
     expect((await stored(id)).accessToken).toBe(saved.accessToken);
-  }, 30_000);
+  }, 60_000);
 });

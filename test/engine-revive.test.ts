@@ -1,8 +1,7 @@
-import { bearer, TestApp } from './support/app';
-import { withClient } from './support/database';
-import { bootEngine, createPost, createWebhookAccount, waitForJob } from './support/engine';
-import { JobView, sleep } from './support/engine-watch';
-import { Receiver, startReceiver } from './support/receiver';
+import { bearer } from './support/app';
+import { NO_BREAKER, useEngine } from './support/engine';
+import { pollUntil } from './support/poll';
+import { Receiver } from './support/receiver';
 
 /**
  * One rule for sending a dead job again, whoever asks (POST /v1/jobs/:id/retry or the
@@ -14,43 +13,33 @@ import { Receiver, startReceiver } from './support/receiver';
  * `expired` without an attempt — also when it was leased and waiting in a worker.
  */
 describe('reviving dead jobs, and publishBy before an attempt', () => {
-  let t: TestApp;
-  let key: string;
-  let receivers: Receiver[] = [];
-  const receiver = async (): Promise<Receiver> => {
-    const r = await startReceiver();
-    receivers.push(r);
-    return r;
-  };
+  const engine = useEngine({ circuit: NO_BREAKER });
 
-  beforeAll(async () => {
-    t = await bootEngine({ circuit: { failureThreshold: 1000, cooldownMs: 30_000, disableThreshold: 1000 } });
-    key = t.adminKey;
-  });
-  afterEach(async () => {
-    await Promise.all(receivers.map((r) => r.close()));
-    receivers = [];
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  /** Waits for the database's clock (the one the deadline sweep and the claim compare with) to pass `moment`. */
+  const pastOnTheDatabaseClock = (moment: Date | string) =>
+    pollUntil(
+      `the database clock to pass ${new Date(moment).toISOString()}`,
+      async () => (await engine.sql<{ past: boolean }>(`SELECT now() > $1::timestamptz AS past`, [new Date(moment)]))[0].past,
+      (past) => past,
+    );
 
   /**
    * A job that died `expired`: its receiver asks to come back in a minute, which falls after the
-   * job's publishBy (1.5 s away), so the attempt decides it is dead as expired.
+   * job's publishBy (8 s away: far enough that the first attempt comes before it on a loaded
+   * machine too), so the attempt decides it is dead as expired.
    */
   async function expiredJob(r: Receiver, text: string): Promise<{ jobId: string; publishBy: string }> {
-    const account = await createWebhookAccount(t, key, r.urlFor(`/hook/${encodeURIComponent(text)}`));
-    const publishBy = new Date(Date.now() + 1_500).toISOString();
-    const post = await createPost(t, key, { text, targets: [{ accountId: account.id }], publishBy });
+    const account = await engine.account(r.urlFor(`/hook/${encodeURIComponent(text)}`));
+    const publishBy = new Date(Date.now() + 8_000).toISOString();
+    const post = await engine.post({ text, targets: [{ accountId: account.id }], publishBy });
     const jobId = post.jobs[0].id;
-    const dead = await waitForJob<JobView>(t, key, jobId, (j) => j.status === 'dead');
-    expect(dead).toMatchObject({ deadReason: 'expired', idempotencyKey: jobId });
+    const dead = await engine.waitForJob(jobId, (j) => j.status === 'dead');
+    expect(dead).toMatchObject({ deadReason: 'expired', idempotencyKey: jobId, attemptCount: 1 });
     return { jobId, publishBy };
   }
 
   it('an expired job retried through POST /v1/jobs/:id/retry and another requeued from the DLQ are both delivered, under the same key rule', async () => {
-    const r = await receiver();
+    const r = await engine.receiver();
     let up = false;
     r.setHandler(() => (up ? { status: 200, body: { id: 'remote' } } : { status: 503, headers: { 'retry-after': '60' } }));
     const [retried, retriedEdited, requeued, requeuedEdited] = await Promise.all([
@@ -59,17 +48,17 @@ describe('reviving dead jobs, and publishBy before an attempt', () => {
       expiredJob(r, 'requeued as it was'),
       expiredJob(r, 'requeued after an edit'),
     ]);
-    await sleep(Math.max(0, Date.parse(retried.publishBy) - Date.now()) + 200); // every deadline is behind us
+    for (const j of [retried, retriedEdited, requeued, requeuedEdited]) await pastOnTheDatabaseClock(j.publishBy); // every deadline is behind us
     up = true;
     for (const j of [retriedEdited, requeuedEdited]) {
-      await t.http().patch(`/v1/dlq/${j.jobId}`).set(bearer(key)).send({ text: 'corrected' }).expect(200);
+      await engine.t.http().patch(`/v1/dlq/${j.jobId}`).set(bearer(engine.key)).send({ text: 'corrected' }).expect(200);
     }
 
     const answers = [
-      await t.http().post(`/v1/jobs/${retried.jobId}/retry`).set(bearer(key)),
-      await t.http().post(`/v1/jobs/${retriedEdited.jobId}/retry`).set(bearer(key)),
-      await t.http().post(`/v1/dlq/${requeued.jobId}/requeue`).set(bearer(key)).send({}),
-      await t.http().post(`/v1/dlq/${requeuedEdited.jobId}/requeue`).set(bearer(key)).send({}),
+      await engine.t.http().post(`/v1/jobs/${retried.jobId}/retry`).set(bearer(engine.key)),
+      await engine.t.http().post(`/v1/jobs/${retriedEdited.jobId}/retry`).set(bearer(engine.key)),
+      await engine.t.http().post(`/v1/dlq/${requeued.jobId}/requeue`).set(bearer(engine.key)).send({}),
+      await engine.t.http().post(`/v1/dlq/${requeuedEdited.jobId}/requeue`).set(bearer(engine.key)).send({}),
     ];
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
 
@@ -80,7 +69,7 @@ describe('reviving dead jobs, and publishBy before an attempt', () => {
       [requeuedEdited.jobId, `${requeuedEdited.jobId}.2`],
     ]);
     for (const [jobId, idempotencyKey] of expectedKeys) {
-      const job = await waitForJob<JobView>(t, key, jobId, (j) => j.status === 'succeeded', 10_000);
+      const job = await engine.waitForJob(jobId, (j) => j.status === 'succeeded');
       expect(job.idempotencyKey).toBe(idempotencyKey);
       expect(job.remoteId).toBe('remote');
       expect(job.attempts.map((a) => [a.number, a.decision, a.idempotencyKey])).toEqual([
@@ -88,7 +77,7 @@ describe('reviving dead jobs, and publishBy before an attempt', () => {
         [2, 'succeed', idempotencyKey],
       ]);
       // The passed deadline was dropped by the revival (the DLQ's view shows the job as it is now).
-      const detail = await t.http().get(`/v1/dlq/${jobId}`).set(bearer(key)).expect(200);
+      const detail = await engine.t.http().get(`/v1/dlq/${jobId}`).set(bearer(engine.key)).expect(200);
       expect(detail.body.publishBy).toBeNull();
       // What the receiver saw: the first try and the revival, each under its key.
       const seen = r.requests.filter((q) => (JSON.parse(q.body) as { data: { jobId: string } }).data.jobId === jobId);
@@ -98,12 +87,12 @@ describe('reviving dead jobs, and publishBy before an attempt', () => {
       ]);
     }
     // The DLQ's audit trail keeps the deadline its requeue dropped.
-    const audit = await t.http().get(`/v1/dlq/${requeued.jobId}`).set(bearer(key)).expect(200);
+    const audit = await engine.t.http().get(`/v1/dlq/${requeued.jobId}`).set(bearer(engine.key)).expect(200);
     expect(audit.body.audit.find((a: { action: string }) => a.action === 'requeue').before.publishBy).toBe(requeued.publishBy);
-  }, 30_000);
+  }, 60_000);
 
   it('a leased job whose publishBy passes while it waits behind its account is dead as expired, with no attempt', async () => {
-    const r = await receiver();
+    const r = await engine.receiver();
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     r.setHandler(async () => {
@@ -111,31 +100,29 @@ describe('reviving dead jobs, and publishBy before an attempt', () => {
       return 200;
     });
     // One attempt at a time: the second job is leased with the first and waits in the worker.
-    const account = await createWebhookAccount(t, key, r.urlFor('/hook'), { maxInFlight: 1 });
-    const first = await createPost(t, key, { text: 'first in line', targets: [{ accountId: account.id }] });
+    const account = await engine.account(r.urlFor('/hook'), { maxInFlight: 1 });
+    const first = await engine.post({ text: 'first in line', targets: [{ accountId: account.id }] });
     await r.waitFor(1);
-    const publishBy = new Date(Date.now() + 1_000);
-    const second = await createPost(t, key, {
+    // Far enough ahead that the job is leased before it passes, on a loaded machine too.
+    const publishBy = new Date(Date.now() + 5_000);
+    const second = await engine.post({
       text: 'only useful for a second',
       targets: [{ accountId: account.id }],
       publishBy: publishBy.toISOString(),
     });
     const secondId = second.jobs[0].id;
     // It is leased to the worker (in_progress), not waiting in the database for the sweep.
-    await waitForJob<JobView>(t, key, secondId, (j) => j.status === 'in_progress');
-    await sleep(publishBy.getTime() - Date.now() + 200);
+    await engine.waitForJob(secondId, (j) => j.status === 'in_progress');
+    await pastOnTheDatabaseClock(publishBy);
     release();
 
-    await waitForJob<JobView>(t, key, first.jobs[0].id, (j) => j.status === 'succeeded');
-    const job = await waitForJob<JobView>(t, key, secondId, (j) => j.status === 'dead');
+    await engine.waitForJob(first.jobs[0].id, (j) => j.status === 'succeeded');
+    const job = await engine.waitForJob(secondId, (j) => j.status === 'dead');
     expect(job).toMatchObject({ deadReason: 'expired', attemptCount: 0, attempts: [] });
     expect(job.lastError).toEqual(expect.stringContaining('publishBy'));
-    await sleep(300);
+    await engine.barrier(); // a claim round ran since: the expired job was not sent after all
     expect(r.requests).toHaveLength(1);
-    const attempts = await withClient(
-      t.databaseUrl,
-      async (db) => (await db.query(`SELECT count(*)::int AS n FROM attempts WHERE job_id = $1`, [secondId])).rows[0].n,
-    );
+    const [{ n: attempts }] = await engine.sql<{ n: number }>(`SELECT count(*)::int AS n FROM attempts WHERE job_id = $1`, [secondId]);
     expect(attempts).toBe(0);
-  }, 20_000);
+  }, 60_000);
 });

@@ -8,7 +8,8 @@ import { Behaviour, endlessBody, enormousHeaders, garbage, RawServer, startRawSe
 import { freePort } from './support/net';
 import { startPds, TestPdsHandle } from './support/pds';
 import { ServiceProcess } from './support/process';
-import { api, waitUntil } from './support/service';
+import { api } from './support/service';
+import { waitUntil } from './support/poll';
 
 /**
  * The fault suite's hostile receivers and pages: garbage answers, endless bodies, slow-loris
@@ -37,8 +38,12 @@ const API_KEY = 'hostile-suite-bootstrap-key-0001';
 const METRICS_TOKEN = 'hostile-suite-metrics-token-0001';
 /** The longest the service's event loop may be blocked during the run. */
 const EVENT_LOOP_LIMIT_MS = 100;
-/** Every /health/live probe answers 200 within this, however loaded the machine is. */
-const PROBE_LIMIT_MS = 2_000;
+/**
+ * Every /health/live probe answers 200 within this, however loaded the machine is: a bound that
+ * tells "answering" from "stopped answering", not a speed (2 s was outrun at load averages
+ * past 20 on two cores, where the operating system alone kept the process waiting that long).
+ */
+const PROBE_LIMIT_MS = 10_000;
 
 interface Attempt {
   number: number;
@@ -186,7 +191,10 @@ describe('hostile receivers and pages, with the worker running', () => {
         HERALD_ALLOW_PRIVATE_URLS: 'true',
         LOG_LEVEL: 'warn',
         HTTP_CONNECT_TIMEOUT_MS: '1000',
-        HTTP_TOTAL_TIMEOUT_MS: '2000',
+        // 10 s: the hostile receivers trickle for far longer (15 s to 400 s), and the real PDS's
+        // ordinary answers have taken more than 2 s on a loaded machine (the first post then
+        // failed both its attempts).
+        HTTP_TOTAL_TIMEOUT_MS: '10000',
         WORKER_POLL_INTERVAL_MS: '100',
         RETRY_BASE_DELAY_MS: '30000',
         RETRY_MAX_DELAY_MS: '30000',
@@ -197,8 +205,9 @@ describe('hostile receivers and pages, with the worker running', () => {
       },
       await freePort(),
     );
-    await herald.waitReady(60_000);
-  });
+    await herald.waitReady(120_000);
+    // A PDS and a Herald process starting beside other test runs have taken more than jest's 60 s.
+  }, 180_000);
 
   afterAll(async () => {
     await herald?.stop('SIGTERM');
@@ -250,7 +259,7 @@ describe('hostile receivers and pages, with the worker running', () => {
     // A first post logs the account in and stores its session, so the hostile posts below
     // reuse it rather than all racing to store a new one.
     const warmUp = await post(bluesky, { text: 'hello' });
-    await waitUntil(async () => (await job(warmUp)).status === 'succeeded', 30_000, 'the first Bluesky post');
+    await waitUntil(async () => (await job(warmUp)).status === 'succeeded', 120_000, 'the first Bluesky post');
 
     await eventLoop(); // the window starts here: start-up and the warm-up post are not judged
     const probe = startProbe(`${herald.url}/health/live`);
@@ -277,7 +286,7 @@ describe('hostile receivers and pages, with the worker running', () => {
           for (const id of jobs.values()) if ((await job(id)).attempts.length === 0) return false;
           return true;
         },
-        45_000,
+        120_000,
         'a first attempt of every job',
       );
     } finally {
@@ -354,5 +363,5 @@ describe('hostile receivers and pages, with the worker running', () => {
     await waitUntil(() => cut(receivers).length >= 4 && cut(pages).length >= 2, 5_000, 'the servers to see Herald hang up');
     expect(cut(receivers)).toEqual(expect.arrayContaining(['/endless-200', '/endless-503', '/slow-status-line', '/slow-body-after-500']));
     expect(cut(pages)).toEqual(expect.arrayContaining(['/endless-after-head', '/endless-head']));
-  });
+  }, 360_000);
 });

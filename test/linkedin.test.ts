@@ -6,7 +6,7 @@ import { LinkedInConnector } from '../src/connectors/linkedin/linkedin.connector
 import { fromLittleText } from '../src/connectors/linkedin/linkedin-text';
 import { bearer, TestApp } from './support/app';
 import { withClient } from './support/database';
-import { bootEngine, createPost, waitForJob } from './support/engine';
+import { bootEngine, createPost, fastEngine, waitForJob } from './support/engine';
 import { FakeLinkedIn, startFakeLinkedIn } from './support/fake-linkedin';
 import { makeImage, uploadImage } from './support/media';
 import { Receiver, startReceiver } from './support/receiver';
@@ -46,7 +46,12 @@ describe('LinkedIn connector', () => {
     const base = (await import('./support/app')).testConfig('postgres://unused');
     // The operator points LINKEDIN_API_BASE_URL / LINKEDIN_OAUTH_BASE_URL at the fake, as a
     // self-hosted test setup does: accounts cannot choose endpoints of their own.
+    // A total request timeout of 5 s: the deadline tests below trickle answers one byte a second
+    // past it (the fixture's 20 s would make them slow), and it leaves a loaded machine time for
+    // the fake's ordinary answers.
+    const fast = fastEngine();
     t = await bootEngine({
+      http: { ...fast.http!, totalTimeoutMs: 5_000 },
       linkedin: {
         ...base.linkedin,
         clientId: fake.clientId,
@@ -390,14 +395,13 @@ describe('LinkedIn connector', () => {
     it('a LinkedIn that sends its headers and then trickles the body one byte a second is cut off at the total timeout as transient, then retried', async () => {
       const id = await account();
       const media = await uploadImage(t, key, await makeImage('png'), 'slow');
-      // One byte every second never lets an idle timeout fire; the total timeout (3 s here) does.
+      // One byte every second never lets an idle timeout fire; the total timeout (5 s here) does:
+      // the first attempt says which one ended it.
       fake.fail('initializeUpload', { trickleMs: 1_000 });
-      const started = Date.now();
       const job = await publish(id, { text: text('slow upload answer'), media: [media] }, finished);
       expect(job.status).toBe('succeeded');
       expect(job.attempts[0]).toMatchObject({ errorClass: 'transient', httpStatus: null, networkError: 'total_timeout' });
       expect(job.attempts[1]).toMatchObject({ errorClass: 'success', httpStatus: 201 });
-      expect(Date.now() - started).toBeLessThan(12_000);
     });
 
     it('a LinkedIn that trickles its whole answer after creating the post: cut at the total timeout, and the retry finds the post', async () => {
@@ -424,11 +428,10 @@ describe('LinkedIn connector', () => {
       fake.fail('posts', { trickleMs: 1_000 });
       const started = Date.now();
       const outcome = await patient.deliver(deliveryJob(text('deadline')), account, AbortSignal.timeout(1_500));
-      const elapsed = Date.now() - started;
+      // The signal ended it (not the 60 s total timeout: the outcome names which), and not before its deadline.
       expect(outcome).toMatchObject({ errorClass: 'transient', networkError: 'attempt_deadline', httpStatus: null });
       expect(outcome.message).toMatch(/reached its deadline/);
-      expect(elapsed).toBeGreaterThanOrEqual(1_400);
-      expect(elapsed).toBeLessThan(6_000);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
     });
   });
 

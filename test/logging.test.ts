@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { createTestDatabase } from './support/database';
 import { freePort } from './support/net';
 import { ROOT, ServiceProcess } from './support/process';
-import { waitUntil } from './support/service';
+import { waitUntil } from './support/poll';
 
 /**
  * What the person at the terminal sees: `npm start` on a TTY prints readable lines, JSON lines

@@ -7,7 +7,8 @@ import { createTestDatabase, withClient } from './support/database';
 import { drainMail, mailConfig, newWorkspace, saveNotificationSettings, startMailCatcher, tick } from './support/mail';
 import { freePort } from './support/net';
 import { ServiceProcess } from './support/process';
-import { api, waitUntil } from './support/service';
+import { api } from './support/service';
+import { waitUntil } from './support/poll';
 
 const emlFiles = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.eml')) : []);
 
@@ -99,7 +100,7 @@ describe('mail from the real service process', () => {
     const smtp = await startMailCatcher({ auth: { user: 'herald', pass: 's3cret-smtp-pass' } });
     try {
       const { p } = await startService({ SMTP_URL: smtp.url.replace('smtp://', 'smtp://herald:s3cret-smtp-pass@'), LOG_LEVEL: 'trace' });
-      const [mail] = await smtp.waitFor(1, 15_000);
+      const [mail] = await smtp.waitFor(1, 30_000);
       expect(mail.parsed.subject).toBe('Herald: "Blog" (webhook) needs to be reconnected');
       expect(await p.stop('SIGTERM')).toBe(0);
       expect(p.text()).toContain('mail goes to the SMTP server of SMTP_URL');

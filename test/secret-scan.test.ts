@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { createTestDatabase, withClient } from './support/database';
 import { FakeLinkedIn } from './support/fake-linkedin';
 import { freePort } from './support/net';
+import { DEADLINE_MS, pollUntil, waitUntil } from './support/poll';
 import { startPds, TestPdsHandle } from './support/pds';
 import { ServiceProcess } from './support/process';
 import { Receiver, startReceiver } from './support/receiver';
@@ -91,15 +92,14 @@ describe('secret scan of a full run', () => {
   const current = () => processes[processes.length - 1];
 
   async function waitJob(key: string, jobId: string, done: (job: { status: string }) => boolean, what: string) {
-    const deadline = Date.now() + 30_000;
-    let last: unknown = null;
-    while (Date.now() < deadline) {
-      const res = await api.call<{ status: string }>('GET', `/v1/jobs/${jobId}`, { key });
-      last = res.body;
-      if (res.status === 200 && done(res.body)) return res.body;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`job ${jobId} never reached ${what}; last: ${JSON.stringify(last)}`);
+    const res = await pollUntil(
+      `job ${jobId} to reach ${what}`,
+      () => api.call<{ status: string }>('GET', `/v1/jobs/${jobId}`, { key }),
+      (r) => r.status === 200 && done(r.body),
+      DEADLINE_MS,
+      100,
+    );
+    return res.body;
   }
 
   function start(env: Record<string, string | undefined>, port: number): ServiceProcess {
@@ -484,13 +484,7 @@ describe('secret scan of a full run', () => {
       .map((d) => path.join(d.parentPath, d.name));
   }
 
-  async function waitFor(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!check()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  const waitFor = (check: () => boolean, timeoutMs: number, what: string) => waitUntil(check, timeoutMs, what);
 
   /**
    * Sources read once the run is over. API answers and pages are captured as they happen (above).

@@ -66,14 +66,16 @@ describe('redactSecrets', () => {
     );
   });
 
-  it('is linear in the secret: a 4 KB token against a 64 KB body costs milliseconds, not seconds', () => {
+  it('redacts a 4 KB token against a 64 KB body: absent, whole inside it, and cut at its end', () => {
+    // The inputs where the old prefix-by-prefix loop did ~8 million comparisons per token form.
+    // How long this takes (linear in the secret) is measured by `npm run bench`
+    // (bench/hostile-input.ts), not asserted here: a wall-clock bound fails on a loaded machine.
     const token = `AQV${'x'.repeat(4093)}`;
+    const other = token.replace('AQV', 'AQX');
     const body = 'x'.repeat(64 * 1024);
-    const started = process.hrtime.bigint();
-    redactSecrets(body, [token, token.replace('AQV', 'AQX')]);
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    // The old prefix-by-prefix loop did ~8 million comparisons per token form here.
-    expect(ms).toBeLessThan(500);
+    expect(redactSecrets(body, [token, other])).toBe(body);
+    expect(redactSecrets(`${body}${token}${body}`, [token, other])).toBe(`${body}[redacted]${body}`);
+    expect(redactSecrets(`${body}${token.slice(0, 4095)}`, [token, other])).toBe(`${body}[redacted]`);
   });
 });
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../database/db';
+import { Db, Sql } from '../database/db';
 import type { AccountFeedback, LockedAccount } from '../account-state/account-state';
 import type {
   AccountSlot,
@@ -40,6 +40,8 @@ export interface RoundInput {
   plan: (candidates: Candidate[], accounts: Map<string, AccountSlot>, now: Date) => ClaimPlan;
   /** The account side of the round (account-state's and accounts' statements, in this transaction). */
   accounts: RoundAccounts;
+  /** Also read when the next scheduled job is due after this round's claim (RoundResult.nextRunAt). */
+  nextRunAt?: boolean;
 }
 
 /**
@@ -78,11 +80,16 @@ export class JobStore {
   async round(input: RoundInput): Promise<RoundResult> {
     const { owner, finished, claimLimit, leaseMs, prefetch } = input;
     return this.db.transaction(async (tx) => {
-      const [, , recorded, candidates] = await Promise.all([
+      const [, , recorded, candidates, nextRunAt] = await Promise.all([
         releaseJobs(tx, owner, input.release),
         expireLeasedJobs(tx, owner, input.expired),
         recordAttempts(tx, owner, finished),
         claimLimit > 0 ? claimCandidates(tx, claimLimit, owner, prefetch) : Promise.resolve([]),
+        // In the same transaction as the claim, after the retries just recorded: its now() is the
+        // claim's, so a job is either due for this claim or counted here, never neither (a
+        // separate query a moment later missed a retry that became due in between, and an idle
+        // worker slept a whole poll interval: the fault suite's pooler case, 60 s).
+        input.nextRunAt ? nextScheduledRunAt(tx) : Promise.resolve(undefined),
       ]);
       const lateSuccesses = finished.filter((a) => !recorded.has(a.jobId) && a.errorClass === 'success');
       const recordedLate = lateSuccesses.length > 0 ? await recordLateSuccesses(tx, owner, lateSuccesses) : new Set<string>();
@@ -147,7 +154,7 @@ export class JobStore {
         claimed = jobs;
       }
       const inactive = locked.filter((a) => involved.has(a.id) && a.status !== 'active').map((a) => a.id);
-      return { recorded, recordedLate, claimed, notActive: [...new Set([...statusChanged, ...inactive])] };
+      return { recorded, recordedLate, claimed, notActive: [...new Set([...statusChanged, ...inactive])], nextRunAt };
     });
   }
 
@@ -178,12 +185,8 @@ export class JobStore {
    * already due but held back (open circuit, full account) are not counted: the poll
    * interval re-checks those, so an idle worker never spins on them.
    */
-  async nextRunAt(): Promise<Date | null> {
-    const rows = await this.db.prepared<{ runAt: Date | null }>(
-      'herald_next_run_at',
-      `SELECT min(run_at) AS "runAt" FROM jobs WHERE status = 'scheduled' AND run_at > now()`,
-    );
-    return rows[0]?.runAt ?? null;
+  nextRunAt(): Promise<Date | null> {
+    return nextScheduledRunAt(this.db);
   }
 
   /** Unfinished jobs per state, each counted on its own partial index (cheap at any table size). */
@@ -237,4 +240,13 @@ function latestCredentialsPerAccount(finished: FinishedAttempt[]): { accountId: 
     sealed: a.refreshedCredentials!,
     basedOnVersion: a.credentialsVersion,
   }));
+}
+
+/** The earliest run_at of a scheduled job after now() (the statement's transaction's start). */
+async function nextScheduledRunAt(q: Sql): Promise<Date | null> {
+  const rows = await q.prepared<{ runAt: Date | null }>(
+    'herald_next_run_at',
+    `SELECT min(run_at) AS "runAt" FROM jobs WHERE status = 'scheduled' AND run_at > now()`,
+  );
+  return rows[0]?.runAt ?? null;
 }

@@ -72,6 +72,8 @@ export interface RoundResult {
   claimed: ClaimedJob[];
   /** Accounts not active after this round: their waiting jobs must be paused. */
   notActive: string[];
+  /** When asked for (RoundInput.nextRunAt): the next scheduled job's run_at after the claim's now(), or null. */
+  nextRunAt?: Date | null;
 }
 
 /** A due job found by the claim's candidate scan, in run_at order. */

@@ -176,6 +176,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
 
   private async pump(): Promise<void> {
     const { batchSize, leaseMs } = this.config.worker;
+    // The next scheduled run_at as the last round saw it (undefined: that round did not read it).
+    let nextRunAt: Date | null | undefined;
     for (;;) {
       this.pumpAgain = false;
       const room = this.mode === 'running' ? Math.min(batchSize, this.leases.room) : 0;
@@ -200,6 +202,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
             accountFeedback(accounts, attempts, this.config.circuit, this.config.retry.jitter === 'none' ? () => 0 : Math.random),
           plan: (candidates, slots, now) => planClaim(candidates, slots, now, room),
           accounts: this.roundAccounts,
+          // Nothing runs: if this round claims nothing either, the worker goes idle and sleeps
+          // until the next scheduled job, which this round reads with its claim.
+          nextRunAt: this.leases.runningCount === 0,
         });
       } catch (err) {
         // Outcomes are kept and written again: their jobs stay leased to us meanwhile (renew()
@@ -215,6 +220,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         stop();
         this.recording = [];
       }
+      nextRunAt = round.nextRunAt;
       this.reportLate(finished, round);
       // Accounts this round found not active: their leased jobs that have not started go back.
       for (const accountId of round.notActive) this.leases.giveBack(accountId);
@@ -228,9 +234,10 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       if (this.pending.length === 0 && !this.leases.hasReturns && !full && !this.pumpAgain) break;
     }
     // Idle: sleep until the next scheduled job (retries this process scheduled, and jobs other
-    // processes wrote while no NOTIFY reached us), at most a poll interval.
+    // processes wrote while no NOTIFY reached us), at most a poll interval. Read by the last
+    // round with its claim when it could (see JobStore.round), else now.
     if (this.mode === 'running' && this.leases.runningCount === 0) {
-      const next = await this.queue.nextRunAt();
+      const next = nextRunAt !== undefined ? nextRunAt : await this.queue.nextRunAt();
       if (next) this.wakeTimer.at(Math.min(next.getTime(), Date.now() + this.config.worker.pollIntervalMs));
     }
   }

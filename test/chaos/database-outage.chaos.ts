@@ -3,7 +3,7 @@ import { ensureDatabase } from '../../src/database/data-source';
 import { withClient } from '../support/database';
 import { ServiceProcess } from '../support/process';
 import { Receiver, startReceiver } from '../support/receiver';
-import { waitUntil } from '../support/service';
+import { waitUntil } from '../support/poll';
 import { CHAOS_KEY, deliveryReport, Fleet, webhookAccounts } from './support/herald';
 import { OwnPostgres, ownPostgres } from './support/postgres';
 import { between, scaled, sleep } from './support/scale';

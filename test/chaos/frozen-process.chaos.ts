@@ -1,7 +1,7 @@
 import { createTestDatabase, withClient } from '../support/database';
 import { ENV_ADMIN_URL, requireEnv } from '../support/env';
 import { Receiver, startReceiver } from '../support/receiver';
-import { waitUntil } from '../support/service';
+import { waitUntil } from '../support/poll';
 import { CHAOS_KEY, deliveryReport, Fleet, post, sessionsOf, webhookAccounts } from './support/herald';
 import { between, sleep } from './support/scale';
 import { keepPosting, statusCounts, stopTraffic } from './support/traffic';

@@ -1,7 +1,7 @@
 import { createTestDatabase } from '../support/database';
 import { Receiver, startReceiver } from '../support/receiver';
 import type { ServiceProcess } from '../support/process';
-import { waitUntil } from '../support/service';
+import { waitUntil } from '../support/poll';
 import { deliveryReport, Fleet, jobStates, postMany, webhookAccounts } from './support/herald';
 import { between, scaled, sleep } from './support/scale';
 

@@ -1,7 +1,8 @@
 import { createTestDatabase, withClient } from '../support/database';
 import { ENV_ADMIN_URL, requireEnv } from '../support/env';
 import { Receiver, startReceiver } from '../support/receiver';
-import { api, waitUntil } from '../support/service';
+import { api } from '../support/service';
+import { waitUntil } from '../support/poll';
 import { CHAOS_KEY, deliveryReport, Fleet, postMany, sessionsOf, webhookAccounts } from './support/herald';
 import { PgBouncer, startPgBouncer } from './support/postgres';
 import { between, scaled } from './support/scale';

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { createTestDatabase, withClient } from '../support/database';
 import { ROOT } from '../support/process';
 import { Receiver, startReceiver } from '../support/receiver';
-import { waitUntil } from '../support/service';
+import { waitUntil } from '../support/poll';
 import { CHAOS_KEY, Fleet, webhookAccounts } from './support/herald';
 import { perSecond, plotRequestsPerSecond } from './support/plot';
 import { CHAOS_SCALE, between, scaled } from './support/scale';

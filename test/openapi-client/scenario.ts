@@ -75,9 +75,10 @@ export async function runScenario(baseUrl: string, apiKey: string, receiverUrl: 
   const missing = await herald.GET('/v1/posts/{id}', { params: { path: { id: '00000000-0000-4000-8000-000000000000' } } });
   if (!missing.error) throw new Error('an unknown post was found');
 
-  // 6. The worker delivers the first post: wait for its status to say so.
+  // 6. The worker delivers the first post: wait for its status to say so (30 s at most: generous
+  // on a machine loaded by other test runs).
   let delivered: Post = read.data;
-  for (let i = 0; i < 200 && delivered.status !== 'published'; i++) {
+  for (const deadline = Date.now() + 30_000; delivered.status !== 'published' && Date.now() < deadline;) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const now = await herald.GET('/v1/posts/{id}', { params: { path: { id: created.data.id } } });
     if (!now.data) throw new Error(`getPost answered ${now.response.status}`);

@@ -8,22 +8,23 @@ import { createTestDatabase } from './database';
 import { fastEngine } from './engine';
 import { freePort } from './net';
 import { checkedHttp, testConfig, TestApp } from './app';
+import { chromiumPath, INSTALL_COMMAND } from './chromium';
+import { DEADLINE_MS, pollUntil } from './poll';
 
 /**
- * A real headless Chromium for the settings page's tests: Debian's `chromium` package (installed
- * by .ci/run when missing) driven by playwright-core, which downloads no browser of its own.
- * Flags measured on this kind of machine: as root, offline, and without Chromium's own background connections
- * (which the closed network would refuse, many at a time).
+ * A real headless Chromium for the settings page's tests: Debian's `chromium` package (the global
+ * setup installs it when missing and it can: ./chromium.ts) driven by playwright-core, which
+ * downloads no browser of its own. Flags measured on this kind of machine: as root, offline, and
+ * without Chromium's own background connections (which the closed network would refuse, many at a time).
  */
-export const CHROMIUM = '/usr/bin/chromium';
-
 /** `extraArgs`: more Chromium flags (e.g. public-https.ts's host mapping). */
 export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
-  if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does it)`);
+  const executablePath = chromiumPath();
+  if (!fs.existsSync(executablePath)) {
+    throw new Error(`${executablePath} is missing: ${INSTALL_COMMAND} (npm test's global setup installs it when run as root)`);
   }
   return chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath,
     headless: true,
     args: [
       '--no-sandbox',
@@ -126,16 +127,7 @@ export async function screenshot(page: Page, name: string): Promise<Buffer> {
   return png;
 }
 
-/** Polls `read` (e.g. a page reload) until `done` holds. */
-export async function eventually<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  while (Date.now() < deadline) {
-    last = await read();
-    if (done(last)) return last;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(
-    `timed out waiting for ${what}; last: ${typeof last === 'string' ? last.slice(0, 500) : JSON.stringify(last)?.slice(0, 500)}`,
-  );
+/** Polls `read` (e.g. a page reload) until `done` holds: the one poll helper (./poll.ts), at a page's pace. */
+export function eventually<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = DEADLINE_MS): Promise<T> {
+  return pollUntil(what, read, done, timeoutMs, 200);
 }

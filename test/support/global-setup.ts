@@ -7,6 +7,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, runMigrations } from '../../src/database/data-source';
 import { startEmbeddedPostgres, EmbeddedPostgresHandle } from '../../src/database/embedded-postgres';
+import { ensureChromium, ENV_CHROMIUM } from './chromium';
 import { ENV_ADMIN_URL, ENV_RUN_ID, ENV_TEMPLATE, withDatabase } from './env';
 import { freePort } from './net';
 
@@ -16,7 +17,9 @@ import { freePort } from './net';
  *    a temporary folder, on a free port), exactly as `npm start` would start it;
  * 2. a template database migrated with the real migrations; each integration test file
  *    clones it (CREATE DATABASE … TEMPLATE …, ~50 ms) so files run in parallel in isolation;
- * 3. the compiled service (dist/) for the tests that start Herald as a child process.
+ * 3. the compiled service (dist/) for the tests that start Herald as a child process;
+ * 4. a Chromium for the settings page's browser tests (./chromium.ts: Debian's, installed through
+ *    apt-get when missing and run as root; else the run stops with the one command to run first).
  */
 export interface GlobalState {
   embedded: EmbeddedPostgresHandle | null;
@@ -27,6 +30,14 @@ export interface GlobalState {
 }
 
 export default async function globalSetup(): Promise<void> {
+  await setUp({ browser: true });
+}
+
+/** The setup itself; the fault suite (test/chaos/support/global-setup.ts) runs it without a browser. */
+export async function setUp(options: { browser: boolean }): Promise<void> {
+  // First, before a database or a build: a missing browser the tests cannot install stops the
+  // run at once with the command to run, instead of after minutes of other tests.
+  if (options.browser) process.env[ENV_CHROMIUM] = ensureChromium((line) => process.stderr.write(`\n${line}\n`));
   const runId = randomBytes(4).toString('hex');
   let embedded: EmbeddedPostgresHandle | null = null;
   let embeddedDir: string | null = null;

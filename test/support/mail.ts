@@ -1,14 +1,15 @@
 import { simpleParser, ParsedMail } from 'mailparser';
+import { DEADLINE_MS } from './poll';
 import { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 import type { HeraldConfig } from '../../src/config/config';
 import { DigestService } from '../../src/digest/digest.service';
 import { NotificationSettingsService } from '../../src/notifications/notification-settings.service';
-import { MailOutboxRepository } from '../../src/mail/mail-outbox.repository';
 import { MailSender } from '../../src/mail/mail-sender.service';
 import { NotificationsScheduler } from '../../src/notifications/notifications.scheduler';
 import { bearer, TestApp } from './app';
+import { withClient } from './database';
 
 /**
  * A real SMTP server on loopback (the `smtp-server` package) for mail tests: it accepts what
@@ -96,7 +97,7 @@ export async function startMailCatcher(options: { auth?: { user: string; pass: s
     refuseNext(n, code, message = code >= 500 ? 'Requested action not taken' : 'Try again later') {
       refusals = { left: n, code, message };
     },
-    waitFor(n, timeoutMs = 10_000) {
+    waitFor(n, timeoutMs = DEADLINE_MS) {
       if (received.length >= n) return Promise.resolve(received.slice());
       return new Promise((resolve, reject) => {
         const on = () => {
@@ -161,14 +162,28 @@ export function sweepDigests(t: TestApp, now: Date) {
   return t.app.get(DigestService).sweep(now, t.app.get(NotificationSettingsService).digestSettings);
 }
 
-/** Sends due mail until nothing is left that is due within `timeoutMs` (retries included). */
-export async function drainMail(t: TestApp, timeoutMs = 5_000): Promise<void> {
+/**
+ * Sends due mail until nothing is left that falls due within `timeoutMs` (retries included):
+ * a mail whose next try lies beyond the deadline ends the wait at once. (It used to wait 5 s for
+ * everything waiting, and returned with mail still unsent on a loaded machine.)
+ */
+export async function drainMail(t: TestApp, timeoutMs = DEADLINE_MS): Promise<void> {
   const sender = t.app.get(MailSender);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     await sender.deliverDue();
-    const open = await t.app.get(MailOutboxRepository).waiting();
-    if (open.length === 0 || Date.now() > deadline) return;
+    const soon = await withClient(
+      t.databaseUrl,
+      async (db) =>
+        (
+          await db.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM mail_outbox
+             WHERE status = 'sending' OR (status = 'pending' AND next_attempt_at <= now() + $1 * interval '1 millisecond')`,
+            [Math.max(0, deadline - Date.now())],
+          )
+        ).rows[0].n,
+    );
+    if (soon === 0 || Date.now() > deadline) return;
     await new Promise((r) => setTimeout(r, 25));
   }
 }

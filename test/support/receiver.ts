@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import * as http from 'node:http';
 import * as net from 'node:net';
+import { DEADLINE_MS } from './poll';
 
 /**
  * A real HTTP receiver on loopback for tests: it records every request and answers through a
@@ -61,7 +62,7 @@ export interface Receiver {
   respondWith(reply: ReplySpec): void;
   /** Answer the n-th request with the n-th reply; the last one repeats. */
   respondSequence(replies: ReplySpec[]): void;
-  /** Resolves with the requests once at least `n` arrived; rejects after `timeoutMs`. */
+  /** Resolves with the requests once at least `n` arrived; rejects after `timeoutMs` (default: poll.ts's DEADLINE_MS). */
   waitFor(n: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
   /** Forgets the recorded requests (the sequence position restarts too). */
   reset(): void;
@@ -174,7 +175,7 @@ export async function startReceiver(handler?: ReceiverHandler, options: Receiver
       if (replies.length === 0) throw new Error('respondSequence needs at least one reply');
       current = (_req, n) => replies[Math.min(n, replies.length - 1)];
     },
-    waitFor(n, timeoutMs = 5_000) {
+    waitFor(n, timeoutMs = DEADLINE_MS) {
       if (requests.length >= n) return Promise.resolve(requests.slice());
       return new Promise((resolve, reject) => {
         const onRequest = (): void => {

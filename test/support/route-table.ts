@@ -2,7 +2,7 @@ import type { Client } from 'pg';
 import { bearer, TestApp } from './app';
 import { withClient } from './database';
 import { killJobs } from './dlq';
-import { pollUntil } from './engine-watch';
+import { pollUntil } from './poll';
 import { createPost, createWebhookAccount } from './engine';
 import { makeImage, uploadImage } from './media';
 import { createFirstPerson, invitePerson } from './people';

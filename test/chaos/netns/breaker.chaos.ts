@@ -1,5 +1,5 @@
 import { ReceivedRequest } from '../../support/receiver';
-import { waitUntil } from '../../support/service';
+import { waitUntil } from '../../support/poll';
 import { CHAOS_SCALE, scaled } from '../support/scale';
 import { Cluster, deliveryFigures } from './support/cluster';
 

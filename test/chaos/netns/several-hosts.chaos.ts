@@ -1,4 +1,4 @@
-import { waitUntil } from '../../support/service';
+import { waitUntil } from '../../support/poll';
 import { Cluster, deliveryFigures } from './support/cluster';
 import { CHAOS_SCALE, scaled } from '../support/scale';
 
