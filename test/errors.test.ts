@@ -24,8 +24,8 @@ describe('errors', () => {
   });
 
   it('rejects unknown fields, naming them, and writes nothing', async () => {
-    const res = await t.http().post('/v1/api-keys').set(bearer(t.adminKey)).send({ name: 'x', role: 'admin' }).expect(400);
-    expect(res.body.message).toBe('role is not allowed (unknown field)');
+    const res = await t.http().post('/v1/api-keys').set(bearer(t.adminKey)).send({ name: 'x', scope: 'all' }).expect(400);
+    expect(res.body.message).toBe('scope is not allowed (unknown field)');
     const list = await t.http().get('/v1/api-keys').set(bearer(t.adminKey)).expect(200);
     expect(list.body.data.map((k: { name: string }) => k.name)).not.toContain('x');
   });
