@@ -7,7 +7,10 @@ export type JobStatus = 'scheduled' | 'in_progress' | 'succeeded' | 'paused' | '
  * Every change of a job's state, in one table: which operation may move a job from which state
  * to which. The queue module is the only writer of `jobs`; each operation below is one SQL file
  * in ./sql, and the status guard in its WHERE clause is built from this table (`guard`), so
- * the SQL cannot allow what the table does not. job-lifecycle.spec.ts walks every operation.
+ * the SQL cannot allow what the table does not. test/job-transitions.test.ts runs every
+ * operation's statement on a job in every state on PostgreSQL and checks the result against this
+ * table (the state it names, or the row untouched); docs/delivery.md's table is drawn from it
+ * (`npm run docs:transitions`).
  *
  * `null` as `from` is a job that does not exist yet (enqueue).
  */
