@@ -18,10 +18,11 @@ import {
 } from './job-lifecycle';
 
 /**
- * The job lifecycle, written out once more as the contract (docs/api.md "Concepts", docs/delivery.md):
- * for every operation, exactly these moves. The walk below checks every (operation, from, to)
- * triple against it, so a move added to or dropped from the table without updating this
- * contract fails here.
+ * The job lifecycle, written out once more as the contract: for every operation, exactly these
+ * moves. The walk below checks every (operation, from, to) triple against it, so a move added to
+ * or dropped from the table without updating this contract fails here (docs/delivery.md's table
+ * is drawn from the code's: src/transition-tables.spec.ts). What the statements do with each
+ * move is checked on PostgreSQL by test/job-transitions.test.ts.
  */
 const CONTRACT: Record<JobOperation, string[]> = {
   enqueue: ['new>scheduled', 'new>paused'],
