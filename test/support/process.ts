@@ -58,8 +58,11 @@ export class ServiceProcess {
     return this.exitCode === undefined;
   }
 
-  /** Resolves when /health/ready answers 200; rejects with the output if the process dies. */
-  async waitReady(timeoutMs = 30_000): Promise<void> {
+  /**
+   * Resolves when /health/ready answers 200; rejects with the output if the process dies. The
+   * default deadline is for a loaded machine (a start takes 2–5 s on a quiet one).
+   */
+  async waitReady(timeoutMs = 90_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (!this.running) throw new Error(`service exited (${this.exitCode}) before ready:\n${this.text()}`);
