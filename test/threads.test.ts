@@ -1,7 +1,12 @@
 import type { AppBskyEmbedExternal, AppBskyEmbedImages, AppBskyFeedPost } from '@atproto/api';
 import * as http from 'node:http';
 import type * as net from 'node:net';
+import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
+import { openCredentials } from '../src/accounts/account-credentials';
+import { SecretBox } from '../src/common/crypto/secret-box';
+import { BlueskyConnector } from '../src/connectors/bluesky/bluesky.connector';
+import type { DeliveryAccount, DeliveryJob } from '../src/connectors/connector.interface';
 import { bearer, TestApp } from './support/app';
 import { withClient } from './support/database';
 import { bootEngine, createPost, createWebhookAccount, fastEngine, verifySignature, waitForJob } from './support/engine';
@@ -219,6 +224,45 @@ describe('threads', () => {
       expect(single.body.thread).toBeNull();
       expect(single.body.jobs[0].parts).toBeNull();
     });
+    it("replaces or drops the thread with PATCH /v1/posts while no job has started, checked like at intake; a part's image cannot be deleted while the thread may still send it", async () => {
+      const image = await uploadImage(t, key, await makeImage('png'), 'described');
+      const created = await post({
+        text: 'first',
+        thread: [{ text: 'second', media: [image] }, { text: 'third' }],
+        targets: [{ accountId: bluesky }],
+        scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+      });
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+
+      const inUse = await t.http().delete(`/v1/media/${image}`).set(bearer(key));
+      expect(inUse.status).toBe(409);
+      expect(inUse.body.message).toContain(id);
+
+      const tooLong = await t
+        .http()
+        .patch(`/v1/posts/${id}`)
+        .set(bearer(key))
+        .send({ thread: [{ text: 'ok' }, { text: 'x'.repeat(301) }] });
+      expect(tooLong.status).toBe(400);
+      expect(tooLong.body.message).toMatch(/\(bluesky\): thread\.1: text is 301 graphemes, the limit is 300$/);
+
+      const replaced = await t
+        .http()
+        .patch(`/v1/posts/${id}`)
+        .set(bearer(key))
+        .send({ thread: [{ text: 'new second' }, { text: 'new third' }, { text: 'new fourth' }] });
+      expect(replaced.status).toBe(200);
+      expect(replaced.body.thread.map((p: { text: string }) => p.text)).toEqual(['new second', 'new third', 'new fourth']);
+      expect(replaced.body.jobs[0].parts.map((p: Part) => p.text)).toEqual(['first', 'new second', 'new third', 'new fourth']);
+      // The image is no longer in the thread: it may go.
+      await t.http().delete(`/v1/media/${image}`).set(bearer(key)).expect(204);
+
+      const single = await t.http().patch(`/v1/posts/${id}`).set(bearer(key)).send({ thread: null });
+      expect(single.status).toBe(200);
+      expect(single.body.thread).toBeNull();
+      expect(single.body.jobs[0].parts).toBeNull();
+    });
   });
 
   it('publishes a 5-part thread with an image and a link card to Bluesky (one reply record per part) and to a webhook (one delivery)', async () => {
@@ -415,5 +459,69 @@ describe('threads', () => {
     expectThread(found, job);
     // Attempt 1 created parts 1–3 (the third's answer lost); attempt 2 only parts 4 and 5.
     expect(proxy.calls(CREATE_RECORD) - createsBefore).toBe(5);
+  });
+
+  /** The account as the worker hands it to the connector: config and decrypted credentials. */
+  async function storedAccount(accountId: string): Promise<DeliveryAccount> {
+    const row = await withClient(
+      t.databaseUrl,
+      async (db) =>
+        (await db.query('SELECT workspace_id, name, config, credentials FROM accounts WHERE id = $1', [accountId])).rows[0] as {
+          workspace_id: string;
+          name: string;
+          config: Record<string, unknown>;
+          credentials: string;
+        },
+    );
+    const box = new SecretBox(t.config.secretKey);
+    return {
+      id: accountId,
+      workspaceId: row.workspace_id,
+      name: row.name,
+      config: row.config,
+      credentials: openCredentials(box, accountId, row.credentials),
+    };
+  }
+
+  it('a retry that knows nothing of an earlier attempt (its worker died before recording it) finds every part at its key and creates none', async () => {
+    const author = await pds.createAccount('crashed');
+    const account = await storedAccount(await connect(author));
+    // The connector driven as a worker drives it: no post of the API is involved, so no worker of the app takes part.
+    const connector = new BlueskyConnector(t.config);
+    const part = (text: string) => ({ text, link: null, media: [] });
+    const job: DeliveryJob = {
+      id: randomUUID(),
+      postId: randomUUID(),
+      accountId: account.id,
+      workspaceId: account.workspaceId,
+      idempotencyKey: randomUUID(),
+      attemptNumber: 1,
+      payload: {
+        text: 'Crash one',
+        title: null,
+        link: null,
+        media: [],
+        metadata: null,
+        scheduledAt: new Date().toISOString(),
+        thread: [part('Crash two'), part('Crash three')],
+      },
+      media: [],
+      published: [],
+      previousAttempt: null,
+    };
+    const first = await connector.deliver(job, account, new AbortController().signal);
+    expect(first.errorClass).toBe('success');
+    expect(first.parts?.map((p) => p.index)).toEqual([0, 1, 2]);
+    const creates = proxy.calls(CREATE_RECORD);
+
+    const again = await connector.deliver({ ...job, attemptNumber: 2, published: [] }, account, new AbortController().signal);
+    expect(again.errorClass).toBe('success');
+    expect(again.parts).toEqual(first.parts);
+    expect(again.remoteId).toBe(first.remoteId);
+    expect(again.warnings).toEqual(
+      [1, 2, 3].map((n) => `part ${n} of 3 was already published by an earlier attempt whose answer was lost`),
+    );
+    expect(proxy.calls(CREATE_RECORD)).toBe(creates);
+    expect((await records(author)).map((r) => r.value.text)).toEqual(['Crash one', 'Crash two', 'Crash three']);
   });
 });
