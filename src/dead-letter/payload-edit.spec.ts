@@ -124,7 +124,7 @@ describe('applyEdit on a thread', () => {
   ])('refuses %j with a 400', (edit, message) => {
     expect(() => applyEdit(thread(), edit as never)).toThrow(message);
     try {
-      applyEdit(thread(), edit as never);
+      applyEdit(thread(), edit);
     } catch (e) {
       expect((e as DomainError).code).toBe('invalid_input');
     }
