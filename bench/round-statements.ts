@@ -56,6 +56,7 @@ function outcomes(jobs: ClaimedJob[]): FinishedAttempt[] {
     deadReason: null,
     remoteId: null,
     remoteUrl: null,
+    parts: null,
     warnings: [],
     credentialsVersion: 1,
     refreshedCredentials: null,

@@ -119,6 +119,63 @@ describe('settings page: failed posts, in a browser', () => {
     await visible(page.locator('table.attempts').getByText(`${jobId}.2`));
   });
 
+  it('edits a dead Bluesky thread part by part: published parts read-only, the live counter on each part; requeued, it continues from part 3', async () => {
+    const author = await pds.createAccount('pagethread');
+    const accountId = await connectBluesky(author);
+    // Part 3's link page cannot be read, so its link goes into its 290 graphemes: the PDS refuses it.
+    const long = `${'Three '.repeat(48)}ab`;
+    const post = await createPost(t, t.adminKey, {
+      text: 'Thread part one',
+      thread: [{ text: 'Thread part two' }, { text: long, link: 'http://127.0.0.1:9/gone' }, { text: 'Thread part four' }],
+      targets: [{ accountId }],
+    });
+    const jobId = post.jobs[0].id;
+    await eventually(
+      'the thread to die at part 3',
+      async () => (await t.http().get(`/v1/jobs/${jobId}`).set(bearer(t.adminKey))).body as { status: string },
+      (j) => j.status === 'dead',
+    );
+
+    await page.goto(`${t.baseUrl}/settings/failed-posts/${jobId}`);
+    expect(await criticalViolations(page)).toEqual([]);
+    await text('A thread of 4 parts: 2 published');
+    // Published parts are shown with where they are, and have no fields.
+    await visible(page.getByRole('link', { name: 'See part 1' }));
+    await visible(page.getByRole('link', { name: 'See part 2' }));
+    expect(await page.getByLabel('Text', { exact: true }).count()).toBe(0);
+    expect(await page.getByLabel('Text of part 2').count()).toBe(0);
+
+    const part3 = page.getByLabel('Text of part 3');
+    expect(await part3.inputValue()).toBe(long);
+    const family = '👨‍👩‍👧';
+    await part3.fill(`${'a'.repeat(289)}${family.repeat(12)}`);
+    await visible(page.locator('#thread-1-text-count').getByText('301 / 300 characters: 1 too many'));
+    expect(await part3.getAttribute('aria-invalid')).toBe('true');
+    // Each part has its own counter: part 4's still counts its own text.
+    await visible(page.locator('#thread-2-text-count').getByText('16 / 300 characters'));
+
+    // The server refuses it as the API does; nothing is saved.
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await text('Not saved: bluesky: thread.1: text is 301 graphemes, the limit is 300');
+    const unchanged = await t.http().get(`/v1/dlq/${jobId}`).set(bearer(t.adminKey));
+    expect(unchanged.body.payload.thread[1].text).toBe(long);
+
+    await page.getByLabel('Text of part 3').fill(`Part three, fixed ${family}`);
+    await page.getByLabel('Link of part 3 (optional)').fill('');
+    await page.getByRole('button', { name: 'Save and requeue' }).click();
+    await text('Saved. Requeued: it is going out now.');
+    const records = await eventually(
+      'the rest of the thread to reach the PDS',
+      async () =>
+        (await pds.network.pds.getClient().com.atproto.repo.listRecords({ repo: author.did, collection: 'app.bsky.feed.post' })).data
+          .records,
+      (r) => r.length >= 4,
+    );
+    expect(records.map((r) => (r.value as { text: string }).text).sort()).toEqual(
+      ['Thread part one', 'Thread part two', `Part three, fixed ${family}`, 'Thread part four'].sort(),
+    );
+  });
+
   it('bulk-requeues three selected posts and the receiver gets all three', async () => {
     const ids = [];
     for (const n of [1, 2, 3]) ids.push(await deadPost(blog, `Bulk post ${n}`));

@@ -27,6 +27,14 @@ export interface PayloadMedia {
   read(): Promise<Buffer>;
 }
 
+/** One further part of a thread (docs/api.md "Threads"): its own text, link and images. */
+export interface ThreadPart {
+  text: string;
+  link: string | null;
+  /** media ids, in order */
+  media: string[];
+}
+
 /** What one job publishes. Each job keeps its own copy, so a DLQ edit touches only that job. */
 export interface JobPayload {
   text: string;
@@ -35,6 +43,24 @@ export interface JobPayload {
   media: string[];
   metadata: Record<string, unknown> | null;
   scheduledAt: string;
+  /** The thread's further parts (2–25), after the first part above; absent for a single post. */
+  thread?: ThreadPart[];
+}
+
+/**
+ * A part of a thread the platform published, as the job records it (jobs.parts): `index` 0 is
+ * the first part, 1 the thread's first further part. Bluesky: the record's strong reference.
+ */
+export interface PublishedPart {
+  index: number;
+  uri: string;
+  cid: string;
+  url: string | null;
+}
+
+/** The parts of a payload in order: the first part, then the thread's further parts. */
+export function payloadParts(payload: JobPayload): ThreadPart[] {
+  return [{ text: payload.text, link: payload.link, media: payload.media }, ...(payload.thread ?? [])];
 }
 
 /** The job as the worker hands it to a connector. */
@@ -48,7 +74,10 @@ export interface DeliveryJob {
   /** 1-based number of this attempt in the job's whole history. */
   attemptNumber: number;
   payload: JobPayload;
+  /** The media of every part of the payload (a thread's included), resolved; look them up by id. */
   media: PayloadMedia[];
+  /** The thread's parts already published by earlier attempts (jobs.parts; absent: none): never published again. */
+  published?: PublishedPart[];
   /** Outcome of the previous attempt of this job, if any: LinkedIn needs it to read a 422 DUPLICATE_POST. */
   previousAttempt: { errorClass: ErrorClass | null; networkError: string | null; httpStatus: number | null } | null;
 }
@@ -76,6 +105,11 @@ export interface DeliveryOutcome {
   serverDelayMs: number | null;
   remoteId: string | null;
   remoteUrl: string | null;
+  /**
+   * Every part of a thread published so far, this attempt's included (recorded with the outcome,
+   * success or not, so the next attempt starts after them). Absent: unchanged.
+   */
+  parts?: PublishedPart[];
   /** New credentials to store (a refreshed session or token), encrypted by the caller. */
   credentialsUpdate?: Record<string, unknown>;
   warnings?: string[];

@@ -1,4 +1,4 @@
-import { ApiPropertyOptional, ApiSchema, IntersectionType, PartialType, PickType } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema, IntersectionType, PartialType, PickType } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -6,16 +6,20 @@ import {
   IsArray,
   IsBoolean,
   IsIn,
+  IsInt,
+  IsObject,
   IsOptional,
   IsString,
   IsUUID,
   Matches,
+  Max,
   MaxLength,
+  Min,
   ValidateNested,
 } from 'class-validator';
 import { PageQuery } from '../common/pagination';
 import { PROVIDERS, Provider } from '../connectors/connector.interface';
-import { CreatePostDto, ISO_WITH_OFFSET } from '../posts/posts.dto';
+import { CreatePostDto, ISO_WITH_OFFSET, MAX_THREAD_PARTS, ThreadPartDto } from '../posts/posts.dto';
 import { ERROR_CLASSES } from '../jobs/job-view.dto';
 import type { ErrorClass } from '../retry/error-class';
 
@@ -29,8 +33,32 @@ export const DEAD_REASONS = ['max_attempts', 'permanent', 'poison', 'expired'] a
  * field, every one optional), so a DLQ edit can never accept what POST /v1/posts refuses.
  * `null` clears title, link or metadata; the service refuses it for text and media.
  */
+@ApiSchema({ name: 'EditThreadPart' })
+export class EditThreadPartDto extends PartialType(ThreadPartDto) {
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: MAX_THREAD_PARTS - 1, description: "the part's place in `thread` (0: part 2)" })
+  @Max(MAX_THREAD_PARTS - 1)
+  @Min(0)
+  @IsInt({ message: 'index must be an integer' })
+  index!: number;
+}
+
 @ApiSchema({ name: 'EditDeadJob' })
-export class EditDeadJobDto extends PartialType(PickType(CreatePostDto, ['text', 'title', 'link', 'media', 'metadata'] as const)) {}
+export class EditDeadJobDto extends PartialType(PickType(CreatePostDto, ['text', 'title', 'link', 'media', 'metadata'] as const)) {
+  @ApiPropertyOptional({
+    type: [EditThreadPartDto],
+    maxItems: MAX_THREAD_PARTS,
+    description:
+      "a thread's further parts to change, each by its index; absent fields of a part are kept. A part already published cannot change (409)",
+  })
+  @IsOptional()
+  @ValidateNested({ each: true })
+  @IsObject({ each: true, message: 'each thread edit must be an object { index, text?, link?, media? }' })
+  @Type(() => EditThreadPartDto)
+  @ArrayMaxSize(MAX_THREAD_PARTS)
+  @ArrayMinSize(1)
+  @IsArray()
+  thread?: EditThreadPartDto[];
+}
 
 /** Query strings carry booleans as text. */
 const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);

@@ -7,7 +7,7 @@ import type { JobPayload, Provider } from '../connectors/connector.interface';
 import { toAttemptView } from '../jobs/job.types';
 import { JobsService, JobWithAttempts, WHY_NOT_RETRYABLE } from '../jobs/jobs.service';
 import { MediaService } from '../media/media.service';
-import { validateForPlatform } from '../posts/platform-rules';
+import { validateForPlatform, validateThreadForPlatform } from '../posts/platform-rules';
 import { JobLifecycle, LockedJob, RevivedJob } from '../queue/job-lifecycle.service';
 import { AccountStateService } from '../account-state/account-state.service';
 import { AuditService } from '../audit/audit.service';
@@ -98,7 +98,12 @@ export class DeadLetterService {
       const [job] = await this.lifecycle.lockJobs(m, auth.workspaceId, [id]);
       if (!job) throw notFound('job', id);
       if (job.status !== 'dead') throw conflict(`only a dead job's payload can be edited: ${notDeadMessage(job.status)}`);
-      const { next, before, after } = applyEdit(job.payload, { ...dto, media: dto.media?.map((x) => x.toLowerCase()) ?? dto.media });
+      const lower = (ids: string[] | undefined) => ids?.map((x) => x.toLowerCase()) ?? ids;
+      const { next, before, after } = applyEdit(
+        job.payload,
+        { ...dto, media: lower(dto.media), thread: dto.thread?.map((p) => ({ ...p, media: lower(p.media) })) },
+        job.parts,
+      );
       if (Object.keys(after).length === 0) return; // the same payload again: no edit, no new key
       await this.validateContent(auth.workspaceId, job.provider, next);
       await this.lifecycle.editDeadPayload(m, id, next);
@@ -107,11 +112,21 @@ export class DeadLetterService {
     return this.get(auth.workspaceId, id);
   }
 
-  /** The rules of POST /v1/posts for this platform: media known in the workspace, then platform limits. */
+  /** The rules of POST /v1/posts for this platform: media known in the workspace, then platform limits, a thread's every part too. */
   private async validateContent(workspaceId: string, provider: Provider, payload: JobPayload): Promise<void> {
     // Unknown media (another workspace's included, as at intake) is a 400 naming it.
     const media = await this.media.requireMany(workspaceId, payload.media);
-    const problems = validateForPlatform(provider, { text: payload.text, link: payload.link, media });
+    const parts = await Promise.all(
+      (payload.thread ?? []).map(async (part, i) => ({
+        text: part.text,
+        link: part.link,
+        media: await this.media.requireMany(workspaceId, part.media, `thread.${i}.media`),
+      })),
+    );
+    const problems = [
+      ...validateForPlatform(provider, { text: payload.text, link: payload.link, media }),
+      ...validateThreadForPlatform(provider, parts),
+    ];
     if (problems.length > 0) throw invalidInput(problems.map((p) => `${provider}: ${p}`).join('; '));
   }
 

@@ -1,8 +1,9 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ACCOUNT_STATUSES } from '../accounts/account-view.dto';
 import type { AccountStatus } from '../account-state/account-state';
 import type { JobPayload } from '../connectors/connector.interface';
 import { AttemptDto, JobDto } from '../jobs/job-view.dto';
+import { ThreadPartViewDto } from '../posts/post-view.dto';
 import type { BulkRequeueResult, SkippedJob } from './dead-letter.service';
 import { AuditActorDto } from '../audit/audit-view.dto';
 import type { AuditAction, AuditView, DlqDetailView, DlqEntryView } from './dead-letter.types';
@@ -61,6 +62,9 @@ export class JobPayloadDto implements JobPayload {
 
   @ApiProperty({ format: 'date-time' })
   scheduledAt!: string;
+
+  @ApiPropertyOptional({ type: [ThreadPartViewDto], description: "a thread's further parts, in order; absent for a single post" })
+  thread?: ThreadPartViewDto[];
 }
 
 const AUDIT_ACTIONS: readonly AuditAction[] = ['edit', 'requeue', 'discard'];

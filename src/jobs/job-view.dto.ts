@@ -3,7 +3,7 @@ import { PROVIDERS, Provider } from '../connectors/connector.interface';
 import type { DeadReason, Decision } from '../retry/decide';
 import type { ErrorClass } from '../retry/error-class';
 import type { JobStatus } from '../queue/job-lifecycle';
-import type { AttemptView, JobView } from './job.types';
+import type { AttemptView, JobPartView, JobView } from './job.types';
 import type { JobWithAttempts } from './jobs.service';
 
 /**
@@ -15,6 +15,33 @@ export const JOB_STATUSES: readonly JobStatus[] = ['scheduled', 'in_progress', '
 export const ERROR_CLASSES: readonly ErrorClass[] = ['success', 'transient', 'auth', 'permanent', 'poison'];
 export const DEAD_REASON_VALUES: readonly DeadReason[] = ['max_attempts', 'permanent', 'poison', 'expired'];
 const DECISIONS: readonly Decision[] = ['succeed', 'retry', 'dead', 'pause'];
+
+@ApiSchema({ name: 'JobPart' })
+export class JobPartDto implements JobPartView {
+  @ApiProperty({
+    type: 'integer',
+    description: "1-based: part 1 is the post's own text, part 2 the thread's first further part",
+    example: 2,
+  })
+  part!: number;
+
+  @ApiProperty()
+  text!: string;
+
+  @ApiProperty({ description: 'published on the platform (a retry or a requeue never publishes it again)' })
+  published!: boolean;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "the platform's id of this part once published (Bluesky: the record's AT URI)",
+    example: 'at://did:plc:abc/app.bsky.feed.post/3lbq7cmi6z22a',
+  })
+  remoteId!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'where this part can be seen' })
+  remoteUrl!: string | null;
+}
 
 @ApiSchema({ name: 'Job' })
 export class JobDto implements JobView {
@@ -69,6 +96,13 @@ export class JobDto implements JobView {
 
   @ApiProperty({ description: "the text this job publishes (the target's own text, else the post's)" })
   text!: string;
+
+  @ApiProperty({
+    type: [JobPartDto],
+    nullable: true,
+    description: "a thread's parts, the first included, each with its platform id once published; null for a single post",
+  })
+  parts!: JobPartDto[] | null;
 
   @ApiProperty({ format: 'date-time' })
   createdAt!: string;

@@ -1,4 +1,4 @@
-import type { JobPayload, Provider } from '../connectors/connector.interface';
+import { JobPayload, payloadParts, Provider, PublishedPart } from '../connectors/connector.interface';
 import type { DeadReason, Decision } from '../retry/decide';
 import type { ErrorClass } from '../retry/error-class';
 import type { JobStatus } from '../queue/job-lifecycle';
@@ -21,9 +21,22 @@ export interface JobRow {
   deadReason: DeadReason | null;
   remoteId: string | null;
   remoteUrl: string | null;
+  /** The thread's parts the platform published so far (jobs.parts). */
+  parts: PublishedPart[];
   createdAt: Date;
   updatedAt: Date;
   finishedAt: Date | null;
+}
+
+/** One part of a thread job, as GET /v1/jobs/:id shows it. */
+export interface JobPartView {
+  /** 1-based: part 1 is the post's own text, part 2 the thread's first further part. */
+  part: number;
+  text: string;
+  published: boolean;
+  /** The platform's id of this part (Bluesky: its AT URI), once published. */
+  remoteId: string | null;
+  remoteUrl: string | null;
 }
 
 export interface AttemptRow {
@@ -57,6 +70,8 @@ export interface JobView {
   remoteId: string | null;
   remoteUrl: string | null;
   text: string;
+  /** A thread job's parts, the first included, with each published part's id; null for a single post. */
+  parts: JobPartView[] | null;
   createdAt: string;
   updatedAt: string;
   finishedAt: string | null;
@@ -94,10 +109,30 @@ export function toJobView(j: JobRow): JobView {
     remoteId: j.remoteId,
     remoteUrl: j.remoteUrl,
     text: j.payload.text,
+    parts: partsView(j),
     createdAt: j.createdAt.toISOString(),
     updatedAt: j.updatedAt.toISOString(),
     finishedAt: j.finishedAt?.toISOString() ?? null,
   };
+}
+
+/**
+ * The parts of a thread job: a part is published when the platform reported it (Bluesky, one
+ * record per part) or when the whole job succeeded (a webhook takes every part in one delivery).
+ */
+export function partsView(j: Pick<JobRow, 'payload' | 'parts' | 'status'>): JobPartView[] | null {
+  if (!j.payload.thread || j.payload.thread.length === 0) return null;
+  const published = new Map((j.parts ?? []).map((p) => [p.index, p]));
+  return payloadParts(j.payload).map((part, index) => {
+    const done = published.get(index);
+    return {
+      part: index + 1,
+      text: part.text,
+      published: done !== undefined || j.status === 'succeeded',
+      remoteId: done?.uri ?? null,
+      remoteUrl: done?.url ?? null,
+    };
+  });
 }
 
 export function toAttemptView(a: AttemptRow): AttemptView {

@@ -1,5 +1,12 @@
 import fc from 'fast-check';
-import { assertValidForPlatform, countCodePoints, countGraphemes, MediaRuleInfo, validateForPlatform } from './platform-rules';
+import {
+  assertValidForPlatform,
+  countCodePoints,
+  countGraphemes,
+  MediaRuleInfo,
+  validateForPlatform,
+  validateThreadForPlatform,
+} from './platform-rules';
 
 const image = (over: Partial<MediaRuleInfo> = {}): MediaRuleInfo => ({
   id: '00000000-0000-4000-8000-000000000001',
@@ -113,6 +120,45 @@ describe('assertValidForPlatform', () => {
   it('names the target, its platform and the limit', () => {
     expect(() => assertValidForPlatform('targets.1', 'bluesky', { text: 'x'.repeat(301), media: [] })).toThrow(
       'targets.1 (bluesky): text is 301 graphemes, the limit is 300',
+    );
+  });
+});
+
+describe('validateThreadForPlatform', () => {
+  const part = (text: string, over: { media?: MediaRuleInfo[]; link?: string | null } = {}) => ({ text, media: [], link: null, ...over });
+
+  it('checks every part of a Bluesky thread like the first, naming the part', () => {
+    const problems = validateThreadForPlatform('bluesky', [
+      part('fine'),
+      part('x'.repeat(301)),
+      part('an image without alt', { media: [image({ alt: ' ' })] }),
+    ]);
+    expect(problems).toEqual([
+      'thread.1: text is 301 graphemes, the limit is 300',
+      expect.stringMatching(/^thread\.2: media\.0 \(00000000-0000-4000-8000-000000000001\) has no alt text/),
+    ]);
+  });
+
+  it('accepts parts within the limits on Bluesky and webhooks, and no thread anywhere', () => {
+    expect(validateThreadForPlatform('bluesky', [part('one'), part('two', { link: 'https://example.com' })])).toEqual([]);
+    expect(validateThreadForPlatform('webhook', [part('y'.repeat(10_000)), part('two')])).toEqual([]);
+    expect(validateThreadForPlatform('linkedin', [])).toEqual([]);
+  });
+
+  it('refuses a thread for LinkedIn as a whole, saying what to do instead', () => {
+    const problems = validateThreadForPlatform('linkedin', [part('one'), part('two')]);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^thread: LinkedIn has no threads/);
+    expect(problems[0]).toMatch(/Bluesky or a webhook/);
+  });
+
+  it('never reports a problem for a part that passes validateForPlatform on its own (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ minLength: 1, maxLength: 400 }), { minLength: 2, maxLength: 25 }), (texts) => {
+        const parts = texts.map((t) => part(t));
+        const expected = parts.flatMap((p, i) => validateForPlatform('bluesky', p).map((x) => `thread.${i}: ${x}`));
+        expect(validateThreadForPlatform('bluesky', parts)).toEqual(expected);
+      }),
     );
   });
 });

@@ -28,6 +28,8 @@ export interface PlatformLimits {
   imageTypes: readonly string[] | null;
   /** Largest image in pixels (width × height), when the platform documents one. */
   maxPixels: number | null;
+  /** Whether the platform publishes threads (a post's further parts); false: refused at intake. */
+  threads: boolean;
 }
 
 /**
@@ -42,10 +44,28 @@ export interface PlatformLimits {
  * - Webhook: Herald's generic 10,000 characters (the DTO checks it too), ≤ 4 images.
  */
 export const PLATFORM_LIMITS: Record<Provider, PlatformLimits> = {
-  bluesky: { maxText: 300, textUnit: 'graphemes', maxTextBytes: 3000, maxImages: 4, imageTypes: null, maxPixels: null },
-  linkedin: { maxText: 3000, textUnit: 'characters', maxTextBytes: null, maxImages: 4, imageTypes: null, maxPixels: 36_152_320 },
-  webhook: { maxText: 10_000, textUnit: 'characters', maxTextBytes: null, maxImages: 4, imageTypes: null, maxPixels: null },
+  bluesky: { maxText: 300, textUnit: 'graphemes', maxTextBytes: 3000, maxImages: 4, imageTypes: null, maxPixels: null, threads: true },
+  linkedin: {
+    maxText: 3000,
+    textUnit: 'characters',
+    maxTextBytes: null,
+    maxImages: 4,
+    imageTypes: null,
+    maxPixels: 36_152_320,
+    threads: false,
+  },
+  webhook: { maxText: 10_000, textUnit: 'characters', maxTextBytes: null, maxImages: 4, imageTypes: null, maxPixels: null, threads: true },
 };
+
+/**
+ * Why LinkedIn refuses a thread at intake rather than publishing it some other way: its Posts API
+ * (POST /rest/posts) makes one post and defines no thread, series or reply-to-own-post; the
+ * nearest thing, comments under the post (socialActions), is another product with its own
+ * permission and reads as a conversation, not as the author's thread. Publishing only the first
+ * part would drop what the person wrote, so the whole target is refused with a 400 instead.
+ */
+export const LINKEDIN_THREAD_REFUSAL =
+  'LinkedIn has no threads (its Posts API publishes single posts): send the thread to Bluesky or a webhook, and give LinkedIn its own post without `thread`';
 
 const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
@@ -108,6 +128,18 @@ export function validateForPlatform(provider: Provider, content: PlatformContent
     }
   });
   return problems;
+}
+
+/**
+ * The problems of a thread's further parts on `provider`: a platform without threads refuses the
+ * thread as a whole; otherwise each part is checked like the first (`validateForPlatform`), its
+ * problems named by the part's field path: `thread.1: text is 301 graphemes, the limit is 300`.
+ * Pure.
+ */
+export function validateThreadForPlatform(provider: Provider, parts: readonly PlatformContent[]): string[] {
+  if (parts.length === 0) return [];
+  if (!PLATFORM_LIMITS[provider].threads) return [`thread: ${LINKEDIN_THREAD_REFUSAL}`];
+  return parts.flatMap((part, i) => validateForPlatform(provider, part).map((p) => `thread.${i}: ${p}`));
 }
 
 export class PlatformRuleError extends Error {

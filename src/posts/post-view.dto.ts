@@ -1,8 +1,21 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import type { ThreadPart } from '../connectors/connector.interface';
 import { JobDto } from '../jobs/job-view.dto';
 import type { PostStatus } from './post-status';
 import type { PostView } from './post.types';
 import { POST_STATUSES } from './posts.dto';
+
+@ApiSchema({ name: 'ThreadPartView' })
+export class ThreadPartViewDto implements ThreadPart {
+  @ApiProperty()
+  text!: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  link!: string | null;
+
+  @ApiProperty({ type: [String], description: 'media ids, in order' })
+  media!: string[];
+}
 
 /** The answer of /v1/posts as an OpenAPI schema; it implements PostView, so the two cannot drift apart. */
 @ApiSchema({ name: 'Post' })
@@ -29,6 +42,13 @@ export class PostDto implements PostView {
 
   @ApiProperty({ type: [String], description: 'media ids, in order' })
   media!: string[];
+
+  @ApiProperty({
+    type: [ThreadPartViewDto],
+    nullable: true,
+    description: "the thread's further parts, in order after the first (text, link, media above); null for a single post",
+  })
+  thread!: ThreadPartViewDto[] | null;
 
   @ApiProperty({ format: 'date-time' })
   scheduledAt!: string;

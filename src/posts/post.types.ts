@@ -1,3 +1,4 @@
+import type { ThreadPart } from '../connectors/connector.interface';
 import type { JobView } from '../jobs/job.types';
 import type { PostStatus } from './post-status';
 
@@ -9,6 +10,8 @@ export interface PostRow {
   link: string | null;
   media: string[];
   metadata: Record<string, unknown> | null;
+  /** The thread's further parts (2–25), or null for a single post. */
+  thread: ThreadPart[] | null;
   scheduledAt: Date;
   publishBy: Date | null;
   createdAt: Date;
@@ -22,6 +25,7 @@ export interface PostView {
   title: string | null;
   link: string | null;
   media: string[];
+  thread: ThreadPart[] | null;
   scheduledAt: string;
   publishBy: string | null;
   metadata: Record<string, unknown> | null;

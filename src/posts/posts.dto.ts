@@ -59,6 +59,33 @@ export class TargetDto {
   text?: string;
 }
 
+/** A thread's maximum number of further parts, and its minimum (docs/api.md "Threads"). */
+export const MAX_THREAD_PARTS = 25;
+export const MIN_THREAD_PARTS = 2;
+
+@ApiSchema({ name: 'ThreadPart' })
+export class ThreadPartDto {
+  @ApiProperty({ maxLength: 10_000, example: 'Part two: what changed under the hood.' })
+  @MaxLength(10_000)
+  @IsNotEmpty()
+  @IsString()
+  text!: string;
+
+  @ApiPropertyOptional({ example: 'https://example.com/blog/herald-1-0#engine' })
+  @IsOptional()
+  @IsUrl(HTTP_URL, { message: 'link must be an absolute http(s) URL' })
+  @MaxLength(2048)
+  @IsString()
+  link?: string;
+
+  @ApiPropertyOptional({ type: [String], description: 'ids from POST /v1/media (each with its alt text)' })
+  @IsOptional()
+  @IsUUID('all', { each: true, message: 'media must contain media ids (UUIDs)' })
+  @ArrayMaxSize(4)
+  @IsArray()
+  media?: string[];
+}
+
 @ApiSchema({ name: 'CreatePost' })
 export class CreatePostDto {
   @ApiProperty({ maxLength: 10_000, example: 'Herald 1.0 is out!' })
@@ -86,6 +113,22 @@ export class CreatePostDto {
   @ArrayMaxSize(4)
   @IsArray()
   media?: string[];
+
+  @ApiPropertyOptional({
+    type: [ThreadPartDto],
+    minItems: MIN_THREAD_PARTS,
+    maxItems: MAX_THREAD_PARTS,
+    description:
+      'further parts, in order, published after the first (`text`, `link`, `media` above): Bluesky replies each to the previous one, a webhook gets them all in one delivery; LinkedIn accounts refuse threads',
+  })
+  @IsOptional()
+  @ValidateNested({ each: true })
+  @IsObject({ each: true, message: 'each thread part must be an object { text, link?, media? }' })
+  @Type(() => ThreadPartDto)
+  @ArrayMaxSize(MAX_THREAD_PARTS, { message: `thread must have at most ${MAX_THREAD_PARTS} parts` })
+  @ArrayMinSize(MIN_THREAD_PARTS, { message: `thread must have at least ${MIN_THREAD_PARTS} parts (a single post needs no thread)` })
+  @IsArray()
+  thread?: ThreadPartDto[];
 
   @ApiProperty({ type: [TargetDto], minItems: 1, maxItems: 20 })
   @ValidateNested({ each: true })
@@ -145,6 +188,22 @@ export class UpdatePostDto {
   @ArrayMaxSize(4)
   @IsArray()
   media?: string[];
+
+  @ApiPropertyOptional({
+    type: [ThreadPartDto],
+    nullable: true,
+    minItems: MIN_THREAD_PARTS,
+    maxItems: MAX_THREAD_PARTS,
+    description: 'the whole thread again (it replaces the old one); null makes the post a single post',
+  })
+  @IsOptional()
+  @ValidateNested({ each: true })
+  @IsObject({ each: true, message: 'each thread part must be an object { text, link?, media? }' })
+  @Type(() => ThreadPartDto)
+  @ArrayMaxSize(MAX_THREAD_PARTS, { message: `thread must have at most ${MAX_THREAD_PARTS} parts` })
+  @ArrayMinSize(MIN_THREAD_PARTS, { message: `thread must have at least ${MIN_THREAD_PARTS} parts (a single post needs no thread)` })
+  @IsArray()
+  thread?: ThreadPartDto[] | null;
 
   @ApiPropertyOptional()
   @IsOptional()

@@ -5,10 +5,10 @@ import type { PostRow } from './post.types';
 import type { PostStatus } from './post-status';
 
 /** Parameters of the post's own part of `create`; the queue's CTE numbers its own after them. */
-export const POST_PARAMS = 13;
+export const POST_PARAMS = 14;
 
 const POST_COLUMNS = `
-  p.id, p.workspace_id AS "workspaceId", p.text, p.title, p.link, p.media, p.metadata,
+  p.id, p.workspace_id AS "workspaceId", p.text, p.title, p.link, p.media, p.metadata, p.thread,
   p.scheduled_at AS "scheduledAt", p.publish_by AS "publishBy", p.created_at AS "createdAt", p.updated_at AS "updatedAt"`;
 
 /**
@@ -55,8 +55,8 @@ export class PostsRepository {
     await this.db.prepared(
       'herald_create_post',
       `WITH p AS (
-         INSERT INTO posts (id, workspace_id, text, title, link, media, metadata, scheduled_at, publish_by, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $11, $12, $13, $13)
+         INSERT INTO posts (id, workspace_id, text, title, link, media, metadata, thread, scheduled_at, publish_by, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $14, $11, $12, $13, $13)
        ), j AS (
          ${jobs.cte}
          RETURNING 1
@@ -80,6 +80,7 @@ export class PostsRepository {
         post.scheduledAt,
         post.publishBy,
         post.createdAt,
+        post.thread === null ? null : JSON.stringify(post.thread),
         ...jobs.params,
       ],
     );
@@ -108,7 +109,8 @@ export class PostsRepository {
 
   async update(m: Sql, post: PostRow): Promise<void> {
     await m.query(
-      `UPDATE posts SET text = $3, title = $4, link = $5, media = $6, metadata = $7, scheduled_at = $8, publish_by = $9, updated_at = now()
+      `UPDATE posts SET text = $3, title = $4, link = $5, media = $6, metadata = $7, scheduled_at = $8, publish_by = $9, thread = $10,
+         updated_at = now()
        WHERE workspace_id = $1 AND id = $2`,
       [
         post.workspaceId,
@@ -120,6 +122,7 @@ export class PostsRepository {
         post.metadata,
         post.scheduledAt,
         post.publishBy,
+        post.thread === null ? null : JSON.stringify(post.thread),
       ],
     );
   }

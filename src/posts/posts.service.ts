@@ -8,7 +8,7 @@ import { parseInstant } from '../common/instant';
 import { applyContentPatch } from './content-patch';
 import { conflict, DomainError, ErrorCode, invalidInput, notFound } from '../common/errors';
 import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
-import type { JobPayload, Provider } from '../connectors/connector.interface';
+import type { JobPayload, Provider, ThreadPart } from '../connectors/connector.interface';
 import { JobRow, toJobView } from '../jobs/job.types';
 import { JobsService } from '../jobs/jobs.service';
 import { AccountsService } from '../accounts/accounts.service';
@@ -18,10 +18,10 @@ import { enqueueStatus } from '../queue/job-lifecycle';
 import { JobLifecycle } from '../queue/job-lifecycle.service';
 import type { NewJob } from '../queue/queue.types';
 import { IdempotencyRepository } from './idempotency.repository';
-import { validateForPlatform } from './platform-rules';
+import { validateForPlatform, validateThreadForPlatform } from './platform-rules';
 import { derivePostStatus } from './post-status';
 import type { PostRow, PostView } from './post.types';
-import type { CreatePostDto, ListPostsQuery, UpdatePostDto } from './posts.dto';
+import type { CreatePostDto, ListPostsQuery, ThreadPartDto, UpdatePostDto } from './posts.dto';
 import { POST_PARAMS, PostsRepository } from './posts.repository';
 
 export interface CreateResult {
@@ -86,14 +86,32 @@ export class PostsService {
     return this.media.requireMany(workspaceId, media ?? []);
   }
 
+  /** A thread's parts as stored, each part's media looked up in the workspace (a 400 names `thread.i.media`). */
+  private async resolveThread(
+    workspaceId: string,
+    dto: ThreadPartDto[] | null | undefined,
+  ): Promise<{ thread: ThreadPart[] | null; media: MediaInfo[][] }> {
+    if (!dto) return { thread: null, media: [] };
+    const media = await Promise.all(dto.map((part, i) => this.media.requireMany(workspaceId, part.media ?? [], `thread.${i}.media`)));
+    return { thread: dto.map((part, i) => ({ text: part.text, link: part.link ?? null, media: media[i].map((m) => m.id) })), media };
+  }
+
   /**
    * Platform limits at intake (docs/api.md "Limits"), each target with its own platform and its effective
-   * text (its override, else the post's). Every problem of every target in one 400.
+   * text (its override, else the post's); a thread's every part too (docs/api.md "Threads"), and a
+   * platform without threads refuses one. Every problem of every target in one 400.
    */
-  private checkPlatforms(targets: { label: string; provider: Provider; text: string }[], media: MediaInfo[], link: string | null): void {
+  private checkPlatforms(
+    targets: { label: string; provider: Provider; text: string }[],
+    media: MediaInfo[],
+    link: string | null,
+    thread: { thread: ThreadPart[] | null; media: MediaInfo[][] } = { thread: null, media: [] },
+  ): void {
     const problems: string[] = [];
+    const parts = (thread.thread ?? []).map((p, i) => ({ text: p.text, link: p.link, media: thread.media[i] ?? [] }));
     for (const t of targets) {
       problems.push(...validateForPlatform(t.provider, { text: t.text, media, link }).map((p) => `${t.label} (${t.provider}): ${p}`));
+      problems.push(...validateThreadForPlatform(t.provider, parts).map((p) => `${t.label} (${t.provider}): ${p}`));
     }
     if (problems.length > 0) throw invalidInput(problems.join('; '));
   }
@@ -106,6 +124,7 @@ export class PostsService {
     this.validateSchedule(scheduledAt, publishBy, now);
     const mediaInfo = await this.resolveMedia(workspaceId, dto.media);
     const media = mediaInfo.map((m) => m.id);
+    const thread = await this.resolveThread(workspaceId, dto.thread);
 
     const seen = new Set<string>();
     dto.targets.forEach((t, i) => {
@@ -132,6 +151,7 @@ export class PostsService {
       jobs.map((j, i) => ({ label: `targets.${i}`, provider: j.provider as Provider, text: j.textOverride ?? dto.text })),
       mediaInfo,
       dto.link ?? null,
+      thread,
     );
 
     const post: PostRow = {
@@ -142,6 +162,7 @@ export class PostsService {
       link: dto.link ?? null,
       media,
       metadata: dto.metadata ?? null,
+      thread: thread.thread,
       scheduledAt,
       publishBy,
       createdAt: now,
@@ -173,6 +194,7 @@ export class PostsService {
         deadReason: null,
         remoteId: null,
         remoteUrl: null,
+        parts: [],
         createdAt: now,
         updatedAt: now,
         finishedAt: null,
@@ -206,6 +228,7 @@ export class PostsService {
       media: post.media,
       metadata: post.metadata,
       scheduledAt: post.scheduledAt.toISOString(),
+      ...(post.thread ? { thread: post.thread } : {}),
     };
   }
 
@@ -217,6 +240,7 @@ export class PostsService {
       title: post.title,
       link: post.link,
       media: post.media,
+      thread: post.thread,
       scheduledAt: post.scheduledAt.toISOString(),
       publishBy: post.publishBy?.toISOString() ?? null,
       metadata: post.metadata,
@@ -276,11 +300,18 @@ export class PostsService {
       this.validateSchedule(next.scheduledAt, next.publishBy, now);
       const mediaInfo = await this.resolveMedia(workspaceId, next.media);
       next.media = mediaInfo.map((mi) => mi.id);
+      // `thread` absent: kept; null: the post becomes a single post; an array replaces the thread.
+      const thread =
+        dto.thread === undefined
+          ? await this.resolveThread(workspaceId, post.thread?.map((p) => ({ ...p, link: p.link ?? undefined })) ?? null)
+          : await this.resolveThread(workspaceId, dto.thread);
+      next.thread = thread.thread;
       const waiting = (await this.jobs.forPosts(workspaceId, [id], m)).filter((j) => j.status === 'scheduled' || j.status === 'paused');
       this.checkPlatforms(
         waiting.map((j) => ({ label: `job ${j.id}`, provider: j.provider, text: j.textOverride ?? next.text })),
         mediaInfo,
         next.link,
+        thread,
       );
       await this.posts.update(m, next);
       await this.lifecycle.reschedulePost(m, id, next.scheduledAt, next.publishBy, (override) => this.payload(next, override));
@@ -324,6 +355,7 @@ function postFields(p: PostRow): Record<string, unknown> {
     link: p.link,
     media: p.media,
     metadata: p.metadata,
+    thread: p.thread,
     scheduledAt: p.scheduledAt.toISOString(),
     publishBy: p.publishBy?.toISOString() ?? null,
   };

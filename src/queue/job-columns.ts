@@ -11,7 +11,7 @@ export const JOB_COLUMNS = `
   j.idempotency_key AS "idempotencyKey", j.text_override AS "textOverride", j.payload,
   j.error_class AS "errorClass", j.last_error AS "lastError", j.dead_reason AS "deadReason",
   j.remote_id AS "remoteId", j.remote_url AS "remoteUrl", j.created_at AS "createdAt", j.updated_at AS "updatedAt",
-  j.finished_at AS "finishedAt"`;
+  j.finished_at AS "finishedAt", j.parts`;
 
 /**
  * The idempotency key a dead job goes back to the queue with: a new one iff its payload was

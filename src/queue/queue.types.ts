@@ -1,4 +1,4 @@
-import type { JobPayload, Provider } from '../connectors/connector.interface';
+import type { JobPayload, Provider, PublishedPart } from '../connectors/connector.interface';
 import type { AccountFeedback, LockedAccount } from '../account-state/account-state';
 import type { Tx } from '../database/db';
 import type { Circuit } from '../retry/circuit-breaker';
@@ -19,6 +19,8 @@ export interface ClaimedJob {
   /** Attempts of the current budget before this one (a requeue starts a new budget). */
   attemptsInBudget: number;
   payload: JobPayload;
+  /** The thread's parts published by earlier attempts (jobs.parts). */
+  published: PublishedPart[];
   publishBy: Date | null;
   previousErrorClass: ErrorClass | null;
   previousHttpStatus: number | null;
@@ -50,6 +52,8 @@ export interface FinishedAttempt {
   deadReason: DeadReason | null;
   remoteId: string | null;
   remoteUrl: string | null;
+  /** Every part of a thread published so far (jobs.parts), when the connector reported them; null: unchanged. */
+  parts: PublishedPart[] | null;
   warnings: string[];
   /** The credentials version the attempt used (an auth failure of older credentials pauses nothing). */
   credentialsVersion: number;

@@ -189,7 +189,12 @@ export class FailedPostsController {
   async detail(@Req() req: PageRequest, @Res() res: Response, @Param('jobId', jobId) id: string): Promise<void> {
     const session = requirePage(req);
     const job = await this.dlq.get(session.auth.workspaceId, id);
-    await this.showDetail(res, session, job, { text: job.payload.text, title: job.payload.title ?? '', link: job.payload.link ?? '' });
+    await this.showDetail(res, session, job, {
+      text: job.payload.text,
+      title: job.payload.title ?? '',
+      link: job.payload.link ?? '',
+      thread: (job.payload.thread ?? []).map((p) => ({ text: p.text, link: p.link ?? '' })),
+    });
   }
 
   /** Saves the edit (the API's rules: the platform's limit included); "save and requeue" sends it too. */
@@ -201,12 +206,31 @@ export class FailedPostsController {
     @Body() body: Record<string, unknown>,
   ): Promise<void> {
     const session = requirePage(req);
-    const values = { text: rawField(body, 'text'), title: field(body, 'title'), link: field(body, 'link') };
+    const current = await this.dlq.get(session.auth.workspaceId, id);
+    const parts = current.payload.thread ?? [];
+    // A thread's parts already published have no fields in the form: their values stay as they are.
+    const publishedParts = new Set((current.parts ?? []).filter((p) => p.published).map((p) => p.part));
+    const values: FormValues = {
+      text: rawField(body, 'text'),
+      title: field(body, 'title'),
+      link: field(body, 'link'),
+      thread: parts.map((p, i) =>
+        publishedParts.has(i + 2)
+          ? { text: p.text, link: p.link ?? '' }
+          : { text: rawField(body, `thread-${i}-text`), link: field(body, `thread-${i}-link`) },
+      ),
+    };
     try {
+      const firstEditable = !publishedParts.has(1);
+      const threadEdits = parts
+        .map((_, i) => i)
+        .filter((i) => !publishedParts.has(i + 2))
+        .map((i) => ({ index: i, text: values.thread[i].text, link: values.thread[i].link === '' ? null : values.thread[i].link }));
       const dto = await asDto(EditDeadJobDto, {
-        text: values.text,
-        title: values.title === '' ? null : values.title,
-        link: values.link === '' ? null : values.link,
+        ...(firstEditable
+          ? { text: values.text, title: values.title === '' ? null : values.title, link: values.link === '' ? null : values.link }
+          : {}),
+        ...(threadEdits.length > 0 ? { thread: threadEdits } : {}),
       });
       await this.dlq.edit(session.auth, id, dto);
     } catch (err) {
@@ -288,7 +312,7 @@ export class FailedPostsController {
     res: Response,
     session: PageSession,
     job: DlqDetailView,
-    values: { text: string; title: string; link: string },
+    values: FormValues,
     error?: string,
     status = 400,
   ): Promise<void> {
@@ -310,9 +334,43 @@ export class FailedPostsController {
         // A receiver's answer chose this URL: only http(s) becomes a link.
         remoteUrl: job.remoteUrl && /^https?:\/\//i.test(job.remoteUrl) ? job.remoteUrl : null,
         attempts: [...job.attempts].reverse(),
+        ...threadView(job, values),
       },
     );
   }
+}
+
+/** What the edit form shows and posts back: the first part, and a thread's further parts. */
+interface FormValues {
+  text: string;
+  title: string;
+  link: string;
+  thread: { text: string; link: string }[];
+}
+
+/**
+ * A thread on the failed post's page: every part in order, the published ones read-only with
+ * where they are, the others as fields of the edit form (each with its live counter).
+ */
+function threadView(job: DlqDetailView, values: FormValues) {
+  const parts = job.parts;
+  if (!parts) return { thread: null, firstPublished: false };
+  const safeUrl = (u: string | null) => (u && /^https?:\/\//i.test(u) ? u : null);
+  return {
+    firstPublished: parts[0]?.published ?? false,
+    firstPart: parts[0] ? { remoteId: parts[0].remoteId, remoteUrl: safeUrl(parts[0].remoteUrl) } : null,
+    partsTotal: parts.length,
+    publishedCount: parts.filter((p) => p.published).length,
+    thread: parts.slice(1).map((p, i) => ({
+      index: i,
+      number: p.part,
+      published: p.published,
+      remoteId: p.remoteId,
+      remoteUrl: safeUrl(p.remoteUrl),
+      text: p.published ? p.text : (values.thread[i]?.text ?? p.text),
+      link: p.published ? '' : (values.thread[i]?.link ?? ''),
+    })),
+  };
 }
 
 function excerpt(text: string): string {

@@ -25,6 +25,7 @@ function attempt(accountId: string, errorClass: ErrorClass, atMs: number, messag
     deadReason: null,
     remoteId: null,
     remoteUrl: null,
+    parts: null,
     warnings: [],
     credentialsVersion: 1,
     refreshedCredentials: null,

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { openCredentials, sealCredentials } from '../accounts/account-credentials';
 import { SecretBox } from '../common/crypto/secret-box';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
-import { bareOutcome, DeliveryAccount, DeliveryOutcome, PayloadMedia } from '../connectors/connector.interface';
+import { bareOutcome, DeliveryAccount, DeliveryOutcome, PayloadMedia, payloadParts } from '../connectors/connector.interface';
 import { ConnectorRegistry } from '../connectors/connector.registry';
 import { MediaResolver } from '../media/media-resolver';
 import { RetryPolicy } from '../retry/backoff';
@@ -102,7 +102,9 @@ export class AttemptRunner {
     }
     let media: PayloadMedia[];
     try {
-      media = await this.media.resolve(job.workspaceId, job.payload.media, new Date());
+      // Every part's media (a thread's included), each id once: connectors look them up by id.
+      const ids = [...new Set(payloadParts(job.payload).flatMap((part) => part.media))];
+      media = await this.media.resolve(job.workspaceId, ids, new Date());
     } catch (err) {
       return outcome('transient', `the post's media could not be read: ${(err as Error).message}`);
     }
@@ -117,6 +119,7 @@ export class AttemptRunner {
           attemptNumber: job.attemptNumber,
           payload: job.payload,
           media,
+          published: job.published ?? [],
           previousAttempt: job.previousErrorClass
             ? { errorClass: job.previousErrorClass, networkError: job.previousNetworkError, httpStatus: job.previousHttpStatus }
             : null,
@@ -173,6 +176,7 @@ export class AttemptRunner {
       deadReason: decision.deadReason,
       remoteId: result.remoteId,
       remoteUrl: result.remoteUrl,
+      parts: result.parts ?? null,
       warnings: result.warnings ?? [],
       credentialsVersion: cached?.version ?? job.credentialsVersion,
       refreshedCredentials,

@@ -10,8 +10,11 @@ import type * as net from 'node:net';
 export interface XrpcProxy {
   url: string;
   calls(method: string): number;
-  /** The next `count` calls of `method` are forwarded and then answered with a dropped connection. */
-  dropResponses(method: string, count: number): void;
+  /**
+   * The next `count` calls of `method` are forwarded and then answered with a dropped connection;
+   * with `skip`, the `skip` calls before them are answered normally (lose the 3rd: skip 2).
+   */
+  dropResponses(method: string, count: number, skip?: number): void;
   /** How many answers were dropped so far. */
   dropped(method: string): number;
   close(): Promise<void>;
@@ -21,13 +24,16 @@ export async function startXrpcProxy(targetUrl: string): Promise<XrpcProxy> {
   const target = new URL(targetUrl);
   const counts = new Map<string, number>();
   const toDrop = new Map<string, number>();
+  const toSkip = new Map<string, number>();
   const droppedCounts = new Map<string, number>();
   const sockets = new Set<net.Socket>();
 
   const server = http.createServer((req, res) => {
     const method = (req.url ?? '').replace(/^\/xrpc\//, '').split('?')[0] ?? '';
     counts.set(method, (counts.get(method) ?? 0) + 1);
-    const drop = (toDrop.get(method) ?? 0) > 0;
+    const skip = (toSkip.get(method) ?? 0) > 0;
+    if (skip) toSkip.set(method, (toSkip.get(method) ?? 0) - 1);
+    const drop = !skip && (toDrop.get(method) ?? 0) > 0;
     if (drop) toDrop.set(method, (toDrop.get(method) ?? 0) - 1);
     const upstream = http.request(
       { hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } },
@@ -58,7 +64,10 @@ export async function startXrpcProxy(targetUrl: string): Promise<XrpcProxy> {
   return {
     url: `http://127.0.0.1:${port}`,
     calls: (method) => counts.get(method) ?? 0,
-    dropResponses: (method, count) => toDrop.set(method, count),
+    dropResponses: (method, count, skip = 0) => {
+      toSkip.set(method, skip);
+      toDrop.set(method, count);
+    },
     dropped: (method) => droppedCounts.get(method) ?? 0,
     close: () =>
       new Promise<void>((resolve) => {

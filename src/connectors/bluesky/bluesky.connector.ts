@@ -10,8 +10,11 @@ import {
   DeliveryAccount,
   DeliveryJob,
   DeliveryOutcome,
+  PayloadMedia,
+  payloadParts,
   PreparedAccount,
   Provider,
+  PublishedPart,
   VerifyResult,
 } from '../connector.interface';
 import type { BlueskyAuth } from './bluesky-auth';
@@ -24,12 +27,12 @@ import {
   StoredOAuthAccount,
   StoredSession,
 } from './bluesky-config';
-import { blueskyErrorOutcome, BlueskyOutcomeContext, blueskyPoison, blueskySuccess, xrpcStatus } from './bluesky-outcome';
+import { blueskyErrorOutcome, BlueskyOutcomeContext, blueskyPoison, blueskySuccess, postUrl, xrpcStatus } from './bluesky-outcome';
 import { buildPost, PoisonError, POST_COLLECTION } from './bluesky-post';
 import { BlueskySessions } from './bluesky-session';
 import { blueskyOAuthErrorOutcome, BlueskyOAuthSession } from './oauth/bluesky-oauth-session';
 import { BlueskyOAuth } from './oauth/bluesky-oauth.service';
-import { tidForJob } from './tid';
+import { tidForJob, tidForThreadPart } from './tid';
 
 export type BlueskyConnectorConfig = Pick<HeraldConfig, 'allowPrivateUrls' | 'http'>;
 
@@ -39,7 +42,10 @@ const MAX_PDS_ANSWER_BYTES = 5 * 1024 * 1024;
 /** The record at a job's key, if there is one: a retry after a lost response finds it there. */
 interface ExistingPost {
   uri: string;
+  cid: string | null;
   text: string;
+  /** The thread's first record, when the record is a reply. */
+  rootUri: string | null;
 }
 
 /**
@@ -197,15 +203,143 @@ export class BlueskyConnector implements Connector {
     signal: AbortSignal,
     failed: (err: unknown, step: string) => DeliveryOutcome,
   ): Promise<DeliveryOutcome> {
-    const rkey = tidForJob(job.idempotencyKey, job.payload.scheduledAt);
     let step = 'logging in';
+    const onStep = (s: string): void => {
+      step = s;
+    };
+    if (job.payload.thread && job.payload.thread.length > 0) {
+      // The parts published so far, this attempt's included: recorded with the outcome, whatever it is.
+      const done = publishedPrefix(job.published ?? []);
+      try {
+        return await this.publishThread(job, session, done, signal, onStep);
+      } catch (err) {
+        const outcome = err instanceof PoisonError ? blueskyPoison(err.message) : failed(err, step);
+        return { ...outcome, message: withProgress(outcome.message, done, payloadParts(job.payload).length), parts: [...done] };
+      }
+    }
+    const rkey = tidForJob(job.idempotencyKey, job.payload.scheduledAt);
     try {
-      return await this.publish(job, session, rkey, signal, (s) => {
-        step = s;
-      });
+      return await this.publish(job, session, rkey, signal, onStep);
     } catch (err) {
       return err instanceof PoisonError ? blueskyPoison(err.message) : failed(err, step);
     }
+  }
+
+  /**
+   * A thread (docs/api.md "Threads"): one record per part, in order, each a reply whose root is the
+   * first record and whose parent is the previous one (strong references: uri and cid). Each
+   * part's record key is fixed by the job and the part's index (tidForThreadPart) before its first
+   * attempt, so:
+   * - parts in `done` (jobs.parts, from earlier attempts) are never sent again;
+   * - on a retry, the first parts not in `done` are looked up at their keys first: a part whose
+   *   answer was lost (or whose attempt's outcome was never recorded) is found there and kept;
+   * - a create refused because the key is taken is looked up the same way before it counts as
+   *   a failure.
+   * `done` grows as parts are published; the caller records it with the outcome.
+   */
+  private async publishThread(
+    job: DeliveryJob,
+    session: BlueskyAuth,
+    done: PublishedPart[],
+    signal: AbortSignal,
+    onStep: (step: string) => void,
+  ): Promise<DeliveryOutcome> {
+    const { did } = await session.ensure(signal);
+    const handle = (): string => session.current()?.handle ?? '';
+    const parts = payloadParts(job.payload);
+    const media = new Map(job.media.map((m) => [m.id, m]));
+    const warnings: string[] = [];
+    const preview = {
+      connectTimeoutMs: this.config.http.connectTimeoutMs,
+      totalTimeoutMs: this.config.http.totalTimeoutMs,
+      allowPrivate: this.config.allowPrivateUrls,
+      signal,
+    };
+    // Only a retry can find its own parts already there; once one is missing, the later ones are too.
+    let look = job.attemptNumber > 1;
+    for (let index = done.length; index < parts.length; index++) {
+      const part = parts[index];
+      const label = `part ${index + 1} of ${parts.length}`;
+      const rkey = tidForThreadPart(job.id, index, job.payload.scheduledAt);
+      const keep = (uri: string, cid: string): void => {
+        done.push({ index, uri, cid, url: postUrl(handle(), did, rkey) });
+      };
+      if (look) {
+        onStep(`looking for ${label} of an earlier attempt`);
+        const existing = await this.existing(session, did, rkey, signal);
+        const found = existing ? this.threadPartFound(existing, part.text, index, label, done) : null;
+        if (existing && found) {
+          warnings.push(...found.warnings);
+          keep(existing.uri, found.cid);
+          continue;
+        }
+        look = false;
+      }
+      const partJob: DeliveryJob = {
+        ...job,
+        payload: { ...job.payload, text: part.text, link: part.link, media: part.media, title: index === 0 ? job.payload.title : null },
+        media: part.media.map((id) => media.get(id)).filter((m): m is PayloadMedia => m !== undefined),
+      };
+      delete partJob.payload.thread;
+      const built = await buildPost(partJob, new Date(), { session, preview, signal, onStep: (s) => onStep(`${s} (${label})`) });
+      warnings.push(...built.warnings.map((w) => `${label}: ${w}`));
+      const record = {
+        ...built.record,
+        ...(index > 0 ? { reply: { root: strongRef(done[0]), parent: strongRef(done[index - 1]) } } : {}),
+      };
+      onStep(`creating ${label}`);
+      try {
+        const res = await session.call(
+          (agent) => agent.com.atproto.repo.createRecord({ repo: did, collection: POST_COLLECTION, rkey, record }, { signal }),
+          signal,
+        );
+        keep(res.data.uri, res.data.cid);
+      } catch (err) {
+        // As for a single post: "a record is already at this key" is looked at before it counts.
+        if (!(err instanceof XRPCError) || !(xrpcStatus(err) === 400 || xrpcStatus(err) >= 500)) throw err;
+        onStep(`looking for an existing ${label} at its record key`);
+        const existing = await this.existing(session, did, rkey, signal).catch(() => null);
+        const found = existing ? this.threadPartFound(existing, part.text, index, label, done) : null;
+        if (!existing || !found) {
+          onStep(`creating ${label}`);
+          throw err;
+        }
+        warnings.push(...found.warnings);
+        keep(existing.uri, found.cid);
+      }
+    }
+    const first = done[0];
+    return {
+      ...blueskySuccess(first.uri, handle(), did, tidForThreadPart(job.id, 0, job.payload.scheduledAt), warnings),
+      parts: [...done],
+    };
+  }
+
+  /**
+   * Whether the record found at a part's key is that part, published by an earlier attempt whose
+   * answer was lost. Its text must match, as for a single post; a later part whose text differs
+   * (edited in the dead-letter queue after its answer was lost) is still this thread's when it
+   * replies to this thread's first record: it is kept, with a warning, and not published twice.
+   */
+  private threadPartFound(
+    existing: ExistingPost,
+    text: string,
+    index: number,
+    label: string,
+    done: PublishedPart[],
+  ): { cid: string; warnings: string[] } | null {
+    if (existing.cid === null) return null;
+    const lost = `${label} was already published by an earlier attempt whose answer was lost`;
+    if (existing.text.startsWith(text.trimEnd().slice(0, 200))) return { cid: existing.cid, warnings: [lost] };
+    if (index > 0 && existing.rootUri !== null && existing.rootUri === done[0]?.uri) {
+      return {
+        cid: existing.cid,
+        warnings: [`${lost}, with the text it had then (${existing.uri}): the later edit was not applied to it`],
+      };
+    }
+    throw new ThreadKeyTakenError(
+      `another post already uses the record key of ${label} (${existing.uri}); discard this job and post the thread again`,
+    );
   }
 
   private async publish(
@@ -279,7 +413,12 @@ export class BlueskyConnector implements Connector {
         signal,
       );
       const value = res.data.value as Partial<AppBskyFeedPost.Record>;
-      return { uri: res.data.uri, text: typeof value.text === 'string' ? value.text : '' };
+      return {
+        uri: res.data.uri,
+        cid: res.data.cid ?? null,
+        text: typeof value.text === 'string' ? value.text : '',
+        rootUri: typeof value.reply?.root?.uri === 'string' ? value.reply.root.uri : null,
+      };
     } catch (err) {
       // 400 RecordNotFound (older PDS versions answer a missing record with 400 InvalidRequest too).
       if (err instanceof XRPCError && [400, 404].includes(xrpcStatus(err))) return null;
@@ -311,6 +450,29 @@ export class BlueskyConnector implements Connector {
       totalTimeoutMs: this.config.http.totalTimeoutMs,
     };
   }
+}
+
+/** A record key taken by another post: nothing this job can publish there (poison, as for a single post). */
+class ThreadKeyTakenError extends PoisonError {}
+
+/** The published parts as a contiguous run from the first (an entry past a gap could not be replied to). */
+function publishedPrefix(parts: PublishedPart[]): PublishedPart[] {
+  const byIndex = new Map(parts.map((p) => [p.index, p]));
+  const out: PublishedPart[] = [];
+  for (let i = 0; byIndex.has(i); i++) out.push(byIndex.get(i)!);
+  return out;
+}
+
+/** app.bsky.feed.post's reply refs: a strong reference (uri and cid) to a published part. */
+function strongRef(part: PublishedPart): { uri: string; cid: string } {
+  return { uri: part.uri, cid: part.cid };
+}
+
+/** A failure message of a thread that says how far it got: the person sees what is already out. */
+function withProgress(message: string | null, done: PublishedPart[], total: number): string | null {
+  if (done.length === 0) return message;
+  const range = done.length === 1 ? 'part 1' : `parts 1–${done.length}`;
+  return `${message ?? 'failed'}; ${range} of ${total} published (a retry or requeue continues with part ${done.length + 1})`;
 }
 
 /** `{ oauthTicket }`: the input of an account connected on the settings page. */

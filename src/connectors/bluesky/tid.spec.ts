@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { decodeTid, encodeTid, isValidTid, tidForJob } from './tid';
+import { decodeTid, encodeTid, isValidTid, tidForJob, tidForThreadPart } from './tid';
 
 describe('Bluesky record keys (TIDs)', () => {
   it('encodes like the atproto reference (timestamp in 11 chars, clock id in 2)', () => {
@@ -45,5 +45,34 @@ describe('Bluesky record keys (TIDs)', () => {
   it('still gives a stable, valid key when the scheduled time cannot be read', () => {
     expect(isValidTid(tidForJob('k', 'not a date'))).toBe(true);
     expect(tidForJob('k', 'not a date')).toBe(tidForJob('k', 'not a date'));
+  });
+});
+
+describe('thread part record keys', () => {
+  const at = '2026-12-01T09:00:00.000Z';
+
+  it('are fixed by the job and the part: the same on every attempt, different per part and per job', () => {
+    expect(tidForThreadPart('job-a', 2, at)).toBe(tidForThreadPart('job-a', 2, at));
+    const keys = Array.from({ length: 26 }, (_, i) => tidForThreadPart('job-a', i, at));
+    expect(new Set(keys).size).toBe(26);
+    expect(tidForThreadPart('job-b', 0, at)).not.toBe(keys[0]);
+  });
+
+  it('are valid TIDs in the scheduled second that sort in the order of the parts (property)', () => {
+    fc.assert(
+      fc.property(fc.uuid(), fc.date({ min: new Date('2000-01-01'), max: new Date('2200-01-01'), noInvalidDate: true }), (jobId, when) => {
+        const keys = Array.from({ length: 26 }, (_, i) => tidForThreadPart(jobId, i, when.toISOString()));
+        for (const k of keys) {
+          expect(isValidTid(k)).toBe(true);
+          expect(Math.floor(decodeTid(k).micros / 1_000_000)).toBe(Math.floor(when.getTime() / 1000));
+        }
+        expect([...keys].sort()).toEqual(keys);
+      }),
+    );
+  });
+
+  it('refuses an index outside a thread', () => {
+    expect(() => tidForThreadPart('job-a', 26, at)).toThrow(RangeError);
+    expect(() => tidForThreadPart('job-a', -1, at)).toThrow(RangeError);
   });
 });

@@ -69,3 +69,25 @@ export function tidForJob(idempotencyKey: string, scheduledAt: string): string {
   const clockId = hash.readUInt16BE(4) & 1023;
   return encodeTid(micros, clockId);
 }
+
+/** A thread's parts at most (the first and 25 further ones): their keys are consecutive TIDs. */
+export const MAX_THREAD_PARTS_TOTAL = 26;
+
+/**
+ * The record key of part `index` (0: the first) of a thread job: fixed by the job's id, the part's
+ * index and the scheduled time, so it is known before the part's first attempt and the same on
+ * every later one (a retry, a requeue, an edited requeue: the job's id never changes, unlike its
+ * idempotency key). The parts' keys are consecutive microseconds within the scheduled second, so
+ * they sort in the thread's order; the offset and clock id come from a SHA-256 of the job id, as
+ * for single posts (tidForJob). Pure.
+ */
+export function tidForThreadPart(jobId: string, index: number, scheduledAt: string): string {
+  if (!Number.isInteger(index) || index < 0 || index >= MAX_THREAD_PARTS_TOTAL) throw new RangeError(`part index out of range: ${index}`);
+  const hash = createHash('sha256').update(`herald-bluesky-thread:${jobId}`).digest();
+  const ms = Date.parse(scheduledAt);
+  const seconds = Number.isFinite(ms) && ms >= 0 ? Math.floor(ms / 1000) : hash.readUInt32BE(8);
+  const offset = hash.readUInt32BE(0) % (MICROS_PER_SECOND - MAX_THREAD_PARTS_TOTAL);
+  const micros = Math.min(seconds * MICROS_PER_SECOND + offset + index, MAX_MICROS - 1);
+  const clockId = hash.readUInt16BE(4) & 1023;
+  return encodeTid(micros, clockId);
+}

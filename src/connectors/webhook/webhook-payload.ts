@@ -14,6 +14,11 @@ export interface PublishEvent {
     media: Array<{ url: string; alt: string; mimeType: string }>;
     scheduledAt: string;
     metadata: Record<string, unknown> | null;
+    /**
+     * A thread's further parts, in order after the first (text, link, media above); absent for
+     * a single post. The whole thread travels in this one delivery.
+     */
+    thread?: Array<{ text: string; link: string | null; media: Array<{ url: string; alt: string; mimeType: string }> }>;
   };
 }
 
@@ -32,14 +37,18 @@ export class PayloadError extends Error {}
  * attempt); `timestamp` is this attempt's send time, matching `webhook-timestamp`. Media follow
  * the order of the payload's media ids; an id the worker could not resolve is a PayloadError
  * (poison: sending the post without its image would publish something the user did not write).
+ * A thread's parts go in `data.thread`, each with its own media the same way.
  */
 export function buildPublishEvent(job: DeliveryJob, now: Date): PublishEvent {
   const byId = new Map(job.media.map((m) => [m.id, m]));
-  const media = job.payload.media.map((id) => {
-    const item = byId.get(id);
-    if (item === undefined) throw new PayloadError(`media ${id} is missing (deleted or expired)`);
-    return { url: item.url, alt: item.alt, mimeType: item.mimeType };
-  });
+  const mediaOf = (ids: string[]) =>
+    ids.map((id) => {
+      const item = byId.get(id);
+      if (item === undefined) throw new PayloadError(`media ${id} is missing (deleted or expired)`);
+      return { url: item.url, alt: item.alt, mimeType: item.mimeType };
+    });
+  const media = mediaOf(job.payload.media);
+  const thread = job.payload.thread?.map((part) => ({ text: part.text, link: part.link, media: mediaOf(part.media) }));
   return {
     id: job.idempotencyKey,
     type: 'post.publish',
@@ -53,6 +62,7 @@ export function buildPublishEvent(job: DeliveryJob, now: Date): PublishEvent {
       media,
       scheduledAt: job.payload.scheduledAt,
       metadata: job.payload.metadata,
+      ...(thread && thread.length > 0 ? { thread } : {}),
     },
   };
 }

@@ -67,6 +67,49 @@ function account(config: Record<string, unknown>, credentials: Record<string, un
   return { id: 'acc-1', workspaceId: 'ws-1', name: 'blog', config, credentials };
 }
 
+describe('the post.publish event of a thread', () => {
+  it('carries every further part in order, each with its own media, in the one event', () => {
+    const event = buildPublishEvent(
+      job({
+        payload: {
+          ...job().payload,
+          thread: [
+            { text: 'Part two', link: null, media: ['m-1'] },
+            { text: 'Part three', link: 'https://example.com/c', media: [] },
+          ],
+        },
+      }),
+      new Date('2026-11-29T12:00:01.000Z'),
+    );
+    expect(event.data.text).toBe('Hello');
+    expect(event.data.thread).toEqual([
+      { text: 'Part two', link: null, media: [{ url: 'https://herald.example/media/m-1?sig=a', alt: 'one', mimeType: 'image/png' }] },
+      { text: 'Part three', link: 'https://example.com/c', media: [] },
+    ]);
+  });
+
+  it('has no thread field for a single post', () => {
+    expect('thread' in buildPublishEvent(job(), new Date())).toBe(false);
+  });
+
+  it('refuses a part whose image is gone, as for the first part', () => {
+    expect(() =>
+      buildPublishEvent(
+        job({
+          payload: {
+            ...job().payload,
+            thread: [
+              { text: 'a', link: null, media: ['m-9'] },
+              { text: 'b', link: null, media: [] },
+            ],
+          },
+        }),
+        new Date(),
+      ),
+    ).toThrow(/media m-9 is missing/);
+  });
+});
+
 describe('WebhookConnector.prepareAccount', () => {
   it('creates a signing secret, shows it once, and keeps header values out of the public config', async () => {
     const prepared = await connector(true).prepareAccount(

@@ -8,7 +8,7 @@ import type { ClaimedJob } from '../queue.types';
  * The rows were locked by the candidate scan in this same transaction, so the guard cannot fail
  * for them; it is there so no other state could ever be claimed. attempt_count counts the
  * attempt this claim starts (a release gives it back). Everything the attempt needs comes back
- * in the same statement (payload, the previous outcome LinkedIn reads, the account's credentials
+ * in the same statement (payload, a thread's parts already published, the previous outcome LinkedIn reads, the account's credentials
  * version and retry policy), so starting an attempt costs no further query.
  */
 const SQL = `UPDATE jobs j SET status = 'in_progress', lease_owner = $2,
@@ -18,7 +18,8 @@ const SQL = `UPDATE jobs j SET status = 'in_progress', lease_owner = $2,
              WHERE j.id = ANY($1::uuid[]) AND a.id = j.account_id AND ${guard('claim', 'j.status')}
              RETURNING j.id, j.post_id AS "postId", j.account_id AS "accountId", j.workspace_id AS "workspaceId",
                        j.provider, j.idempotency_key AS "idempotencyKey", j.attempt_count AS "attemptNumber",
-                       j.attempt_count - 1 - j.attempt_base AS "attemptsInBudget", j.payload, j.publish_by AS "publishBy",
+                       j.attempt_count - 1 - j.attempt_base AS "attemptsInBudget", j.payload, j.parts AS published,
+                       j.publish_by AS "publishBy",
                        j.error_class AS "previousErrorClass", j.last_http_status AS "previousHttpStatus",
                        j.last_network_error AS "previousNetworkError", a.credentials_version AS "credentialsVersion",
                        a.retry_policy AS "retryPolicy", a.max_in_flight AS "maxInFlight", now() AS "claimedAt"`;

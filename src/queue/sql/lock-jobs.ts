@@ -1,5 +1,5 @@
 import type { Sql } from '../../database/db';
-import type { JobPayload, Provider } from '../../connectors/connector.interface';
+import type { JobPayload, Provider, PublishedPart } from '../../connectors/connector.interface';
 import type { JobStatus } from '../job-lifecycle';
 
 /**
@@ -19,6 +19,8 @@ export interface LockedJob {
   payload: JobPayload;
   provider: Provider;
   attemptCount: number;
+  /** A thread's parts already published (jobs.parts). */
+  parts: PublishedPart[];
 }
 
 /**
@@ -31,7 +33,7 @@ export function lockJobs(m: Sql, workspaceId: string, ids: string[], onlyDead: b
   if (ids.length === 0) return Promise.resolve([]);
   return m.query(
     `SELECT j.id, j.account_id AS "accountId", j.status, j.idempotency_key AS "idempotencyKey", j.run_at AS "runAt",
-            j.publish_by AS "publishBy", j.payload, j.provider, j.attempt_count AS "attemptCount"
+            j.publish_by AS "publishBy", j.payload, j.provider, j.attempt_count AS "attemptCount", j.parts
      FROM jobs j WHERE j.workspace_id = $1 AND j.id = ANY($2::uuid[]) AND (NOT $3::boolean OR j.status = 'dead')
      ORDER BY j.id FOR UPDATE`,
     [workspaceId, ids, onlyDead],
@@ -42,7 +44,7 @@ export function lockJobs(m: Sql, workspaceId: string, ids: string[], onlyDead: b
 export function lockPostJobs(m: Sql, workspaceId: string, postId: string): Promise<LockedJob[]> {
   return m.query(
     `SELECT j.id, j.account_id AS "accountId", j.status, j.idempotency_key AS "idempotencyKey", j.run_at AS "runAt",
-            j.publish_by AS "publishBy", j.payload, j.provider, j.attempt_count AS "attemptCount"
+            j.publish_by AS "publishBy", j.payload, j.provider, j.attempt_count AS "attemptCount", j.parts
      FROM jobs j WHERE j.workspace_id = $1 AND j.post_id = $2 ORDER BY j.id FOR UPDATE`,
     [workspaceId, postId],
   );

@@ -15,6 +15,9 @@ import type { FinishedAttempt } from '../queue.types';
  * Retry times use the database clock (clock_timestamp() + delay), the clock the claim compares
  * with; hosts' clocks may disagree.
  *
+ * A thread's published parts (`parts`, success or not) replace the job's: the next attempt, or a
+ * requeue, starts after them (docs/api.md "Threads").
+ *
  * The new status is one WHEN per outcome (RECORD_OUTCOMES, each a move of the lifecycle table)
  * and no ELSE: an outcome nobody listed is refused here before it is sent, and would be refused
  * by jobs.status NOT NULL if it got through — never a job made dead because its outcome was
@@ -30,10 +33,10 @@ import type { FinishedAttempt } from '../queue.types';
 const SQL = `WITH r0 AS (
                SELECT * FROM unnest($2::uuid[], $3::int[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::int[],
                                     $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[],
-                                    $15::text[], $16::text[], $17::text[], $18::uuid[], $19::int[])
+                                    $15::text[], $16::text[], $17::text[], $18::uuid[], $19::int[], $20::jsonb[])
                  AS r(job_id, number, idempotency_key, started_at, finished_at, http_status, network_error, error_class,
                       message, response_excerpt, decision, delay_ms, dead_reason, remote_id, remote_url, warnings,
-                      account_id, credentials_version)
+                      account_id, credentials_version, parts)
              ), r AS (
                SELECT r0.*, CASE
                    WHEN r0.decision = 'pause'
@@ -52,6 +55,7 @@ const SQL = `WITH r0 AS (
                  dead_reason = r.dead_reason,
                  remote_id = coalesce(r.remote_id, j.remote_id),
                  remote_url = coalesce(r.remote_url, j.remote_url),
+                 parts = coalesce(r.parts, j.parts),
                  lease_owner = NULL, lease_expires_at = NULL,
                  finished_at = CASE WHEN r.applied IN ('succeed', 'dead') THEN now() ELSE NULL END,
                  updated_at = now()
@@ -94,6 +98,7 @@ export async function recordAttempts(tx: Tx, owner: string, attempts: FinishedAt
     attempts.map((a) => (a.warnings.length > 0 ? a.warnings.join('\n') : null)),
     col('accountId'),
     col('credentialsVersion'),
+    attempts.map((a) => (a.parts === null ? null : JSON.stringify(a.parts))),
   ]);
   return new Set(written.map((w) => w.jobId));
 }

@@ -21,13 +21,14 @@ import type { FinishedAttempt } from '../queue.types';
  */
 const SQL = `WITH r AS (
                SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::int[],
-                                    $7::text[], $8::text[], $9::text[])
-                 AS r(job_id, number, idempotency_key, started_at, finished_at, http_status, remote_id, remote_url, worker)
+                                    $7::text[], $8::text[], $9::text[], $10::jsonb[])
+                 AS r(job_id, number, idempotency_key, started_at, finished_at, http_status, remote_id, remote_url, worker, parts)
              ), moved AS (
                UPDATE jobs j SET
                  status = 'succeeded', error_class = 'success', last_error = NULL, dead_reason = NULL,
                  last_http_status = r.http_status, last_network_error = NULL,
                  remote_id = coalesce(j.remote_id, r.remote_id), remote_url = coalesce(j.remote_url, r.remote_url),
+                 parts = CASE WHEN jsonb_array_length(coalesce(r.parts, '[]')) > jsonb_array_length(j.parts) THEN r.parts ELSE j.parts END,
                  lease_owner = NULL, lease_expires_at = NULL, finished_at = coalesce(j.finished_at, now()),
                  attempt_count = greatest(j.attempt_count, (SELECT coalesce(max(a.number), 0) FROM attempts a WHERE a.job_id = j.id)) + 1,
                  updated_at = now()
@@ -56,6 +57,7 @@ export async function recordLateSuccesses(tx: Tx, owner: string, attempts: Finis
     attempts.map((a) => a.remoteId),
     attempts.map((a) => a.remoteUrl),
     attempts.map(() => owner),
+    attempts.map((a) => (a.parts === null ? null : JSON.stringify(a.parts))),
   ]);
   return new Set(rows.map((r) => r.jobId));
 }
