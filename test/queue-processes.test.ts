@@ -65,7 +65,7 @@ describe('the queue across processes', () => {
       `kill -9 test: 1000 jobs, ${received.length} requests, ${duplicates} duplicates (same idempotency key), 0 dropped; ${before.succeeded ?? 0} were recorded before the kill`,
     );
     expect(duplicates).toBeLessThanOrEqual(1000 - (before.succeeded ?? 0));
-  }, 180_000);
+  }, 300_000);
 
   it('two worker processes never run the same job at the same time, and deliver each once', async () => {
     const { url } = await createTestDatabase();
@@ -195,7 +195,7 @@ describe('the queue across processes', () => {
     expect(code).toBe(0);
     expect(await jobStates(url)).toEqual({ succeeded: 1 });
     expect(slow.requests).toHaveLength(1);
-  }, 90_000);
+  }, 300_000);
 
   it('on SIGTERM past the grace period aborts the attempt, records it, and another process finishes the job', async () => {
     const { url } = await createTestDatabase();
@@ -213,6 +213,6 @@ describe('the queue across processes', () => {
     expect(attempts).toEqual([expect.objectContaining({ number: 1, error_class: 'transient', decision: 'retry' })]);
     expect(await jobStates(url)).toEqual({ scheduled: 1 });
     await startService(url);
-    await waitUntil(async () => (await jobStates(url)).succeeded === 1, 30_000, 'the job to succeed on the second process');
-  }, 90_000);
+    await waitUntil(async () => (await jobStates(url)).succeeded === 1, 120_000, 'the job to succeed on the second process');
+  }, 300_000);
 });
