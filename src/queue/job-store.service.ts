@@ -140,9 +140,20 @@ export class JobStore {
         const slots = new Map<string, AccountSlot>(
           usable.map((a) => {
             const c = counts.get(a.id) ?? { total: 0, others: 0 };
-            // Leases of another process on this account: it is theirs until they are done.
-            const capacity = c.others > 0 ? 0 : a.maxInFlight * prefetch;
-            return [a.id, { id: a.id, maxInFlight: capacity, inFlight: c.total, circuit: a.circuit }];
+            const d = decided.get(a.id);
+            return [
+              a.id,
+              {
+                id: a.id,
+                maxInFlight: a.maxInFlight,
+                // Leases of another process on this account: it is theirs until they are done.
+                prefetch: c.others > 0 ? 0 : prefetch,
+                inFlight: c.total,
+                circuit: a.circuit,
+                // Closed by this round's feedback: at this transaction's now(), which the UPDATE writes too.
+                closedAt: d?.closed ? candidates[0].now : a.circuitClosedAt,
+              },
+            ];
           }),
         );
         const { take, probes } = input.plan(candidates, slots, candidates[0].now);
