@@ -750,7 +750,7 @@ async function measureClaim(c: Client): Promise<number> {
   for (let i = 0; i < 220 && (i < 40 || Date.now() < until); i++) {
     const t = process.hrtime.bigint();
     await c.query('BEGIN');
-    await c.query({ name: 'bench_candidates', text: CLAIM_CANDIDATES_SQL, values: [CANDIDATES_LIMIT, 'bench', 2] });
+    await c.query({ name: 'bench_candidates', text: CLAIM_CANDIDATES_SQL, values: [CANDIDATES_LIMIT, 'bench', 2, 10_000] });
     await c.query('ROLLBACK');
     if (i >= 20) times.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
@@ -844,6 +844,7 @@ async function dataScaling(db: Db): Promise<{ claims: [number, number][]; dlq: {
           CANDIDATES_LIMIT,
           'bench',
           2,
+          10_000,
         ])
       ).rows
         .map((r) => `    ${r['QUERY PLAN']}`)

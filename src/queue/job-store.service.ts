@@ -35,6 +35,8 @@ export interface RoundInput {
   claimLimit: number;
   /** Jobs leased per in-flight slot of an account (see claim-candidates.ts). */
   prefetch: number;
+  /** The slow start after a circuit closes (WORKER_SLOW_START_MS; worker/slow-start.ts): the candidate scan applies it as the plan does. */
+  slowStartMs?: number;
   leaseMs: number;
   feedback: (accounts: LockedAccount[], recorded: FinishedAttempt[]) => Map<string, AccountFeedback>;
   plan: (candidates: Candidate[], accounts: Map<string, AccountSlot>, now: Date) => ClaimPlan;
@@ -84,7 +86,7 @@ export class JobStore {
         releaseJobs(tx, owner, input.release),
         expireLeasedJobs(tx, owner, input.expired),
         recordAttempts(tx, owner, finished),
-        claimLimit > 0 ? claimCandidates(tx, claimLimit, owner, prefetch) : Promise.resolve([]),
+        claimLimit > 0 ? claimCandidates(tx, claimLimit, owner, prefetch, input.slowStartMs ?? 0) : Promise.resolve([]),
         // In the same transaction as the claim, after the retries just recorded: its now() is the
         // claim's, so a job is either due for this claim or counted here, never neither (a
         // separate query a moment later missed a retry that became due in between, and an idle

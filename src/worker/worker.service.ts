@@ -196,6 +196,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
           expired: returns.expired,
           claimLimit: room,
           prefetch: PREFETCH,
+          slowStartMs: this.config.worker.slowStartMs,
           leaseMs,
           // Cooldowns are jittered like retries (RETRY_JITTER=none turns both off, for comparison).
           feedback: (accounts, attempts) =>
