@@ -132,15 +132,15 @@ describe('retry storm: a receiver down, then back', () => {
     // smaller scale has one cooldown inside its outage, a drain of ~15 one-second buckets, and
     // keeps a looser bound: measured at CHAOS_SCALE=0.2 before the slow start, full jitter 3.60,
     // 3.66, 3.95 and 4.44 (a machine at load average 7), no jitter 5.41 to 7.54 in the same runs.
-    // There it must also stay below the run without the slow start, which shares the run's
-    // noise. It used to be compared with the run without jitter; with the slow start on in both,
-    // jitter only spreads the moments the circuits close, and the two came out close (2.15 and
-    // 2.28 in one run at 0.2 on a machine at load average 14), so that comparison no longer says
-    // anything the design promises.
+    // There it must also stay below the run without jitter, which shares the run's noise. The
+    // run without the slow start is printed and drawn, not bounded: in two runs at 0.2 on a
+    // machine at load average 14 (full jitter and slow start / no jitter / no slow start: 2.15 /
+    // 2.28 / —, then 2.11 / 3.50 / 2.20) the differences were within what load changes, so no
+    // bound on it is justified before a full-scale run on a quiet machine.
     if (CHAOS_SCALE >= 1) expect(full.ratio).toBeLessThanOrEqual(3);
     else {
       expect(full.ratio).toBeLessThanOrEqual(5);
-      expect(full.ratio).toBeLessThan(noRamp.ratio);
+      expect(full.ratio).toBeLessThan(none.ratio);
     }
   });
 });
