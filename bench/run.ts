@@ -587,7 +587,11 @@ function writesTable(t: WriteTotals[], labels: string[]): string[] {
     ratios ? ratio(get(t[0]), get(t[2])) : '',
   ]);
   const widths = header.map((_, i) => Math.max(...[header, ...body].map((r) => r[i].length)));
-  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...body.map(line)];
 }
 
