@@ -9,7 +9,9 @@ import { Client } from 'pg';
 import { makeWorkerUtils, runMigrations as runGraphileMigrations } from 'graphile-worker';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { CLAIM_CANDIDATES_SQL } from '../src/queue/sql/claim-candidates';
+import { HISTORY_TABLE_SQL } from './history-table';
 import { hostileInputFigures } from './hostile-input';
+import { totals, WriteTotals, Writes, writesBetween, writeSnapshot } from './writes';
 import { roundStatements, StatementCosts } from './round-statements';
 
 /**
@@ -19,7 +21,8 @@ import { roundStatements, StatementCosts } from './round-statements';
  *
  *   BENCH_RUNS (5): runs per throughput figure (medians, spread printed)
  *   BENCH_SCALE (1): scales jobs and table sizes; e.g. 0.1 with BENCH_RUNS=1 for a quick look
- *   BENCH_SKIP (comma list: ceiling,throughput,statements,curve,accounts,trickle,intake,data,parsers)
+ *   BENCH_SKIP (comma list: ceiling,throughput,writes,statements,curve,accounts,trickle,intake,data,parsers)
+ *   BENCH_ONLY (comma list of the same names): run only these sections
  *   BENCH_PROFILE=<dir>: worker processes write a CPU profile there (node --cpu-prof); API-only
  *   processes too with BENCH_PROFILE_API=1
  *   BENCH_NODE_ARGS: more node flags for every Herald process (e.g. --heap-prof, --trace-gc)
@@ -35,6 +38,11 @@ const TRICKLE_SECONDS = Math.max(5, Math.round(20 * SCALE));
 const INTAKE_SECONDS = 5;
 const INTAKE_CONNECTIONS = 50;
 const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
+const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').filter(Boolean));
+/** Whether a section runs: not in BENCH_SKIP, and in BENCH_ONLY when that is set. */
+const section = (name: string): boolean => !SKIP.has(name) && (ONLY.size === 0 || ONLY.has(name));
+/** Runs per system of the writes section: its counts hardly vary from run to run. */
+const WRITES_RUNS = Math.min(RUNS, 3);
 const KEY = 'bench-bootstrap-key-000000000000';
 const SECRET = 'cd'.repeat(32);
 
@@ -446,6 +454,158 @@ async function graphileThroughput(db: Db, receiver: Receiver, mode: 'default' | 
   }
 }
 
+/** Before a measured write run: statistics and visibility settled (VACUUM ANALYZE), and a checkpoint, so both systems start with no full-page image written since. */
+async function prepareWrites(db: Db, url: string): Promise<void> {
+  await db.with(url, (c) => c.query('VACUUM ANALYZE'));
+  await db.admin((c) => c.query('CHECKPOINT')).catch(() => undefined); // a non-superuser cannot: then the first run pays more full-page images
+}
+
+/** Reads of the database by the bench during a write run (each one commits), so they can be taken out of the commit count. */
+async function countedPoll(url: string, db: Db, sql: string, done: (n: number) => boolean, what: string): Promise<number> {
+  let polls = 0;
+  await waitFor(
+    async () => {
+      polls += 1;
+      return done(await db.with(url, async (c) => (await c.query<{ n: number }>(sql)).rows[0].n));
+    },
+    300_000,
+    what,
+    100,
+  );
+  return polls;
+}
+
+/** Herald's writes for JOBS deliveries (1 worker process, ACCOUNTS accounts), the jobs created beforehand through the API. */
+async function heraldWrites(db: Db, receiver: Receiver): Promise<Writes> {
+  const { name, url } = await db.create();
+  try {
+    const api = await startHerald(url, { WORKER_ENABLED: 'false' });
+    const accounts = await createAccounts(api.url, receiver.url, ACCOUNTS);
+    await createPosts(api.url, accounts, JOBS);
+    await stopChild(api.child);
+    await prepareWrites(db, url);
+    await receiver.reset();
+    const before = await writeSnapshot(db.serverUrl, url, name);
+    const worker = await startHerald(url, { WORKER_ENABLED: 'true' });
+    await waitFor(async () => (await receiver.stats()).count >= JOBS, 300_000, 'Herald deliveries', 50);
+    const polls = await countedPoll(
+      url,
+      db,
+      `SELECT count(*)::int AS n FROM jobs WHERE status = 'succeeded'`,
+      (n) => n >= JOBS,
+      'Herald outcomes',
+    );
+    await stopChild(worker.child);
+    return writesBetween(before, await writeSnapshot(db.serverUrl, url, name), JOBS, polls);
+  } finally {
+    await db.drop(name);
+  }
+}
+
+/** graphile-worker's writes for JOBS jobs (batched, as in the throughput run); `history`: its task also inserts the attempt row. */
+async function graphileWrites(db: Db, receiver: Receiver, history: boolean): Promise<Writes> {
+  const { name, url } = await db.create();
+  try {
+    await runGraphileMigrations({ connectionString: url });
+    if (history) await db.with(url, (c) => c.query(HISTORY_TABLE_SQL));
+    const utils = await makeWorkerUtils({ connectionString: url });
+    const specs = Array.from({ length: JOBS }, (_, i) => ({
+      identifier: 'deliver',
+      payload: { url: `${receiver.url}/hook`, key: `gw-${i}`, text: `bench post ${i}` },
+    }));
+    for (let i = 0; i < specs.length; i += 5000) await utils.addJobs(specs.slice(i, i + 5000));
+    await utils.release();
+    await prepareWrites(db, url);
+    await receiver.reset();
+    const before = await writeSnapshot(db.serverUrl, url, name);
+    const mode = history ? 'history' : 'batched';
+    const { child } = await startChild([path.join(ROOT, 'dist/bench/graphile-runner.js'), url, mode, '100'], {}, /READY/);
+    await waitFor(async () => (await receiver.stats()).count >= JOBS, 300_000, `graphile-worker (${mode})`, 50);
+    let polls = await countedPoll(
+      url,
+      db,
+      `SELECT count(*)::int AS n FROM graphile_worker.jobs`,
+      (n) => n === 0,
+      `graphile-worker (${mode}) completions`,
+    );
+    if (history) {
+      polls += await countedPoll(url, db, `SELECT count(*)::int AS n FROM delivery_attempts`, (n) => n >= JOBS, 'history rows');
+    }
+    await stopChild(child);
+    return writesBetween(before, await writeSnapshot(db.serverUrl, url, name), JOBS, polls);
+  } finally {
+    await db.drop(name);
+  }
+}
+
+/** Per key, the median of the runs (null when a run has none). */
+function medianTotals(runs: WriteTotals[]): WriteTotals {
+  const keys = Object.keys(runs[0]) as (keyof WriteTotals)[];
+  const out = {} as Record<keyof WriteTotals, number | null>;
+  for (const k of keys) {
+    const xs = runs.map((r) => r[k]);
+    out[k] = xs.some((x) => x === null) ? null : median(xs as number[]);
+  }
+  return out as unknown as WriteTotals;
+}
+
+/** The writes section's table: one row per figure, a column per system, then the ratios. */
+function writesTable(t: WriteTotals[], labels: string[]): string[] {
+  const cell = (x: number | null, digits: number) => (x === null ? '—' : fmt(x, digits));
+  const ratio = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? '—' : `${fmt(a / b, 2)}×`);
+  const share = (x: WriteTotals) => (x.upd > 0 ? x.hot / x.upd : null);
+  const rows: [string, (x: WriteTotals) => number | null, number, boolean][] = [
+    ['WAL bytes / delivery', (x) => x.walBytes, 0, true],
+    ['WAL records / delivery', (x) => x.walRecords, 2, true],
+    ['full-page images / delivery', (x) => x.walFpi, 3, true],
+    ['commits / delivery', (x) => x.commits, 3, true],
+    ['rows inserted / delivery', (x) => x.ins, 2, true],
+    ['rows updated / delivery', (x) => x.upd, 2, true],
+    ['  of which HOT / delivery', (x) => x.hot, 2, true],
+    [
+      '  HOT share of updates',
+      (x) => {
+        const h = share(x);
+        return h === null ? null : h * 100;
+      },
+      0,
+      false,
+    ],
+    ['rows deleted / delivery', (x) => x.del, 2, true],
+    ['index entries / delivery (≤)', (x) => x.indexEntries, 2, true],
+    ['index bytes growth / delivery', (x) => x.indexBytes, 0, true],
+    ['heap bytes growth / delivery', (x) => x.heapBytes, 0, true],
+    ['dead tuples left (all)', (x) => x.dead, 0, true],
+    ['autovacuum runs (all)', (x) => x.autovacuum, 0, true],
+    ['autoanalyze runs (all)', (x) => x.autoanalyze, 0, true],
+  ];
+  const header = ['', ...labels, `${labels[0]} / ${labels[1]}`, `${labels[0]} / ${labels[2]}`];
+  const body = rows.map(([what, get, digits, ratios]) => [
+    what,
+    ...t.map((x) => cell(get(x), digits) + (what.includes('share') && get(x) !== null ? ' %' : '')),
+    ratios ? ratio(get(t[0]), get(t[1])) : '',
+    ratios ? ratio(get(t[0]), get(t[2])) : '',
+  ]);
+  const widths = header.map((_, i) => Math.max(...[header, ...body].map((r) => r[i].length)));
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...body.map(line)];
+}
+
+/** One system's tables, per delivery. */
+function writesPerTable(label: string, w: Writes): string[] {
+  const per = (x: number, digits = 2) => fmt(x / w.deliveries, digits);
+  return [...w.tables]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(
+      ([name, t]) =>
+        `  ${label} ${name}: ${per(t.ins)} ins, ${per(t.upd)} upd (${per(t.hot)} HOT${t.upd > 0 ? `, ${fmt((100 * t.hot) / t.upd)} %` : ''}), ${per(t.del)} del per delivery; heap ${t.heapBytes >= 0 ? '+' : ''}${per(t.heapBytes, 0)} B, indexes ${t.indexBytes >= 0 ? '+' : ''}${per(t.indexBytes, 0)} B per delivery (${t.rowIndexes} per-row indexes); ${fmt(t.dead)} dead tuples left; autovacuum ${t.autovacuum}, autoanalyze ${t.autoanalyze}`,
+    );
+}
+
 /**
  * 50 jobs/s for TRICKLE_SECONDS, each due 100 ms after `enqueue` is called with it; returns
  * each job's due→received latency in ms (the receiver records arrivals by idempotency key).
@@ -594,7 +754,7 @@ async function measureClaim(c: Client): Promise<number> {
   for (let i = 0; i < 220 && (i < 40 || Date.now() < until); i++) {
     const t = process.hrtime.bigint();
     await c.query('BEGIN');
-    await c.query({ name: 'bench_candidates', text: CLAIM_CANDIDATES_SQL, values: [CANDIDATES_LIMIT, 'bench', 2] });
+    await c.query({ name: 'bench_candidates', text: CLAIM_CANDIDATES_SQL, values: [CANDIDATES_LIMIT, 'bench', 2, 10_000] });
     await c.query('ROLLBACK');
     if (i >= 20) times.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
@@ -688,6 +848,7 @@ async function dataScaling(db: Db): Promise<{ claims: [number, number][]; dlq: {
           CANDIDATES_LIMIT,
           'bench',
           2,
+          10_000,
         ])
       ).rows
         .map((r) => `    ${r['QUERY PLAN']}`)
@@ -764,9 +925,9 @@ async function main(): Promise<void> {
   const verdict: string[] = [];
   const target = (what: string, ok: boolean, detail: string) => verdict.push(`  ${ok ? 'met    ' : 'NOT MET'} ${what}: ${detail}`);
   try {
-    if (!SKIP.has('ceiling')) say(`receiver ceiling (autocannon, 100 connections, 5 s): ${fmt(await receiverCeiling(receiver))} req/s`);
+    if (section('ceiling')) say(`receiver ceiling (autocannon, 100 connections, 5 s): ${fmt(await receiverCeiling(receiver))} req/s`);
 
-    if (!SKIP.has('throughput')) {
+    if (section('throughput')) {
       say(`\n## Throughput: ${fmt(JOBS)} webhook jobs due at once over ${ACCOUNTS} accounts (≤ 5 in flight each), concurrency 100`);
       const h: Run[] = [];
       const g: Run[] = [];
@@ -814,7 +975,42 @@ async function main(): Promise<void> {
       target('peak RSS ≤ 250 MB', rss <= 250, `${fmt(rss)} MB`);
     }
 
-    if (!SKIP.has('statements')) {
+    if (section('writes')) {
+      say(
+        `\n## Writes: PostgreSQL's work per delivery, ${fmt(JOBS)} deliveries each, ${WRITES_RUNS} run(s) per system (medians); the job rows exist before each run (enqueue not counted), the workers are stopped before the second snapshot`,
+      );
+      const labels = ['herald', 'graphile', 'graphile+history'];
+      const all: Writes[][] = [[], [], []];
+      for (let r = 0; r < WRITES_RUNS; r++) {
+        const got = [await heraldWrites(db, receiver), await graphileWrites(db, receiver, false), await graphileWrites(db, receiver, true)];
+        got.forEach((w, i) => {
+          all[i].push(w);
+          const t = totals(w);
+          say(
+            `  run ${r + 1} ${labels[i]}: WAL ${fmt(t.walBytes)} B/delivery (${t.walFpi === null ? '—' : fmt(t.walFpi, 3)} FPI), ${fmt(t.ins, 2)} ins + ${fmt(t.upd, 2)} upd (${fmt(t.hot, 2)} HOT) + ${fmt(t.del, 2)} del rows, indexes +${fmt(t.indexBytes)} B, ${fmt(t.commits, 3)} commits per delivery`,
+          );
+        });
+      }
+      const t = all.map((runsOf) => medianTotals(runsOf.map(totals)));
+      say(
+        "herald: 1 worker process, 20 accounts; graphile: graphile-worker 0.17.3 batched (as in the throughput run); graphile+history: the same, its task also inserting the attempt row (bench/history-table.ts: Herald's attempts row and indexes)",
+      );
+      for (const l of writesTable(t, labels)) say(l);
+      say(
+        "index entries: an upper bound, (inserts + non-HOT updates) × the table's per-row indexes (partial indexes take only matching rows; BRIN left out); WAL is the server's (the bench runs one thing at a time)",
+      );
+      say('per table (the last run):');
+      all.forEach((runsOf, i) => {
+        for (const l of writesPerTable(labels[i], runsOf[runsOf.length - 1])) say(l);
+      });
+      target(
+        'WAL per delivery ≤ 2× graphile-worker (which keeps no history)',
+        t[0].walBytes <= 2 * t[1].walBytes,
+        `${fmt(t[0].walBytes)} vs ${fmt(t[1].walBytes)} B (${fmt(t[0].walBytes / t[1].walBytes, 2)}×; with history ${fmt(t[2].walBytes)} B, ${fmt(t[0].walBytes / t[2].walBytes, 2)}×)`,
+      );
+    }
+
+    if (section('statements')) {
       say(
         `\n## The round's job statements on their own: ${fmt(JOBS)} jobs, rounds of 100 (record, candidates, claim, commit), backend CPU per job`,
       );
@@ -840,7 +1036,7 @@ async function main(): Promise<void> {
       );
     }
 
-    if (!SKIP.has('curve')) {
+    if (section('curve')) {
       say(`\n## Processes: ${fmt(JOBS)} jobs over ${CURVE_ACCOUNTS} accounts, 1 → 2 → 3 worker processes`);
       const curve: number[] = [];
       for (const workers of [1, 2, 3]) {
@@ -855,7 +1051,7 @@ async function main(): Promise<void> {
       target('2 processes ≥ 1.0× one (200 accounts)', curve[1] / curve[0] >= 1, `${fmt(curve[1] / curve[0], 2)}×`);
     }
 
-    if (!SKIP.has('accounts')) {
+    if (section('accounts')) {
       say(
         `\n## Accounts: the claim's scan (BEGIN; candidates; ROLLBACK, median of 200) with ${ACCOUNTS} accounts, then ${fmt(ACCOUNTS + IDLE_ACCOUNTS)} (${fmt(IDLE_ACCOUNTS)} idle)`,
       );
@@ -870,7 +1066,7 @@ async function main(): Promise<void> {
       );
     }
 
-    if (!SKIP.has('trickle')) {
+    if (section('trickle')) {
       say(`\n## Latency: 50 jobs/s for ${TRICKLE_SECONDS} s, each due 100 ms after it is created, due → received`);
       const h = await heraldTrickle(db, receiver);
       const p99 = percentile(h, 99);
@@ -882,7 +1078,7 @@ async function main(): Promise<void> {
       target('due → received p99 ≤ 15 ms at 50 jobs/s', p99 <= 15, `${fmt(p99, 1)} ms`);
     }
 
-    if (!SKIP.has('intake')) {
+    if (section('intake')) {
       say(`\n## Intake: ${INTAKE_CONNECTIONS} connections, ${INTAKE_SECONDS} s per run, alternating, ${RUNS} runs each`);
       const i = await intake(db, receiver);
       for (let r = 0; r < i.herald.length; r++) {
@@ -905,7 +1101,7 @@ async function main(): Promise<void> {
       target('intake ≥ 0.5× the bare baseline', hRate / bRate >= 0.5, `${fmt(hRate / bRate, 2)}×`);
     }
 
-    if (!SKIP.has('data')) {
+    if (section('data')) {
       say(`\n## Scale of data: the claim's scan (2,000 due over ${ACCOUNTS} accounts) as finished jobs pile up; GET /v1/dlq first page`);
       const d = await dataScaling(db);
       for (const [n, ms] of d.claims)
@@ -918,7 +1114,7 @@ async function main(): Promise<void> {
       target('claim flat within ±20 % from 0 to 1,000,000 finished jobs', worst <= 0.2, `largest change ${fmt(worst * 100)} %`);
       target('GET /v1/dlq first page p99 ≤ 50 ms with 100,000 dead jobs', d.dlq.p99 <= 50, `${fmt(d.dlq.p99, 1)} ms`);
     }
-    if (!SKIP.has('parsers')) {
+    if (section('parsers')) {
       say('\n## Parsers of hostile input: pages built to slow a parser, a secret echoed in a large answer (in-process, medians of RUNS)');
       const figures = hostileInputFigures(RUNS);
       for (const f of figures) say(`${f.what}: ${fmt(f.ms, 1)} ms (worst ${fmt(f.maxMs, 1)} ms)`);

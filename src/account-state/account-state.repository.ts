@@ -5,7 +5,8 @@ import { AccountFeedback, AccountForRequeue, AccountStatus, circuitPairs, Locked
 
 /**
  * The only writer of an account's delivery state: `status`, `status_reason`, the circuit
- * breaker's columns (`circuit_*`, `consecutive_failures`) and the last outcome (`last_error`,
+ * breaker's columns (`circuit_*` — `circuit_closed_at` included, the start of the slow start —,
+ * `consecutive_failures`) and the last outcome (`last_error`,
  * `last_success_at`). The rest of an account row (name, config, credentials, deletion) is
  * AccountsRepository's. Each statement's guard comes from the transition tables
  * (account-state.ts): a move they do not list changes nothing.
@@ -30,6 +31,7 @@ export class AccountStateRepository {
       circuitOpenUntil: Date | null;
       consecutiveFailures: number;
       maxInFlight: number;
+      circuitClosedAt: Date | null;
       deleted: boolean;
       credentialsVersion: number;
     }>('herald_lock_accounts', LOCK, [ids]);
@@ -38,6 +40,7 @@ export class AccountStateRepository {
       status: r.status,
       circuit: { state: r.circuitState, openUntil: r.circuitOpenUntil, consecutiveFailures: r.consecutiveFailures } satisfies Circuit,
       maxInFlight: r.maxInFlight,
+      circuitClosedAt: r.circuitClosedAt,
       deleted: r.deleted,
       credentialsVersion: r.credentialsVersion,
     }));
@@ -58,6 +61,7 @@ export class AccountStateRepository {
       f.map((x) => x.circuit.openUntil),
       f.map((x) => x.circuit.consecutiveFailures),
       f.map((x) => x.opened),
+      f.map((x) => x.closed),
       f.map((x) => x.lastError),
       f.map((x) => x.succeeded),
       f.map((x) => x.status?.value ?? null),
@@ -90,10 +94,15 @@ export class AccountStateRepository {
     );
   }
 
-  /** reactivate (+ reset): back to `active` with a closed circuit. False when the table refuses it. */
+  /**
+   * reactivate (+ reset): back to `active` with a closed circuit. False when the table refuses it.
+   * A circuit that was open or half-open closes now: the account's slow start begins (its receiver
+   * was failing when it was disabled or opened).
+   */
   async reactivate(m: Sql, workspaceId: string, id: string): Promise<boolean> {
     const rows = await m.query(
       `UPDATE accounts SET status = 'active', status_reason = NULL, circuit_state = 'closed', circuit_open_until = NULL,
+         circuit_closed_at = CASE WHEN circuit_state <> 'closed' THEN now() ELSE circuit_closed_at END,
          consecutive_failures = 0, updated_at = now()
        WHERE workspace_id = $1 AND id = $2 AND ${statusGuard('reactivate')}
          AND ${circuitPairs('reset', 'circuit_state', "'closed'")} RETURNING id`,
@@ -115,18 +124,19 @@ export class AccountStateRepository {
 
 const LOCK = `SELECT id, status, circuit_state AS "circuitState", circuit_open_until AS "circuitOpenUntil",
                      consecutive_failures AS "consecutiveFailures", max_in_flight AS "maxInFlight",
-                     deleted_at IS NOT NULL AS deleted, credentials_version AS "credentialsVersion"
+                     circuit_closed_at AS "circuitClosedAt", deleted_at IS NOT NULL AS deleted, credentials_version AS "credentialsVersion"
               FROM accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`;
 
 const FEEDBACK = `UPDATE accounts a SET
                circuit_state = u.state, circuit_open_until = u.open_until, consecutive_failures = u.failures,
                circuit_opened_at = CASE WHEN u.opened THEN now() ELSE a.circuit_opened_at END,
+               circuit_closed_at = CASE WHEN u.closed THEN now() ELSE a.circuit_closed_at END,
                last_error = coalesce(u.last_error, a.last_error),
                last_success_at = CASE WHEN u.succeeded THEN now() ELSE a.last_success_at END,
                status = coalesce(u.status, a.status),
                status_reason = CASE WHEN u.status IS NULL THEN a.status_reason ELSE u.status_reason END
-             FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::int[], $5::bool[], $6::text[], $7::bool[], $8::text[], $9::text[])
-               AS u(id, state, open_until, failures, opened, last_error, succeeded, status, status_reason)
+             FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::int[], $5::bool[], $6::bool[], $7::text[], $8::bool[], $9::text[], $10::text[])
+               AS u(id, state, open_until, failures, opened, closed, last_error, succeeded, status, status_reason)
              WHERE a.id = u.id
                AND ${circuitPairs('feedback', 'a.circuit_state', 'u.state')}
                AND (u.status IS NULL OR ${statusPairs(['refuse', 'autoDisable'], 'a.status', 'u.status')})

@@ -113,6 +113,8 @@ export interface LockedAccount {
   status: AccountStatus;
   circuit: Circuit;
   maxInFlight: number;
+  /** When its circuit last closed after being open or half-open (null: not since this was recorded); the slow start counts from it. */
+  circuitClosedAt: Date | null;
   deleted: boolean;
   credentialsVersion: number;
 }
@@ -121,6 +123,8 @@ export interface LockedAccount {
 export interface AccountFeedback {
   circuit: Circuit;
   opened: boolean;
+  /** The circuit went from open or half-open to closed with these attempts: its slow start begins (worker/slow-start.ts). */
+  closed: boolean;
   lastError: string | null;
   succeeded: boolean;
   /** A new status for the account, with the reason shown to people. */

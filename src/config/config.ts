@@ -86,6 +86,8 @@ export interface EnvConfig {
     attemptTimeoutMs: number;
     shutdownGraceMs: number;
     maxInFlightPerAccount: number;
+    /** An account whose circuit just closed ramps its in-flight cap from 1 to its cap over this long (worker/slow-start.ts); 0: off. */
+    slowStartMs: number;
   };
   retry: {
     baseDelayMs: number;
@@ -367,6 +369,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
       attemptTimeoutMs,
       shutdownGraceMs: readInt(env, 'WORKER_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
       maxInFlightPerAccount: readInt(env, 'ACCOUNT_MAX_IN_FLIGHT', 5, 1, 1000),
+      slowStartMs: readInt(env, 'WORKER_SLOW_START_MS', 10_000, 0, 3_600_000),
     },
     retry,
     circuit: {

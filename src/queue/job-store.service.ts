@@ -35,6 +35,8 @@ export interface RoundInput {
   claimLimit: number;
   /** Jobs leased per in-flight slot of an account (see claim-candidates.ts). */
   prefetch: number;
+  /** The slow start after a circuit closes (WORKER_SLOW_START_MS; worker/slow-start.ts): the candidate scan applies it as the plan does. */
+  slowStartMs?: number;
   leaseMs: number;
   feedback: (accounts: LockedAccount[], recorded: FinishedAttempt[]) => Map<string, AccountFeedback>;
   plan: (candidates: Candidate[], accounts: Map<string, AccountSlot>, now: Date) => ClaimPlan;
@@ -84,7 +86,7 @@ export class JobStore {
         releaseJobs(tx, owner, input.release),
         expireLeasedJobs(tx, owner, input.expired),
         recordAttempts(tx, owner, finished),
-        claimLimit > 0 ? claimCandidates(tx, claimLimit, owner, prefetch) : Promise.resolve([]),
+        claimLimit > 0 ? claimCandidates(tx, claimLimit, owner, prefetch, input.slowStartMs ?? 0) : Promise.resolve([]),
         // In the same transaction as the claim, after the retries just recorded: its now() is the
         // claim's, so a job is either due for this claim or counted here, never neither (a
         // separate query a moment later missed a retry that became due in between, and an idle
@@ -140,9 +142,20 @@ export class JobStore {
         const slots = new Map<string, AccountSlot>(
           usable.map((a) => {
             const c = counts.get(a.id) ?? { total: 0, others: 0 };
-            // Leases of another process on this account: it is theirs until they are done.
-            const capacity = c.others > 0 ? 0 : a.maxInFlight * prefetch;
-            return [a.id, { id: a.id, maxInFlight: capacity, inFlight: c.total, circuit: a.circuit }];
+            const d = decided.get(a.id);
+            return [
+              a.id,
+              {
+                id: a.id,
+                maxInFlight: a.maxInFlight,
+                // Leases of another process on this account: it is theirs until they are done.
+                prefetch: c.others > 0 ? 0 : prefetch,
+                inFlight: c.total,
+                circuit: a.circuit,
+                // Closed by this round's feedback: at this transaction's now(), which the UPDATE writes too.
+                closedAt: d?.closed ? candidates[0].now : a.circuitClosedAt,
+              },
+            ];
           }),
         );
         const { take, probes } = input.plan(candidates, slots, candidates[0].now);

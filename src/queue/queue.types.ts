@@ -89,9 +89,15 @@ export interface Candidate {
 /** The account of some candidates, read under its row lock. */
 export interface AccountSlot {
   id: string;
+  /** The account's cap on attempts running at once. */
   maxInFlight: number;
+  /** Jobs leased per in-flight slot (see claim-candidates.ts); 0 while another process holds leases on the account. */
+  prefetch: number;
+  /** Jobs of the account leased now (by any process). */
   inFlight: number;
   circuit: Circuit;
+  /** When its circuit last closed after being open or half-open (as this round leaves it): the slow start counts from it. */
+  closedAt: Date | null;
 }
 
 export interface ClaimPlan {

@@ -36,6 +36,7 @@ const active = (id: string, circuit = CLOSED_CIRCUIT, credentialsVersion = 1): L
   status: 'active',
   circuit,
   maxInFlight: 5,
+  circuitClosedAt: null,
   deleted: false,
   credentialsVersion,
 });
@@ -60,6 +61,24 @@ describe('accountFeedback', () => {
     expect(fb.circuit).toEqual({ state: 'closed', openUntil: null, consecutiveFailures: 1 });
     expect(fb.succeeded).toBe(true);
     expect(fb.lastError).toBe('transient failure');
+  });
+
+  it('reports closed when a half-open or open circuit closes (the slow start begins), not when a closed one stays closed', () => {
+    const half = { state: 'half_open' as const, openUntil: new Date(t0 + 60_000), consecutiveFailures: 7 };
+    const open = { state: 'open' as const, openUntil: new Date(t0 + 60_000), consecutiveFailures: 7 };
+    expect(accountFeedback([active('a', half)], [attempt('a', 'success', 10)], DEFAULT_BREAKER).get('a')!.closed).toBe(true);
+    expect(accountFeedback([active('a', open)], [attempt('a', 'success', 10)], DEFAULT_BREAKER).get('a')!.closed).toBe(true);
+    expect(accountFeedback([active('a', half)], [attempt('a', 'permanent', 10)], DEFAULT_BREAKER).get('a')!.closed).toBe(true);
+    expect(accountFeedback([active('a')], [attempt('a', 'success', 10)], DEFAULT_BREAKER).get('a')!.closed).toBe(false);
+    expect(accountFeedback([active('a', half)], [attempt('a', 'transient', 10)], DEFAULT_BREAKER).get('a')!.closed).toBe(false);
+    // Closed, then opened again by failures later in the same batch: still open, no slow start.
+    const reopened = accountFeedback(
+      [active('a', { ...half, consecutiveFailures: 0 })],
+      [attempt('a', 'success', 10), ...[1, 2, 3, 4, 5].map((i) => attempt('a', 'transient', 10 + i))],
+      DEFAULT_BREAKER,
+    ).get('a')!;
+    expect(reopened.circuit.state).toBe('open');
+    expect(reopened.closed).toBe(false);
   });
 
   it('marks the account needs_reauth on an auth failure', () => {

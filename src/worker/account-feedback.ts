@@ -33,12 +33,16 @@ export function accountFeedback(
   for (const account of accounts) {
     let circuit = account.circuit;
     let opened = false;
+    let closed = false;
     let disable = false;
     let auth: string | null = null;
     let lastError: string | null = null;
     let succeeded = false;
     for (const attempt of byAccount.get(account.id) ?? []) {
       const step = recordOutcome(circuit, attempt.errorClass, attempt.finishedAt, breaker, random);
+      // Closed after an outage (open or half-open → closed); opened again later in the batch: not closed.
+      if (step.next.state === 'closed' && circuit.state !== 'closed') closed = true;
+      else if (step.next.state !== 'closed') closed = false;
       circuit = step.next;
       opened ||= step.opened;
       disable ||= step.disable;
@@ -57,7 +61,7 @@ export function accountFeedback(
         };
       }
     }
-    result.set(account.id, { circuit, opened, lastError, succeeded, status });
+    result.set(account.id, { circuit, opened, closed, lastError, succeeded, status });
   }
   return result;
 }

@@ -6,8 +6,10 @@ const now = new Date('2026-11-29T12:00:00Z');
 const slot = (id: string, over: Partial<AccountSlot> = {}): AccountSlot => ({
   id,
   maxInFlight: 5,
+  prefetch: 1,
   inFlight: 0,
   circuit: CLOSED_CIRCUIT,
+  closedAt: null,
   ...over,
 });
 const jobs = (accountId: string, n: number, from = 0): Candidate[] =>
@@ -63,6 +65,37 @@ describe('planClaim', () => {
     ]);
     const plan = planClaim([...jobs('b', 2), ...jobs('a', 1)], accounts, now, 2);
     expect(plan).toEqual({ take: ['b-0', 'b-1'], probes: [] });
+  });
+
+  it('leases maxInFlight × prefetch, none while another process holds leases on the account', () => {
+    const accounts = new Map([
+      ['a', slot('a', { prefetch: 2, inFlight: 3 })],
+      ['b', slot('b', { prefetch: 0 })],
+    ]);
+    const plan = planClaim([...jobs('a', 20), ...jobs('b', 5)], accounts, now, 100);
+    expect(plan.take).toEqual(['a-0', 'a-1', 'a-2', 'a-3', 'a-4', 'a-5', 'a-6']);
+  });
+
+  it('holds an account whose circuit just closed to its ramped cap, without prefetch, then to the full cap × prefetch', () => {
+    const ramp = 10_000;
+    const at = (msAfterClose: number, inFlight = 0) =>
+      planClaim(
+        jobs('a', 50),
+        new Map([['a', slot('a', { maxInFlight: 5, prefetch: 2, inFlight, closedAt: new Date(now.getTime() - msAfterClose) })]]),
+        now,
+        100,
+        ramp,
+      ).take.length;
+    expect(at(0)).toBe(1);
+    expect(at(0, 1)).toBe(0); // the first attempt still runs: nothing more
+    expect(at(2_500)).toBe(2);
+    expect(at(5_000)).toBe(3);
+    expect(at(9_999)).toBe(4);
+    expect(at(10_000)).toBe(10);
+    expect(at(60_000, 4)).toBe(6);
+    // Turned off (WORKER_SLOW_START_MS=0): the full cap at once.
+    const off = planClaim(jobs('a', 50), new Map([['a', slot('a', { prefetch: 2, closedAt: now })]]), now, 100, 0);
+    expect(off.take).toHaveLength(10);
   });
 
   it('ignores candidates of accounts it was not told about', () => {

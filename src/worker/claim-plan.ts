@@ -1,10 +1,13 @@
 import { gate } from '../retry/circuit-breaker';
 import type { AccountSlot, Candidate, ClaimPlan } from '../queue/queue.types';
+import { leaseCapacity } from './slow-start';
 
 /**
  * Which of the due candidates to start, given each account's in-flight attempts and circuit
  * (docs/delivery.md "the circuit breaker"):
- * - closed circuit: up to maxInFlight − inFlight jobs;
+ * - closed circuit: up to maxInFlight × prefetch − inFlight jobs; while the account's slow start
+ *   runs (its circuit closed less than `slowStartMs` ago, slow-start.ts) up to its ramped cap −
+ *   inFlight, without prefetch, so no more than the ramped cap of its attempts run at once;
  * - open circuit past its cooldown: exactly one job, the probe (the caller moves the circuit
  *   to half_open in the same transaction, under the account's row lock, so exactly one
  *   probe goes out whatever the number of workers);
@@ -12,13 +15,21 @@ import type { AccountSlot, Candidate, ClaimPlan } from '../queue/queue.types';
  * - capped at `limit` jobs in all.
  * Candidates not taken stay scheduled, untouched.
  */
-export function planClaim(candidates: Candidate[], accounts: Map<string, AccountSlot>, now: Date, limit: number): ClaimPlan {
+export function planClaim(
+  candidates: Candidate[],
+  accounts: Map<string, AccountSlot>,
+  now: Date,
+  limit: number,
+  slowStartMs = 0,
+): ClaimPlan {
   const budget = new Map<string, number>();
   const probes: string[] = [];
   for (const a of accounts.values()) {
     const g = gate(a.circuit, now);
-    if (g === 'allow') budget.set(a.id, Math.max(0, a.maxInFlight - a.inFlight));
-    else if (g === 'probe') {
+    if (g === 'allow') {
+      const capacity = a.prefetch > 0 ? leaseCapacity(a.maxInFlight, a.prefetch, a.closedAt, now, slowStartMs) : 0;
+      budget.set(a.id, Math.max(0, capacity - a.inFlight));
+    } else if (g === 'probe') {
       budget.set(a.id, 1);
       probes.push(a.id);
     } else budget.set(a.id, 0);

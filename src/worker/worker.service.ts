@@ -196,11 +196,12 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
           expired: returns.expired,
           claimLimit: room,
           prefetch: PREFETCH,
+          slowStartMs: this.config.worker.slowStartMs,
           leaseMs,
           // Cooldowns are jittered like retries (RETRY_JITTER=none turns both off, for comparison).
           feedback: (accounts, attempts) =>
             accountFeedback(accounts, attempts, this.config.circuit, this.config.retry.jitter === 'none' ? () => 0 : Math.random),
-          plan: (candidates, slots, now) => planClaim(candidates, slots, now, room),
+          plan: (candidates, slots, now) => planClaim(candidates, slots, now, room, this.config.worker.slowStartMs),
           accounts: this.roundAccounts,
           // Nothing runs: if this round claims nothing either, the worker goes idle and sleeps
           // until the next scheduled job, which this round reads with its claim.

@@ -13,8 +13,9 @@ import { api } from '../support/service';
  * The shape of a retry storm: many jobs to one receiver that answers 503 for a while, then
  * recovers. The receiver records every request; requests per second after the recovery should
  * not come as a wave. Run with full jitter (the default) and with RETRY_JITTER=none for
- * comparison; the circuit breaker is on in both. Prints the peak-to-mean ratio of requests per
- * second from the recovery to the last request, and draws both runs (docs/images/retry-storm.png
+ * comparison; the circuit breaker and the slow start after recovery (WORKER_SLOW_START_MS, the
+ * default 10 s, written out: docs/delivery.md) are on in both; a third run, full jitter without the slow start, shows what the ramp changes and costs. Prints the peak-to-mean ratio of requests per
+ * second from the recovery to the last request, and draws the runs (docs/images/retry-storm.png
  * at full scale, a temporary file otherwise).
  */
 
@@ -28,10 +29,14 @@ const SETTINGS = {
   CIRCUIT_COOLDOWN_MS: '10000',
   CIRCUIT_DISABLE_THRESHOLD: '100000',
   WORKER_POLL_INTERVAL_MS: '1000',
+  // The default, named here because the figures depend on it: an account whose circuit closes
+  // ramps from 1 to 5 in flight over 10 s (its drain ends at most 4 s later than without).
+  WORKER_SLOW_START_MS: '10000',
 };
 
 interface Storm {
   jitter: string;
+  slowStartMs: number;
   times: number[];
   firstAt: number;
   recoveredAt: number;
@@ -50,7 +55,7 @@ describe('retry storm: a receiver down, then back', () => {
     await receiver?.close();
   });
 
-  async function storm(jitter: 'full' | 'none'): Promise<Storm> {
+  async function storm(jitter: 'full' | 'none', slowStartMs = Number(SETTINGS.WORKER_SLOW_START_MS)): Promise<Storm> {
     const { url } = await createTestDatabase();
     let firstAt = 0;
     receiver = await startReceiver(() => {
@@ -67,7 +72,7 @@ describe('retry storm: a receiver down, then back', () => {
       const res = await api(intake, CHAOS_KEY, 'POST', '/v1/posts', { text: `storm ${i}`, targets });
       expect(res.status).toBe(201);
     }
-    await fleet.start(url, { ...SETTINGS, RETRY_JITTER: jitter });
+    await fleet.start(url, { ...SETTINGS, RETRY_JITTER: jitter, WORKER_SLOW_START_MS: String(slowStartMs) });
     await waitUntil(
       () => withClient(url, async (db) => (await db.query(`SELECT 1 FROM jobs WHERE status <> 'succeeded' LIMIT 1`)).rows.length === 0),
       OUTAGE_MS + 180_000,
@@ -83,12 +88,14 @@ describe('retry storm: a receiver down, then back', () => {
     await receiver.close();
     receiver = null;
     await fleet.stopAll();
-    return { jitter, times, firstAt, recoveredAt, peak, mean, ratio: peak / mean, failed, drainS: after.length };
+    return { jitter, slowStartMs, times, firstAt, recoveredAt, peak, mean, ratio: peak / mean, failed, drainS: after.length };
   }
 
   it(`${JOBS} jobs to one receiver answering 503 for ${OUTAGE_MS / 1000} s: requests after the recovery come without a wave`, async () => {
     const full = await storm('full');
     const none = await storm('none');
+    // For comparison only (no bound): what the slow start changes, and what it costs the drain.
+    const noRamp = await storm('full', 0);
     const file = CHAOS_SCALE === 1 ? path.join(ROOT, 'docs/images/retry-storm.png') : path.join(os.tmpdir(), 'herald-retry-storm.png');
     await plotRequestsPerSecond(
       file,
@@ -100,25 +107,36 @@ describe('retry storm: a receiver down, then back', () => {
           values: perSecond(full.times, full.firstAt),
         },
         { label: `no jitter (RETRY_JITTER=none): ${none.ratio.toFixed(2)}`, color: '#d62728', values: perSecond(none.times, none.firstAt) },
+        {
+          label: `full jitter, no slow start (WORKER_SLOW_START_MS=0): ${noRamp.ratio.toFixed(2)}`,
+          color: '#2ca02c',
+          values: perSecond(noRamp.times, noRamp.firstAt),
+        },
       ],
       OUTAGE_MS / 1000,
       'receiver recovers',
     );
     const line = (s: Storm) =>
-      `  jitter ${s.jitter}: ${s.failed} requests refused during the outage (${(s.failed / (OUTAGE_MS / 1000)).toFixed(1)}/s), after recovery ${s.times.length - s.failed} requests over ${s.drainS} s: peak ${s.peak}/s, mean ${s.mean.toFixed(1)}/s, peak-to-mean ${s.ratio.toFixed(2)}`;
+      `  jitter ${s.jitter}, slow start ${s.slowStartMs / 1000} s: ${s.failed} requests refused during the outage (${(s.failed / (OUTAGE_MS / 1000)).toFixed(1)}/s), after recovery ${s.times.length - s.failed} requests over ${s.drainS} s: peak ${s.peak}/s, mean ${s.mean.toFixed(1)}/s, peak-to-mean ${s.ratio.toFixed(2)}`;
     console.log(
       [
-        `retry storm: ${JOBS} jobs, ${ACCOUNTS} accounts, one receiver, 503 for ${OUTAGE_MS / 1000} s, circuit breaker on (5 failures, 10 s cooldown), backoff 1 s doubling to 30 s`,
+        `retry storm: ${JOBS} jobs, ${ACCOUNTS} accounts, one receiver, 503 for ${OUTAGE_MS / 1000} s, circuit breaker on (5 failures, 10 s cooldown), slow start ${Number(SETTINGS.WORKER_SLOW_START_MS) / 1000} s, backoff 1 s doubling to 30 s`,
         line(full),
         line(none),
+        line(noRamp),
+        `  the slow start's cost to the drain: ${full.drainS - noRamp.drainS} s (${full.drainS} s with it, ${noRamp.drainS} s without)`,
         `  plot: ${file}`,
       ].join('\n'),
     );
     // The promise is for the full storm (60 s: several cooldowns mix the accounts' probes); a
     // smaller scale has one cooldown inside its outage, a drain of ~15 one-second buckets, and
-    // keeps a looser bound: measured at CHAOS_SCALE=0.2, full jitter 3.60, 3.66, 3.95 and 4.44
-    // (a machine at load average 7), no jitter 5.41 to 7.54 in the same runs. There it must
-    // also stay below the run without jitter, which shares the run's noise.
+    // keeps a looser bound: measured at CHAOS_SCALE=0.2 before the slow start, full jitter 3.60,
+    // 3.66, 3.95 and 4.44 (a machine at load average 7), no jitter 5.41 to 7.54 in the same runs.
+    // There it must also stay below the run without jitter, which shares the run's noise. The
+    // run without the slow start is printed and drawn, not bounded: in two runs at 0.2 on a
+    // machine at load average 14 (full jitter and slow start / no jitter / no slow start: 2.15 /
+    // 2.28 / —, then 2.11 / 3.50 / 2.20) the differences were within what load changes, so no
+    // bound on it is justified before a full-scale run on a quiet machine.
     if (CHAOS_SCALE >= 1) expect(full.ratio).toBeLessThanOrEqual(3);
     else {
       expect(full.ratio).toBeLessThanOrEqual(5);

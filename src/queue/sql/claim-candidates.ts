@@ -29,6 +29,14 @@ import type { Candidate } from '../queue.types';
  * scan, which lets one account's backlog fill every round while other accounts wait.
  * A job whose publishBy passed is not taken: it is expired, without an attempt, by the sweep.
  *
+ * Slow start ($4, WORKER_SLOW_START_MS; worker/slow-start.ts): an account whose circuit closed
+ * less than $4 ms ago (circuit_closed_at) has only its ramped cap of leases, without prefetch,
+ * the same formula as leaseCapacity, so the rows scanned and locked for it are the ones the plan
+ * can take and a ramping account's backlog does not fill the round's limit in place of other
+ * accounts' work. The elapsed time is counted 1 ms longer than the plan counts it (the plan
+ * reads times truncated to milliseconds): this side may offer one row more at a step of the
+ * ramp, never one fewer.
+ *
  * The per-account scan is written as a row comparison on (account_id, run_at), the key of
  * jobs_ready_account, ordered by that key. Written plainly (`account_id = a.id AND run_at <=
  * now() ORDER BY run_at`), the planner chose jobs_ready (run_at alone: better correlated with the
@@ -49,13 +57,23 @@ export const CLAIM_CANDIDATES_SQL = `WITH RECURSIVE ready AS (
              )
              SELECT c.id, a.id AS "accountId", now() AS now
              FROM (
-               SELECT a.id, CASE WHEN f.others > 0 THEN 0 ELSE a.max_in_flight * $3 - f.total END AS free
+               SELECT a.id, CASE WHEN f.others > 0 THEN 0 ELSE s.leases - f.total END AS free
                FROM ready r
                JOIN accounts a ON a.id = r.account_id
                CROSS JOIN LATERAL (
                  SELECT count(*) AS total, count(*) FILTER (WHERE x.lease_owner <> $2) AS others
                  FROM jobs x WHERE x.account_id = a.id AND x.status = 'in_progress'
                ) f
+               CROSS JOIN LATERAL (
+                 SELECT extract(epoch FROM now() - a.circuit_closed_at) * 1000 + 1 AS ms
+               ) e
+               CROSS JOIN LATERAL (
+                 SELECT CASE
+                   WHEN a.circuit_closed_at IS NULL OR $4::int <= 0 OR a.max_in_flight <= 1 OR e.ms >= $4::int THEN a.max_in_flight * $3
+                   WHEN e.ms <= 0 THEN 1
+                   ELSE least(a.max_in_flight, 1 + floor((a.max_in_flight - 1) * e.ms / $4::int))::int
+                 END AS leases
+               ) s
                WHERE r.run_at <= now() AND a.status = 'active' AND a.deleted_at IS NULL
                  AND (a.circuit_state = 'closed' OR a.circuit_open_until <= now())
              ) a
@@ -71,6 +89,12 @@ export const CLAIM_CANDIDATES_SQL = `WITH RECURSIVE ready AS (
              ORDER BY c.run_at
              LIMIT $1`;
 
-export function claimCandidates(tx: Tx, limit: number, owner: string, prefetch: number): Promise<(Candidate & { now: Date })[]> {
-  return tx.prepared<Candidate & { now: Date }>('herald_claim_candidates', CLAIM_CANDIDATES_SQL, [limit, owner, prefetch]);
+export function claimCandidates(
+  tx: Tx,
+  limit: number,
+  owner: string,
+  prefetch: number,
+  slowStartMs: number,
+): Promise<(Candidate & { now: Date })[]> {
+  return tx.prepared<Candidate & { now: Date }>('herald_claim_candidates', CLAIM_CANDIDATES_SQL, [limit, owner, prefetch, slowStartMs]);
 }

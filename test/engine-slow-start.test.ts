@@ -1,0 +1,93 @@
+import { fastEngine, useEngine } from './support/engine';
+import { pollUntil, sleep } from './support/poll';
+
+/**
+ * Slow start after recovery (docs/delivery.md), against real PostgreSQL and a real loopback
+ * receiver: an account whose circuit just closed ramps its in-flight cap from 1 to its cap (5)
+ * over WORKER_SLOW_START_MS, so a receiver that comes back meets its backlog gradually.
+ *
+ * What the receiver sees is checked against the design's bound, not the machine's speed: every
+ * request that arrives t ms after the close (the account's `circuit_closed_at`, written with the
+ * close) finds at most 1 + floor(4 × t / RAMP) requests of the account open at the receiver
+ * (itself included), the ramp's formula; the claim that sent it ran earlier, when the bound was
+ * no larger. After the ramp the account reaches its full cap of 5 at once, waited for as an event.
+ */
+
+const RAMP = 4_000;
+const CAP = 5;
+const HOLD_MS = 200;
+/** The ramp's bound t ms after the close, written out here (not imported) so a bug in the code cannot hide in the test. */
+const bound = (t: number): number => (t >= RAMP ? CAP : t <= 0 ? 1 : Math.min(CAP, 1 + Math.floor(((CAP - 1) * t) / RAMP)));
+
+describe('publish engine: slow start after the circuit closes', () => {
+  const base = fastEngine();
+  const engine = useEngine({
+    circuit: { failureThreshold: 3, cooldownMs: 1_000, disableThreshold: 1_000 },
+    worker: { ...base.worker!, slowStartMs: RAMP },
+  });
+
+  it(`ramps the in-flight cap from 1 to ${CAP} over ${RAMP} ms after the circuit closes, then uses the full cap`, async () => {
+    let healthy = false;
+    let open = 0;
+    const seen: { at: number; open: number }[] = [];
+    const r = await engine.receiver(async () => {
+      if (!healthy) return 503;
+      open += 1;
+      seen.push({ at: Date.now(), open });
+      await sleep(HOLD_MS);
+      open -= 1;
+      return { status: 200, body: { id: 'ok' } };
+    });
+    const account = await engine.account(r.urlFor('/hook'));
+    const jobIds = await engine.postMany(account.id, 100, 'Backlog');
+
+    await pollUntil(
+      'the circuit to open',
+      () => engine.accountView(account.id),
+      (a) => a.circuit.state === 'open',
+    );
+    // The receiver is back; the probe after the cooldown succeeds and closes the circuit.
+    healthy = true;
+    const [{ closedAt }] = await pollUntil(
+      'the circuit to close with its closing time recorded',
+      () =>
+        engine.sql<{ closedAt: Date | null; state: string }>(
+          `SELECT circuit_closed_at AS "closedAt", circuit_state AS state FROM accounts WHERE id = $1`,
+          [account.id],
+        ),
+      ([row]) => row.state === 'closed' && row.closedAt !== null,
+    );
+    const closed = closedAt!.getTime();
+
+    // The full cap is reached once the ramp is over (an event, waited for).
+    const full = await pollUntil(
+      `${CAP} requests of the account open at once after the ramp`,
+      () => seen.find((s) => s.open >= CAP),
+      (s) => s !== undefined,
+      60_000,
+    );
+    expect(full!.at).toBeGreaterThanOrEqual(closed + RAMP);
+
+    const done = await pollUntil(
+      'every job to succeed',
+      () => engine.jobs(jobIds),
+      (jobs) => jobs.every((j) => j.status === 'succeeded'),
+      60_000,
+    );
+    // Every request after the close stayed within the ramp's bound at its arrival.
+    const after = seen.filter((s) => s.at >= closed);
+    const over = after
+      .filter((s) => s.open > bound(s.at - closed))
+      .map((s) => ({ ms: s.at - closed, open: s.open, bound: bound(s.at - closed) }));
+    expect(over).toEqual([]);
+    // The ramp was exercised: requests went out during it (not only after), one at a time at first.
+    const during = after.filter((s) => s.at < closed + RAMP);
+    expect(during.length).toBeGreaterThan(0);
+    expect(Math.max(...after.filter((s) => s.at < closed + RAMP / 4).map((s) => s.open), 1)).toBe(1);
+    // Only the probe succeeded before the close.
+    expect(seen.filter((s) => s.at < closed)).toHaveLength(1);
+    // Nothing lost, nothing sent twice after the recovery.
+    expect(done.every((j) => j.attempts.filter((a) => a.errorClass === 'success').length === 1)).toBe(true);
+    expect(seen).toHaveLength(100);
+  }, 120_000);
+});
