@@ -2,7 +2,7 @@ import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { JobDto } from '../jobs/job-view.dto';
 import type { PostStatus } from './post-status';
 import type { PostView } from './post.types';
-import { POST_STATUSES } from './posts.dto';
+import { POST_STATUSES, TargetDto } from './posts.dto';
 
 /** The answer of /v1/posts as an OpenAPI schema; it implements PostView, so the two cannot drift apart. */
 @ApiSchema({ name: 'Post' })
@@ -14,7 +14,7 @@ export class PostDto implements PostView {
     enum: POST_STATUSES,
     enumName: 'PostStatus',
     description:
-      'derived from its jobs: cancelled (all cancelled), published (all others succeeded), failed (all others dead or discarded), partially_failed (some succeeded, the rest dead or discarded), scheduled (no attempt started), publishing (otherwise)',
+      'draft: kept without a time, no jobs yet (see draftTargets); otherwise derived from its jobs: cancelled (all cancelled), published (all others succeeded), failed (all others dead or discarded), partially_failed (some succeeded, the rest dead or discarded), scheduled (no attempt started), publishing (otherwise)',
   })
   status!: PostStatus;
 
@@ -30,8 +30,8 @@ export class PostDto implements PostView {
   @ApiProperty({ type: [String], description: 'media ids, in order' })
   media!: string[];
 
-  @ApiProperty({ format: 'date-time' })
-  scheduledAt!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'null for a draft' })
+  scheduledAt!: string | null;
 
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'no attempt starts after it' })
   publishBy!: string | null;
@@ -39,12 +39,19 @@ export class PostDto implements PostView {
   @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'passed to webhooks as given' })
   metadata!: Record<string, unknown> | null;
 
+  @ApiProperty({
+    type: [TargetDto],
+    nullable: true,
+    description: "a draft's accounts (it has no jobs until scheduled); null for any other post (see jobs)",
+  })
+  draftTargets!: TargetDto[] | null;
+
   @ApiProperty({ format: 'date-time' })
   createdAt!: string;
 
   @ApiProperty({ format: 'date-time' })
   updatedAt!: string;
 
-  @ApiProperty({ type: [JobDto], description: 'one job per target' })
+  @ApiProperty({ type: [JobDto], description: 'one job per target (none for a draft)' })
   jobs!: JobDto[];
 }

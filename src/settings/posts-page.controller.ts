@@ -26,6 +26,7 @@ const JOB_WORDS: Record<JobStatus, string> = {
 };
 
 const POST_WORDS: Record<PostView['status'], string> = {
+  draft: 'Draft',
   scheduled: 'Scheduled',
   publishing: 'Publishing',
   published: 'Published',
@@ -86,8 +87,9 @@ export class PostsPageController {
         remoteUrl: j.status === 'succeeded' && j.remoteUrl && /^https?:\/\//.test(j.remoteUrl) ? j.remoteUrl : null,
       })),
     });
-    const soonestFirst = [...upcoming.data].sort((a, b) => a.scheduledAt.localeCompare(b.scheduledAt));
-    const latestFirst = [...recent.data].sort((a, b) => b.scheduledAt.localeCompare(a.scheduledAt));
+    // Lists by time hold no drafts (a draft has no time).
+    const soonestFirst = [...upcoming.data].sort((a, b) => (a.scheduledAt ?? '').localeCompare(b.scheduledAt ?? ''));
+    const latestFirst = [...recent.data].sort((a, b) => (b.scheduledAt ?? '').localeCompare(a.scheduledAt ?? ''));
     await this.pages.render(
       res,
       'posts',
