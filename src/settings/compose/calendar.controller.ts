@@ -13,8 +13,8 @@ import { PageRenderer } from '../page-renderer';
 import { PageRequest, requirePage } from '../session/page-request';
 import { PageSessionGuard } from '../session/page-session.guard';
 import { calendarRange, CalendarView, dayLabel, longDayLabel, placeOnDays } from './calendar';
-import { zoneOf } from './compose.controller';
-import { parseDate, timeZones, wallTimeOf, zoneLabel } from './zoned-time';
+import { zoneOf, zoneOptions } from './compose.controller';
+import { parseDate, wallTimeOf, zoneLabel } from './zoned-time';
 
 /** At most this many posts on one calendar page (a runaway bound; the page says when it was reached). */
 const MAX_POSTS = 1_000;
@@ -105,7 +105,8 @@ export class CalendarController {
       empty: d.posts.length === 0,
       posts: d.posts.map(({ post: p, time }) => ({
         id: p.id,
-        time,
+        // Not `time`: that is a helper of the templates.
+        clock: time,
         excerpt: excerpt(p.title ? `${p.title}: ${p.text}` : p.text),
         status: p.status,
         statusLabel: POST_WORDS[p.status],
@@ -139,7 +140,7 @@ export class CalendarController {
         date,
         zone,
         zoneLabel: zoneLabel(zone, now),
-        zones: timeZones().map((z) => ({ value: z, selected: z === zone })),
+        zones: zoneOptions(zone),
         drafts: drafts.data.map((p) => ({
           id: p.id,
           excerpt: excerpt(p.title ? `${p.title}: ${p.text}` : p.text),

@@ -439,7 +439,7 @@ export class ComposeController {
         previews,
         card: extra.card ?? null,
         anyCard: previews.some((p) => p.card),
-        zones: timeZones().map((z) => ({ value: z, selected: z === values.zone })),
+        zones: zoneOptions(values.zone),
         zoneLabel: zoneLabel(values.zone, at),
       },
     );
@@ -474,6 +474,13 @@ export class ComposeController {
       },
     );
   }
+}
+
+/** The zones to choose from, the current one selected (added when the runtime's list spells it otherwise, e.g. an alias a browser reports). */
+export function zoneOptions(current: string): { value: string; selected: boolean }[] {
+  const zones = timeZones();
+  if (!zones.includes(current)) zones.unshift(current);
+  return zones.map((z) => ({ value: z, selected: z === current }));
 }
 
 /** A problem of the form itself, said to the person (400), nothing saved. */
