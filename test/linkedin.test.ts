@@ -1,3 +1,4 @@
+import { NEWEST_LINKEDIN_VERSION } from '../src/config/linkedin-versions';
 import { randomUUID } from 'node:crypto';
 import type { QueryRunner } from 'typeorm';
 import { LinkedInOperatorEndpoints1764510000000 } from '../migrations/1764510000000-linkedin-operator-endpoints';
@@ -56,7 +57,7 @@ describe('LinkedIn connector', () => {
         ...base.linkedin,
         clientId: fake.clientId,
         clientSecret: fake.clientSecret,
-        apiVersion: '202510',
+        apiVersion: NEWEST_LINKEDIN_VERSION,
         apiBaseUrl: fake.url,
         oauthBaseUrl: fake.url,
       },
@@ -125,7 +126,7 @@ describe('LinkedIn connector', () => {
       'Release \\(v2\\) is out! {hashtag|\\#|launch} cc \\@team \\[docs\\] \\*bold\\* \\<tag\\> a\\_b \\~x\\~ \\{y\\} \\| \\\\ \\#',
     );
     const call = fake.calls('posts').at(-1)!;
-    expect(call.headers['linkedin-version']).toBe('202510');
+    expect(call.headers['linkedin-version']).toBe(NEWEST_LINKEDIN_VERSION);
     expect(call.headers['x-restli-protocol-version']).toBe('2.0.0');
   });
 
@@ -140,7 +141,7 @@ describe('LinkedIn connector', () => {
     expect(((await noVersion.json()) as { code: string }).code).toBe('VERSION_MISSING');
     const noProtocol = await fetch(`${fake.url}/rest/posts`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'linkedin-version': '202510' },
+      headers: { authorization: `Bearer ${token}`, 'linkedin-version': NEWEST_LINKEDIN_VERSION },
       body: '{}',
     });
     expect(noProtocol.status).toBe(400);
@@ -252,14 +253,14 @@ describe('LinkedIn connector', () => {
 
   it('426 NONEXISTENT_VERSION is permanent and tells the operator to update LINKEDIN_VERSION', async () => {
     const id = await account();
-    fake.activeVersions.delete('202510');
+    fake.activeVersions.delete(NEWEST_LINKEDIN_VERSION);
     try {
       const job = await publish(id, { text: text('old version') }, finished);
       expect(job).toMatchObject({ status: 'dead', deadReason: 'permanent' });
       expect(job.attempts[0].httpStatus).toBe(426);
-      expect(job.lastError).toMatch(/no longer serves API version 202510 .*set LINKEDIN_VERSION/);
+      expect(job.lastError).toMatch(new RegExp(`no longer serves API version ${NEWEST_LINKEDIN_VERSION} .*set LINKEDIN_VERSION`));
     } finally {
-      fake.activeVersions.add('202510');
+      fake.activeVersions.add(NEWEST_LINKEDIN_VERSION);
     }
   });
 

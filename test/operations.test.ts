@@ -1,3 +1,4 @@
+import { NEWEST_LINKEDIN_VERSION } from '../src/config/linkedin-versions';
 import { bearer, bootTestApp, TestApp } from './support/app';
 import { withClient } from './support/database';
 
@@ -13,7 +14,13 @@ describe('operations endpoints', () => {
   it('serves liveness and readiness without a key', async () => {
     await t.http().get('/health/live').expect(200, { status: 'ok' });
     const ready = await t.http().get('/health/ready').expect(200);
-    expect(ready.body.details).toEqual({ database: { status: 'up' }, migrations: { status: 'up' } });
+    expect(ready.body.details).toMatchObject({ database: { status: 'up' }, migrations: { status: 'up' } });
+    // The default LinkedIn version: reported, and without a warning while its sunset is far.
+    expect(ready.body.details.linkedinVersion).toEqual({
+      status: 'up',
+      version: NEWEST_LINKEDIN_VERSION,
+      sunset: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+    });
   });
 
   it('reports not ready while a migration is pending', async () => {

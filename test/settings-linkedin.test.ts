@@ -110,6 +110,33 @@ describe('settings page: Connect with LinkedIn, in a browser', () => {
     expect(await page.content()).not.toContain(linkedin.issued[linkedin.issued.length - 1].accessToken);
   });
 
+  it('warns that the configured LinkedIn version (202510) is retired: banner for owners, every LinkedIn card, the API, /health/ready', async () => {
+    // 202510's sunset is LinkedIn's published 2026-10-15 (src/config/linkedin-versions.ts), so
+    // this configuration is past it whatever day the suite runs.
+    const warning =
+      /^LinkedIn API version 202510 was retired on 2026-10-15: LinkedIn posts fail until you set LINKEDIN_VERSION to \d{6} \(the newest version this Herald knows\) and restart Herald$/;
+    await page.goto(`${t.baseUrl}/settings/accounts`);
+    const banner = page.getByTestId('linkedin-version-warning');
+    await visible(banner);
+    expect((await banner.innerText()).trim()).toMatch(warning);
+    const linkedInCards = page.locator('li.card', { hasText: 'LinkedIn' });
+    expect(await linkedInCards.count()).toBeGreaterThan(0);
+    for (const card of await linkedInCards.all()) {
+      expect(await card.getByRole('note').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(warning)]));
+    }
+    const ada = (await t.http().get('/v1/accounts').set(bearer(t.adminKey))).body.data.find(
+      (a: { name: string }) => a.name === 'Ada on LinkedIn',
+    );
+    expect(ada.warnings).toEqual([expect.stringMatching(warning)]);
+    const ready = await t.http().get('/health/ready').expect(200);
+    expect(ready.body.details.linkedinVersion).toEqual({
+      status: 'up',
+      version: '202510',
+      sunset: '2026-10-15',
+      message: expect.stringMatching(warning),
+    });
+  });
+
   it('refuses a callback whose state does not match, and a state used twice, changing nothing', async () => {
     const count = (await accounts()).length;
     const tokenCalls = linkedin.tokenRequests.length;

@@ -39,7 +39,7 @@ describe('the team migration', () => {
     try {
       // Undo the migrations after the team one first, then the team migration itself.
       for (;;) {
-        const last = (await ds.query(`SELECT name FROM migrations ORDER BY id DESC LIMIT 1`)) as { name: string }[];
+        const last = await ds.query<{ name: string }[]>(`SELECT name FROM migrations ORDER BY id DESC LIMIT 1`);
         await ds.undoLastMigration({ transaction: 'each' });
         if (last[0].name === 'Team1764600000000') break;
       }

@@ -95,7 +95,8 @@ export class AccountStateRepository {
     const rows = await m.query(
       `UPDATE accounts SET status = 'active', status_reason = NULL, circuit_state = 'closed', circuit_open_until = NULL,
          consecutive_failures = 0, updated_at = now()
-       WHERE workspace_id = $1 AND id = $2 AND ${statusGuard('reactivate')} RETURNING id`,
+       WHERE workspace_id = $1 AND id = $2 AND ${statusGuard('reactivate')}
+         AND ${circuitPairs('reset', 'circuit_state', "'closed'")} RETURNING id`,
       [workspaceId, id],
     );
     return rows.length > 0;

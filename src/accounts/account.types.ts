@@ -1,5 +1,5 @@
 import type { Provider } from '../connectors/connector.interface';
-import { accountWarnings } from './account-warnings';
+import { accountWarnings, WarningContext } from './account-warnings';
 import type { AccountStatus } from '../account-state/account-state';
 import type { RetryPolicyOverride } from '../retry/backoff';
 import type { CircuitStateName } from '../retry/circuit-breaker';
@@ -44,7 +44,7 @@ export interface AccountView {
   warnings: string[];
 }
 
-export function toAccountView(a: AccountRow): AccountView {
+export function toAccountView(a: AccountRow, ctx: WarningContext): AccountView {
   return {
     id: a.id,
     provider: a.provider,
@@ -62,7 +62,7 @@ export function toAccountView(a: AccountRow): AccountView {
     lastError: a.lastError,
     lastSuccessAt: a.lastSuccessAt?.toISOString() ?? null,
     createdAt: a.createdAt.toISOString(),
-    warnings: accountWarnings(a.config, new Date()),
+    warnings: accountWarnings(a.provider, a.config, ctx),
   };
 }
 

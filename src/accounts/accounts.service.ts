@@ -84,11 +84,16 @@ export class AccountsService {
       });
       return created;
     });
-    return { ...toAccountView(row), ...prepared.revealOnce };
+    return { ...this.view(row), ...prepared.revealOnce };
   }
 
   async get(workspaceId: string, id: string): Promise<AccountView> {
-    return toAccountView(await this.load(workspaceId, id));
+    return this.view(await this.load(workspaceId, id));
+  }
+
+  /** An account as the API and the page show it, with its warnings as of now. */
+  private view(row: AccountRow): AccountView {
+    return toAccountView(row, { now: new Date(), linkedInVersion: this.config.linkedin.apiVersion });
   }
 
   private async load(workspaceId: string, id: string): Promise<AccountRow> {
@@ -104,7 +109,7 @@ export class AccountsService {
 
   async list(workspaceId: string, limit = DEFAULT_PAGE_SIZE, cursor?: string): Promise<Page<AccountView>> {
     const rows = await this.accounts.list(workspaceId, decodeCursor(cursor), limit);
-    return toPage(rows, limit, toAccountView);
+    return toPage(rows, limit, (r) => this.view(r));
   }
 
   /**

@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from './config';
+import { NEWEST_LINKEDIN_VERSION } from './linkedin-versions';
 
 const configError = (env: Record<string, string>): ConfigError => {
   try {
@@ -73,14 +74,14 @@ describe('loadConfig', () => {
   it('reads the LinkedIn API version (YYYYMM, default current) and the media link lifetime', () => {
     const c = loadConfig({});
     expect(c.linkedin).toMatchObject({
-      apiVersion: '202510',
+      apiVersion: NEWEST_LINKEDIN_VERSION,
       apiBaseUrl: 'https://api.linkedin.com',
       oauthBaseUrl: 'https://www.linkedin.com',
     });
     expect(c.media.urlTtlSeconds).toBe(604_800);
     expect(loadConfig({ LINKEDIN_VERSION: '202601' }).linkedin.apiVersion).toBe('202601');
     expect(configError({ LINKEDIN_VERSION: '2026-01' }).message).toBe(
-      'Invalid configuration: LINKEDIN_VERSION must be a LinkedIn API version as YYYYMM (e.g. 202510), got "2026-01"',
+      `Invalid configuration: LINKEDIN_VERSION must be a LinkedIn API version as YYYYMM (e.g. ${NEWEST_LINKEDIN_VERSION}), got "2026-01"`,
     );
     expect(configError({ LINKEDIN_VERSION: '202613' }).variable).toBe('LINKEDIN_VERSION');
     expect(configError({ MEDIA_URL_TTL_SECONDS: '5' }).variable).toBe('MEDIA_URL_TTL_SECONDS');

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { NEWEST_LINKEDIN_VERSION } from './linkedin-versions';
 
 /**
  * The configuration of a Herald process as read once from the environment at start.
@@ -197,11 +198,12 @@ export function parseSecretKey(value: string, name = 'HERALD_SECRET_KEY'): Buffe
 }
 
 /**
- * The LinkedIn API version sent as `LinkedIn-Version`. The default is a version LinkedIn
- * lists as active; when it is retired, LinkedIn answers 426 NONEXISTENT_VERSION and the
- * connector's message points here.
+ * The LinkedIn API version sent as `LinkedIn-Version`. The default is the newest version
+ * LinkedIn documents as released (src/config/linkedin-versions.ts cites the page); from 60 days
+ * before a version's sunset Herald warns (log, page, digest, /health/ready), and when it is
+ * retired LinkedIn answers 426 NONEXISTENT_VERSION and the connector's message points here.
  */
-export const DEFAULT_LINKEDIN_VERSION = '202510';
+export const DEFAULT_LINKEDIN_VERSION = NEWEST_LINKEDIN_VERSION;
 
 function readLinkedInVersion(env: Env): string {
   const value = readString(env, 'LINKEDIN_VERSION');

@@ -173,7 +173,7 @@ export class DigestService {
         provider: a.provider,
         status: a.status,
         statusReason: a.statusReason,
-        warnings: accountWarnings(a.config, window.end),
+        warnings: accountWarnings(a.provider, a.config, { now: window.end, linkedInVersion: this.config.linkedin.apiVersion }),
         circuitOpenedAt: a.circuitOpenedAt,
         consecutiveFailures: a.consecutiveFailures,
         lastError: a.lastError,

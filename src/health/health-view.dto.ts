@@ -14,15 +14,27 @@ export class CheckDto {
   @ApiProperty({ enum: ['up', 'down'] })
   status!: 'up' | 'down';
 
-  @ApiPropertyOptional({ description: 'why it is down' })
+  @ApiPropertyOptional({ description: 'why it is down; for linkedinVersion (always up), the warning from 60 days before its sunset' })
   message?: string;
+
+  @ApiPropertyOptional({ description: 'linkedinVersion: the LinkedIn-Version Herald sends (YYYYMM)' })
+  version?: string;
+
+  @ApiPropertyOptional({
+    description: 'linkedinVersion: the day LinkedIn retires it (published, or the earliest its one-year rule allows)',
+  })
+  sunset?: string;
 }
 
 const CHECKS = {
   type: 'object',
   additionalProperties: { $ref: '#/components/schemas/Check' },
-  description: 'one entry per check: database, migrations',
-  example: { database: { status: 'up' }, migrations: { status: 'up' } },
+  description: 'one entry per check: database, migrations, linkedinVersion',
+  example: {
+    database: { status: 'up' },
+    migrations: { status: 'up' },
+    linkedinVersion: { status: 'up', version: '202608', sunset: '2027-08-01' },
+  },
 } as const;
 
 @ApiSchema({ name: 'Ready' })

@@ -26,7 +26,8 @@ export class HealthController {
 
   /**
    * Ready to serve: PostgreSQL answers within 2 s and every migration is applied. 503 while the
-   * database is away (restart, network cut); 200 again as soon as it answers.
+   * database is away (restart, network cut); 200 again as soon as it answers. `linkedinVersion`
+   * is always up: its `message` warns from 60 days before the configured version's sunset.
    */
   @Get('ready')
   @ApiOperation({ operationId: 'ready', summary: 'Readiness: PostgreSQL answers and every migration is applied (no API key)' })
@@ -44,6 +45,11 @@ export class HealthController {
         const indicator = this.indicators.check('migrations');
         const problem = await this.readiness.migrations();
         return problem === null ? indicator.up() : indicator.down({ message: problem });
+      },
+      // Never down: a LinkedIn version near or past its sunset stops LinkedIn posts, not Herald.
+      () => {
+        const { version, sunset, warning } = this.readiness.linkedInVersion(new Date());
+        return this.indicators.check('linkedinVersion').up({ version, sunset, ...(warning ? { message: warning } : {}) });
       },
     ]);
   }

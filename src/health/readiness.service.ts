@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { HERALD_CONFIG, HeraldConfig } from '../config/config';
+import { linkedInSunset, linkedInVersionNotice } from '../config/linkedin-versions';
 import { knownMigrationNames } from '../database/data-source';
 import { Db, isConnectionError } from '../database/db';
 
@@ -11,7 +13,20 @@ export const PING_TIMEOUT_MS = 2_000;
  */
 @Injectable()
 export class ReadinessService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
+  ) {}
+
+  /** The configured LinkedIn API version, its sunset (published, or the earliest possible) and the warning, if due. */
+  linkedInVersion(now: Date): { version: string; sunset: string; warning: string | null } {
+    const version = this.config.linkedin.apiVersion;
+    return {
+      version,
+      sunset: linkedInSunset(version).date.toISOString().slice(0, 10),
+      warning: linkedInVersionNotice(version, now)?.message ?? null,
+    };
+  }
 
   async database(): Promise<string | null> {
     let timer: NodeJS.Timeout | undefined;

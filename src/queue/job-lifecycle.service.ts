@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { JobPayload } from '../connectors/connector.interface';
 import { Db, Sql } from '../database/db';
+import { assertTransition } from './job-lifecycle';
 import { QueueNotifier } from './queue-notifier';
 import type { NewJob } from './queue.types';
 import { cancelAccountJobs, cancelPostJobs } from './sql/cancel-jobs';
@@ -12,9 +13,9 @@ import { pauseAccountJobs } from './sql/pause-jobs';
 import { reschedulePostJobs } from './sql/reschedule-jobs';
 import { resumeAccountJobs } from './sql/resume-jobs';
 import { retryNow } from './sql/retry-now';
-import { RevivedJob, reviveDeadJobs } from './sql/revive-dead-jobs';
+import { RevivedJob, ReviveTarget, reviveDeadJobs } from './sql/revive-dead-jobs';
 
-export type { RevivedJob } from './sql/revive-dead-jobs';
+export type { RevivedJob, ReviveTarget } from './sql/revive-dead-jobs';
 export type { LockedJob } from './sql/lock-jobs';
 
 /**
@@ -44,6 +45,7 @@ export class JobLifecycle {
     input: { workspaceId: string; postId: string; runAt: Date; publishBy: Date | null; createdAt: Date; jobs: NewJob[] },
     payloadFor: (job: NewJob) => JobPayload,
   ): { cte: string; params: unknown[] } {
+    for (const j of input.jobs) assertTransition('enqueue', null, j.status);
     return enqueueJobsCte(first, input, payloadFor);
   }
 
@@ -105,9 +107,12 @@ export class JobLifecycle {
 
   /**
    * retry | requeue of dead jobs: the one revive rule (revive-dead-jobs.ts) for the manual retry
-   * and the dead-letter queue alike. The caller decides each job's target under its account lock.
+   * and the dead-letter queue alike. The caller decides each job's target under its account lock;
+   * a target the lifecycle table does not list for a dead job throws before anything is written
+   * (and the statement's guard would refuse it too).
    */
-  async revive(q: Sql, jobs: { id: string; status: 'scheduled' | 'paused' }[], runAt: Date | null): Promise<RevivedJob[]> {
+  async revive(q: Sql, jobs: { id: string; status: ReviveTarget }[], runAt: Date | null): Promise<RevivedJob[]> {
+    for (const j of jobs) assertTransition('requeue', 'dead', j.status);
     const done = await reviveDeadJobs(q, jobs, runAt);
     if (done.some((j) => j.status === 'scheduled')) await this.notifier.notify(q, runAt ?? undefined);
     return done;

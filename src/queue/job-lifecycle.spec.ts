@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
+  assertTransition,
   canTransition,
   fromStates,
   guard,
@@ -9,15 +10,19 @@ import {
   JOB_STATUSES,
   JobOperation,
   JobStatus,
+  pairs,
+  RECORD_OUTCOMES,
+  recordStatusCase,
   targets,
   TRANSITIONS,
 } from './job-lifecycle';
 
 /**
- * The job lifecycle, written out once more as the contract (docs/api.md "Concepts", docs/delivery.md):
- * for every operation, exactly these moves. The walk below checks every (operation, from, to)
- * triple against it, so a move added to or dropped from the table without updating this
- * contract fails here.
+ * The job lifecycle, written out once more as the contract: for every operation, exactly these
+ * moves. The walk below checks every (operation, from, to) triple against it, so a move added to
+ * or dropped from the table without updating this contract fails here (docs/delivery.md's table
+ * is drawn from the code's: src/transition-tables.spec.ts). What the statements do with each
+ * move is checked on PostgreSQL by test/job-transitions.test.ts.
  */
 const CONTRACT: Record<JobOperation, string[]> = {
   enqueue: ['new>scheduled', 'new>paused'],
@@ -112,6 +117,23 @@ describe('the job lifecycle table', () => {
     expect(() => guard('enqueue')).toThrow(/no source state/);
   });
 
+  it("builds guards for a caller's target from the table's (from, to) pairs, and refuses other targets before any SQL", () => {
+    expect(pairs('requeue', 'j.status', 'r.status')).toBe("(j.status, r.status) IN (('dead', 'scheduled'), ('dead', 'paused'))");
+    expect(() => assertTransition('requeue', 'dead', 'paused')).not.toThrow();
+    expect(() => assertTransition('requeue', 'dead', 'succeeded')).toThrow(/does not let requeue move a job from dead to succeeded/);
+    expect(() => assertTransition('enqueue', null, 'in_progress')).toThrow(/from new to in_progress/);
+  });
+
+  it('record maps every outcome to a move of the table, with no fallback for an outcome it does not know', () => {
+    for (const to of Object.values(RECORD_OUTCOMES)) expect(canTransition('record', 'in_progress', to)).toBe(true);
+    expect(new Set(Object.values(RECORD_OUTCOMES))).toEqual(new Set(targets('record', 'in_progress')));
+    const sql = recordStatusCase('r.applied');
+    expect(sql).toBe(
+      "CASE r.applied WHEN 'succeed' THEN 'succeeded' WHEN 'retry' THEN 'scheduled' WHEN 'pause' THEN 'paused' WHEN 'dead' THEN 'dead' END",
+    );
+    expect(sql).not.toMatch(/ELSE/);
+  });
+
   it('every operation that changes an existing job has its SQL in src/queue/sql, guarded by the table', () => {
     const dir = path.join(__dirname, 'sql');
     const text = fs
@@ -119,7 +141,7 @@ describe('the job lifecycle table', () => {
       .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))
       .join('\n');
     for (const op of JOB_OPERATIONS.filter((o) => o !== 'enqueue' && o !== 'retry')) {
-      expect(text.includes(`guard('${op}'`) || text.includes(`guardFrom('${op}'`)).toBe(true);
+      expect(text.includes(`guard('${op}'`) || text.includes(`guardFrom('${op}'`) || text.includes(`pairs('${op}'`)).toBe(true);
     }
     // retry: "retry now" of a waiting job here; of a dead job, the revive rule shared with requeue.
     expect(text).toContain("guardFrom('retry', 'scheduled')");

@@ -1,3 +1,5 @@
+import type { Decision } from '../retry/decide';
+
 /** A job's state (the `jobs.status` column; its CHECK constraint lists the same values). */
 export type JobStatus = 'scheduled' | 'in_progress' | 'succeeded' | 'paused' | 'dead' | 'cancelled' | 'discarded';
 
@@ -5,7 +7,10 @@ export type JobStatus = 'scheduled' | 'in_progress' | 'succeeded' | 'paused' | '
  * Every change of a job's state, in one table: which operation may move a job from which state
  * to which. The queue module is the only writer of `jobs`; each operation below is one SQL file
  * in ./sql, and the status guard in its WHERE clause is built from this table (`guard`), so
- * the SQL cannot allow what the table does not. job-lifecycle.spec.ts walks every operation.
+ * the SQL cannot allow what the table does not. test/job-transitions.test.ts runs every
+ * operation's statement on a job in every state on PostgreSQL and checks the result against this
+ * table (the state it names, or the row untouched); docs/delivery.md's table is drawn from it
+ * (`npm run docs:transitions`).
  *
  * `null` as `from` is a job that does not exist yet (enqueue).
  */
@@ -110,6 +115,47 @@ export function guard(op: JobOperation, column = 'status'): string {
   const states = fromStates(op);
   if (states.length === 0) throw new Error(`operation ${op} has no source state`);
   return `${column} IN (${states.map((s) => `'${s}'`).join(', ')})`;
+}
+
+/**
+ * `(<from>, <to>) IN (('dead', 'scheduled'), …)`: the (from, to) pairs `op` may write, from the
+ * table; for a statement whose target state comes from its caller (revive), so a target the
+ * table does not list for that source changes nothing.
+ */
+export function pairs(op: JobOperation, fromColumn: string, toExpr: string): string {
+  const moves = TRANSITIONS.filter((x) => x.op === op && x.from !== null).map((x) => `('${x.from}', '${x.to}')`);
+  if (moves.length === 0) throw new Error(`operation ${op} has no source state`);
+  return `(${fromColumn}, ${toExpr}) IN (${moves.join(', ')})`;
+}
+
+/** Throws unless the table lets `op` move a job from `from` to `to`: a caller's target is checked before any SQL runs. */
+export function assertTransition(op: JobOperation, from: JobStatus | null, to: JobStatus): void {
+  if (!canTransition(op, from, to)) throw new Error(`the job lifecycle does not let ${op} move a job from ${from ?? 'new'} to ${to}`);
+}
+
+/**
+ * record: the state each outcome of an attempt leads a job in flight to. Every outcome is listed
+ * (a Record over Decision: the compiler refuses a missing one), and each must be a move of the
+ * table (`recordStatusCase` checks it when the SQL is built).
+ */
+export const RECORD_OUTCOMES: Readonly<Record<Decision, JobStatus>> = {
+  succeed: 'succeeded',
+  retry: 'scheduled',
+  pause: 'paused',
+  dead: 'dead',
+};
+
+/**
+ * `CASE <expr> WHEN 'succeed' THEN 'succeeded' … END`: record's new status, one WHEN per outcome
+ * and no ELSE. An outcome not listed gives NULL, which jobs.status (NOT NULL) refuses: the whole
+ * statement fails instead of quietly making the job dead.
+ */
+export function recordStatusCase(expr: string): string {
+  const whens = Object.entries(RECORD_OUTCOMES).map(([decision, to]) => {
+    assertTransition('record', 'in_progress', to);
+    return `WHEN '${decision}' THEN '${to}'`;
+  });
+  return `CASE ${expr} ${whens.join(' ')} END`;
 }
 
 /** `<column> = 'from'`, for an operation whose SQL covers one of its source states only (checked against the table). */

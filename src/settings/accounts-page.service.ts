@@ -1,3 +1,4 @@
+import { isTokenWarning } from '../accounts/account-warnings';
 import { Injectable } from '@nestjs/common';
 import type { AccountView } from '../accounts/account.types';
 import { AccountsService } from '../accounts/accounts.service';
@@ -97,8 +98,9 @@ export class AccountsPageService {
       lastSuccessAt: a.lastSuccessAt,
       lastError: lastErrorText ? { text: lastErrorText, at: act.lastFailure?.at ?? null } : null,
       tokenExpiry: expiry,
-      // Today the only warning is a token about to expire, which the token line already shows.
-      warnings: expiry ? [] : a.warnings,
+      // A token about to expire has its own line on the card; the other warnings (the LinkedIn
+      // API version's sunset) are listed.
+      warnings: expiry ? a.warnings.filter((w) => !isTokenWarning(w)) : a.warnings,
       waiting: act.scheduled + act.paused,
       paused: act.paused,
       dead: act.dead,

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import { allows } from '../access/roles';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
+import { linkedInVersionNotice } from '../config/linkedin-versions';
 import { oauthAvailability } from '../connectors/bluesky/oauth/bluesky-oauth-client';
 import type { Flash } from './session/sessions.repository';
 import { PageSession, SessionsService } from './session/sessions.service';
@@ -19,6 +20,8 @@ interface LayoutModel {
   /** Who is logged in, for the header. */
   me: { label: string; role: string; person: boolean } | null;
   flash: Flash | null;
+  /** For owners: the configured LinkedIn API version is near or past its sunset (linkedin-versions.ts). */
+  versionWarning: string | null;
   css: string;
   js: string;
 }
@@ -53,6 +56,8 @@ export class PageRenderer {
       can: { edit: auth ? allows(auth, 'edit') : false, own: auth ? allows(auth, 'own') : false },
       me: auth ? { label: auth.label, role: auth.role, person: auth.principal.kind === 'person' } : null,
       flash,
+      versionWarning:
+        auth && allows(auth, 'own') ? (linkedInVersionNotice(this.config.linkedin.apiVersion, new Date())?.message ?? null) : null,
       css: this.assets.get('settings.css')!.url,
       js: this.assets.get('settings.js')!.url,
     };

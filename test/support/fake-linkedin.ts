@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { trickle } from './hostile';
+import { NEWEST_LINKEDIN_VERSION } from '../../src/config/linkedin-versions';
 
 /**
  * A loopback LinkedIn that follows the documented behaviour of the calls Herald makes. Sources:
@@ -62,7 +63,7 @@ export class FakeLinkedIn {
   readonly memberId = 'aB3dE5fG7h';
   readonly authorUrn = `urn:li:person:${this.memberId}`;
   /** Versions the fake serves; anything else is 426 (a retired version). */
-  activeVersions = new Set(['202510', '202509', '202508']);
+  activeVersions = new Set([NEWEST_LINKEDIN_VERSION, '202603', '202510']);
   readonly requests: FakeRequest[] = [];
   readonly posts: FakePost[] = [];
   readonly images = new Map<string, { owner: string; bytes: Buffer | null }>();

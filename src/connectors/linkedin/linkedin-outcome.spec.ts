@@ -1,5 +1,6 @@
 import type { HttpNetworkError, HttpResult } from '../../common/net/http-client';
 import { linkedinOutcome, LinkedInOutcomeContext, previousWasAmbiguous } from './linkedin-outcome';
+import { NEWEST_LINKEDIN_VERSION } from '../../config/linkedin-versions';
 
 const ctx = (over: Partial<LinkedInOutcomeContext> = {}): LinkedInOutcomeContext => ({
   step: 'creating the post',
@@ -63,6 +64,7 @@ describe('linkedinOutcome', () => {
     );
     expect(o.errorClass).toBe('permanent');
     expect(o.message).toMatch(/API version 202510 .*set LINKEDIN_VERSION/);
+    expect(o.message).toContain(`the newest this Herald knows is ${NEWEST_LINKEDIN_VERSION}`);
   });
 
   it('429 is transient, with no server delay unless one is sent', () => {

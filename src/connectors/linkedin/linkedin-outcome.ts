@@ -5,6 +5,7 @@ import { serverRequestedDelayMs } from '../../retry/retry-after';
 import type { DeliveryJob, DeliveryOutcome } from '../connector.interface';
 import { NO_OUTCOME_DETAILS } from '../connector.interface';
 import { networkOutcome, redactSecrets, responseExcerpt } from '../outcome-kit';
+import { NEWEST_LINKEDIN_VERSION } from '../../config/linkedin-versions';
 
 export interface LinkedInOutcomeContext {
   /** What the call was for, in the message: "creating the post", "uploading image 2". */
@@ -105,7 +106,7 @@ export function linkedinOutcome(result: HttpResult, ctx: LinkedInOutcomeContext)
     return {
       ...common,
       errorClass: 'permanent',
-      message: `LinkedIn no longer serves API version ${ctx.apiVersion} (426 NONEXISTENT_VERSION${said}): set LINKEDIN_VERSION to a current YYYYMM version (see learn.microsoft.com/linkedin/marketing/versioning), restart Herald, then requeue this job from the dead-letter queue`,
+      message: `LinkedIn no longer serves API version ${ctx.apiVersion} (426 NONEXISTENT_VERSION${said}): set LINKEDIN_VERSION to a version LinkedIn still serves (the newest this Herald knows is ${NEWEST_LINKEDIN_VERSION}), restart Herald, then requeue this job from the dead-letter queue`,
     };
   }
   if (status === 429) {

@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
+import { LinkedInVersionWatch } from './linkedin-version-watch';
 import { LinkedInConnector } from './linkedin.connector';
 
 /** LinkedIn. Needs HERALD_CONFIG, which CoreModule provides globally. */
 @Module({
-  providers: [LinkedInConnector],
+  providers: [LinkedInConnector, LinkedInVersionWatch],
   exports: [LinkedInConnector],
 })
 export class LinkedInModule {}

@@ -1,5 +1,11 @@
 import type { JobPayload } from '../../connectors/connector.interface';
 import type { NewJob } from '../queue.types';
+import { targets } from '../job-lifecycle';
+
+/** A new job's status, or NULL (refused by jobs.status NOT NULL) when the table does not let a job start there. */
+const START_STATUS = `CASE WHEN r.status IN (${targets('enqueue', null)
+  .map((s) => `'${s}'`)
+  .join(', ')}) THEN r.status END`;
 
 /**
  * enqueue (new → scheduled | paused): the jobs of a post, as a data-modifying CTE of the one
@@ -15,7 +21,9 @@ import type { NewJob } from '../queue.types';
  * targets. Each job carries its own copy of the payload, so a later edit of one dead job
  * touches only it. The jobs' foreign key to the post is checked at the end of the statement,
  * when the post row exists. Parameters are numbered from `first`, after the embedding
- * statement's own.
+ * statement's own. A status the lifecycle table does not start a job in (anything but
+ * scheduled or paused) fails the whole statement: the post is not accepted with a job that
+ * skipped the queue.
  */
 export function enqueueJobsCte(
   first: number,
@@ -27,7 +35,7 @@ export function enqueueJobsCte(
   return {
     cte: `INSERT INTO jobs (id, workspace_id, post_id, account_id, provider, status, run_at, publish_by, idempotency_key,
                            text_override, payload, created_at, updated_at)
-         SELECT r.id, ${p(0)}::uuid, ${p(1)}::uuid, r.account_id, r.provider, r.status, ${p(2)}::timestamptz, ${p(3)}::timestamptz,
+         SELECT r.id, ${p(0)}::uuid, ${p(1)}::uuid, r.account_id, r.provider, ${START_STATUS}, ${p(2)}::timestamptz, ${p(3)}::timestamptz,
                 r.idempotency_key, r.text_override, r.payload, ${p(4)}::timestamptz, ${p(4)}::timestamptz
          FROM unnest(${p(5)}::uuid[], ${p(6)}::uuid[], ${p(7)}::text[], ${p(8)}::text[],
                      ${p(9)}::text[], ${p(10)}::text[], ${p(11)}::jsonb[])

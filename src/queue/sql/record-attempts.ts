@@ -1,5 +1,5 @@
 import type { Tx } from '../../database/db';
-import { guard } from '../job-lifecycle';
+import { guard, RECORD_OUTCOMES, recordStatusCase } from '../job-lifecycle';
 import type { FinishedAttempt } from '../queue.types';
 
 /**
@@ -14,6 +14,11 @@ import type { FinishedAttempt } from '../queue.types';
  *
  * Retry times use the database clock (clock_timestamp() + delay), the clock the claim compares
  * with; hosts' clocks may disagree.
+ *
+ * The new status is one WHEN per outcome (RECORD_OUTCOMES, each a move of the lifecycle table)
+ * and no ELSE: an outcome nobody listed is refused here before it is sent, and would be refused
+ * by jobs.status NOT NULL if it got through — never a job made dead because its outcome was
+ * not recognised.
  *
  * An auth failure pauses the job, unless a person saved new credentials while the attempt ran
  * (the account's credentials_version moved past the one the attempt used): then the refusal was
@@ -37,8 +42,7 @@ const SQL = `WITH r0 AS (
                FROM r0
              ), done AS (
                UPDATE jobs j SET
-                 status = CASE r.applied WHEN 'succeed' THEN 'succeeded' WHEN 'retry' THEN 'scheduled'
-                                         WHEN 'pause' THEN 'paused' ELSE 'dead' END,
+                 status = ${recordStatusCase('r.applied')},
                  run_at = CASE WHEN r.applied = 'retry'
                                THEN clock_timestamp() + coalesce(r.delay_ms, 0) * interval '1 millisecond' ELSE j.run_at END,
                  error_class = r.error_class,
@@ -67,6 +71,8 @@ const SQL = `WITH r0 AS (
 /** Returns the jobs whose outcome was recorded (the others had lost their lease). */
 export async function recordAttempts(tx: Tx, owner: string, attempts: FinishedAttempt[]): Promise<Set<string>> {
   if (attempts.length === 0) return new Set();
+  const unknown = attempts.filter((a) => !Object.hasOwn(RECORD_OUTCOMES, a.decision));
+  if (unknown.length > 0) throw new Error(`record: unknown outcome ${JSON.stringify(unknown[0].decision)} of job ${unknown[0].jobId}`);
   const col = <K extends keyof FinishedAttempt>(k: K) => attempts.map((a) => a[k]);
   const written = await tx.prepared<{ jobId: string }>('herald_record_attempts', SQL, [
     owner,

@@ -1,5 +1,5 @@
 import type { Sql } from '../../database/db';
-import { guard } from '../job-lifecycle';
+import { pairs } from '../job-lifecycle';
 import { REVIVE_KEY_SQL } from '../job-columns';
 
 /**
@@ -16,9 +16,12 @@ import { REVIVE_KEY_SQL } from '../job-columns';
  * - the dead reason cleared (error_class and last_error stay: they describe the last attempt).
  *
  * Where each job goes (scheduled, or paused for an account that is not active) is the caller's
- * decision, taken under the account's lock. Guarded by `status = 'dead'`, on top of the caller's
- * row locks: of two concurrent revivals exactly one moves the job, and a job in flight (never
- * dead) is never put in the queue a second time.
+ * decision, taken under the account's lock; the target is checked twice against the lifecycle
+ * table: JobLifecycle.revive refuses a move the table does not list before any SQL runs, and
+ * the statement's guard is the table's (from, to) pairs (`pairs('requeue', …)`: dead → scheduled
+ * or paused), so no caller can make a job anything else. Guarded by its status, on top of the
+ * caller's row locks: of two concurrent revivals exactly one moves the job, and a job in flight
+ * (never dead) is never put in the queue a second time.
  */
 const SQL = `UPDATE jobs j SET
          status = r.status,
@@ -31,20 +34,23 @@ const SQL = `UPDATE jobs j SET
          publish_by = CASE WHEN j.publish_by <= coalesce($3::timestamptz, now()) THEN NULL ELSE j.publish_by END,
          updated_at = now()
        FROM unnest($1::uuid[], $2::text[]) AS r(id, status)
-       WHERE j.id = r.id AND ${guard('requeue', 'j.status')}
+       WHERE j.id = r.id AND ${pairs('requeue', 'j.status', 'r.status')}
        RETURNING j.id, j.account_id AS "accountId", j.status, j.idempotency_key AS "idempotencyKey", j.run_at AS "runAt",
                  j.publish_by AS "publishBy"`;
+
+/** Where a revived job goes (the table's targets of retry and requeue from dead). */
+export type ReviveTarget = 'scheduled' | 'paused';
 
 export interface RevivedJob {
   id: string;
   accountId: string;
-  status: 'scheduled' | 'paused';
+  status: ReviveTarget;
   idempotencyKey: string;
   runAt: Date;
   publishBy: Date | null;
 }
 
-export function reviveDeadJobs(q: Sql, jobs: { id: string; status: 'scheduled' | 'paused' }[], runAt: Date | null): Promise<RevivedJob[]> {
+export function reviveDeadJobs(q: Sql, jobs: { id: string; status: ReviveTarget }[], runAt: Date | null): Promise<RevivedJob[]> {
   if (jobs.length === 0) return Promise.resolve([]);
   return q.query<RevivedJob>(SQL, [jobs.map((j) => j.id), jobs.map((j) => j.status), runAt]);
 }
