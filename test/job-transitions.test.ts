@@ -463,6 +463,7 @@ describe('the job lifecycle on PostgreSQL', () => {
       metadata: null,
       scheduledAt: new Date(),
       publishBy: null,
+      draftTargets: null,
       createdAt: new Date(),
       updatedAt: new Date(),
     };
