@@ -78,6 +78,8 @@ export class PostsPageController {
               ? 'muted'
               : 'warn',
       cancellable: p.jobs.some((j) => j.status === 'scheduled' || j.status === 'paused'),
+      // The composer edits a post none of whose deliveries started (the API's rule).
+      editable: p.status === 'scheduled' && p.jobs.some((j) => j.status === 'scheduled' || j.status === 'paused'),
       targets: p.jobs.map((j) => ({
         accountName: names.get(j.accountId) ?? 'removed account',
         providerLabel: PROVIDER_LABELS[j.provider],
