@@ -172,7 +172,7 @@ describe('settings page: composer and calendar, in a browser', () => {
       scheduledAt: at.toISOString(),
       status: 'scheduled',
     });
-  }, 120_000);
+  }, 240_000);
 
   it("refuses a post over Bluesky's limit: the counter and the server's message agree, and nothing is saved", async () => {
     const before = (await posts()).length;
