@@ -22,7 +22,7 @@ import { BlueskyOAuthMetadataController } from './bluesky/bluesky-oauth-metadata
 import { FailedPostsController } from './failed-posts.controller';
 import { CalendarController } from './compose/calendar.controller';
 import { ComposeController } from './compose/compose.controller';
-import { composeUploads } from './compose/compose-uploads';
+import { ComposeUploadsMiddleware } from './compose/compose-uploads';
 import { LinkedInOAuthClient } from './linkedin/linkedin-oauth.client';
 import { LinkedInOAuthController } from './linkedin/linkedin-oauth.controller';
 import { LinkedInOAuthService } from './linkedin/linkedin-oauth.service';
@@ -118,7 +118,7 @@ export class SettingsModule implements NestModule, OnModuleInit {
     // The composer's form is multipart (it carries an image): read before the session guard, which
     // needs its CSRF field. Other forms stay urlencoded (the app's own parser).
     consumer
-      .apply(composeUploads())
+      .apply(ComposeUploadsMiddleware)
       .forRoutes({ path: 'settings/compose', method: RequestMethod.POST }, { path: 'settings/posts/:id/edit', method: RequestMethod.POST });
     consumer
       .apply(

@@ -1,5 +1,9 @@
+import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
+import { allows } from '../../access/roles';
 import { MAX_MEDIA_BYTES } from '../../media/media.types';
+import { cookie, PageRequest, SESSION_COOKIE } from '../session/page-request';
+import { SessionsService } from '../session/sessions.service';
 
 /**
  * multer is the multipart parser of @nestjs/platform-express (the API's media upload uses it
@@ -14,17 +18,34 @@ const multer = require('multer') as {
 
 /**
  * The composer's multipart form, parsed before the page's session guard (which reads its CSRF
- * field): multer, memory storage, one image up to the API's 5 MB and the text fields. A form
- * multer cannot read is not an error page: the composer shows why the image was not added
- * (`uploadProblem`), and the guard refuses it when its CSRF field did not arrive.
+ * field): multer, memory storage, one image up to the API's 5 MB and the text fields. Only for a
+ * live session whose role may write posts: anyone else's body is not read at all (the guard then
+ * refuses the request: no session, or no CSRF field). A form multer cannot read is not an error
+ * page: the composer shows why the image was not added (`uploadProblem`).
  */
-export function composeUploads() {
-  const parse = multer({
+@Injectable()
+export class ComposeUploadsMiddleware implements NestMiddleware {
+  private readonly parse = multer({
     storage: multer.memoryStorage(),
     limits: { fileSize: MAX_MEDIA_BYTES, files: 1, fields: 200, fieldSize: 64 * 1024, parts: 210 },
   }).single('file');
-  return (req: Request, res: Response, next: NextFunction): void => {
-    parse(req, res, (err: unknown) => {
+
+  constructor(private readonly sessions: SessionsService) {}
+
+  async use(req: Request, res: Response, next: NextFunction): Promise<void> {
+    let mayWrite: boolean;
+    try {
+      const session = await this.sessions.resolve(cookie(req as PageRequest, SESSION_COOKIE));
+      mayWrite = session !== null && allows(session.auth, 'edit');
+    } catch {
+      // The guard meets the same failure and answers for it.
+      mayWrite = false;
+    }
+    if (!mayWrite) {
+      next();
+      return;
+    }
+    this.parse(req, res, (err: unknown) => {
       if (err) {
         const code = (err as { code?: unknown }).code;
         (req as Request & { uploadProblem?: string }).uploadProblem =
@@ -35,5 +56,5 @@ export function composeUploads() {
       }
       next();
     });
-  };
+  }
 }
