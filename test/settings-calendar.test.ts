@@ -1,7 +1,9 @@
+import request from 'supertest';
 import { bearer, bootTestApp, TestApp } from './support/app';
 import { withClient } from './support/database';
 import { killJobs } from './support/dlq';
 import { createPost, createWebhookAccount } from './support/engine';
+import { makeImage } from './support/media';
 import { invitePerson } from './support/people';
 import { csrfOf, loggedInAgent, PageAgent } from './support/settings-http';
 
@@ -37,7 +39,9 @@ describe('settings page: calendar and safe editing, over HTTP', () => {
       targets: [{ accountId: blog }, { accountId: news }],
       scheduledAt: '2030-03-05T23:30:00Z',
     });
-    const failedJob = late.jobs[0].id;
+    const failedJob = (await t.http().get(`/v1/posts/${late.id}`).set(bearer(t.adminKey)).expect(200)).body.jobs.find(
+      (j: { accountId: string }) => j.accountId === blog,
+    ).id as string;
     await killJobs(t.databaseUrl, [failedJob]);
     const week = await agent.get('/settings/calendar?view=week&date=2030-03-06&zone=Asia/Tokyo').expect(200);
     expect(week.text).toContain('Week of 4 Mar 2030');
@@ -138,6 +142,39 @@ describe('settings page: calendar and safe editing, over HTTP', () => {
       scheduledAt: string;
     }[];
     expect(list.find((p) => p.text === 'Spring, an hour later')?.scheduledAt).toBe('2030-03-31T01:30:00.000Z');
+  });
+
+  it('takes an image with its alt text in the multipart form, and reads no body without a session', async () => {
+    const form = await agent.get('/settings/compose').expect(200);
+    const noAlt = await agent
+      .post('/settings/compose')
+      .field('_csrf', csrfOf(form.text))
+      .field('text', 'With a picture')
+      .field('action', 'upload')
+      .attach('file', await makeImage('png'), { filename: 'a.png', contentType: 'image/png' });
+    expect(noAlt.status).toBe(400);
+    expect(noAlt.text).toContain('the image was not added: describe it in “Alt text for the new image” (alt text is required)');
+    const added = await agent
+      .post('/settings/compose')
+      .field('_csrf', csrf)
+      .field('text', 'With a picture')
+      .field('newAlt', 'A pink rectangle')
+      .field('action', 'upload')
+      .attach('file', await makeImage('png'), { filename: 'a.png', contentType: 'image/png' });
+    expect(added.status).toBe(200);
+    expect(added.text).toContain('Image added.');
+    expect(added.text).toContain('alt="A pink rectangle"');
+    expect(added.text).toContain('>With a picture</textarea>');
+    // No session: refused (to the login) before anything is read or stored.
+    const media = async () => (await t.http().get('/v1/media?limit=100').set(bearer(t.adminKey)).expect(200)).body.data.length as number;
+    const before = await media();
+    const anonymous = await request(t.app.getHttpServer())
+      .post('/settings/compose')
+      .field('newAlt', 'x')
+      .attach('file', await makeImage('png'), { filename: 'a.png', contentType: 'image/png' });
+    expect(anonymous.status).toBe(303);
+    expect(anonymous.headers.location).toMatch(/^\/settings\/login/);
+    expect(await media()).toBe(before);
   });
 
   it('shows a viewer the calendar without edit links, and refuses the composer', async () => {

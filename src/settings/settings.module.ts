@@ -115,11 +115,6 @@ export class SettingsModule implements NestModule, OnModuleInit {
   configure(consumer: MiddlewareConsumer): void {
     const https = isHttps(this.config);
     const linkedin = new URL(this.config.linkedin.oauthBaseUrl).origin;
-    // The composer's form is multipart (it carries an image): read before the session guard, which
-    // needs its CSRF field. Other forms stay urlencoded (the app's own parser).
-    consumer
-      .apply(ComposeUploadsMiddleware)
-      .forRoutes({ path: 'settings/compose', method: RequestMethod.POST }, { path: 'settings/posts/:id/edit', method: RequestMethod.POST });
     consumer
       .apply(
         cookieParser(),
@@ -148,5 +143,10 @@ export class SettingsModule implements NestModule, OnModuleInit {
         }),
       )
       .forRoutes(...PAGE_CONTROLLERS);
+    // The composer's form is multipart (it carries an image): read before the session guard, which
+    // needs its CSRF field, and after the cookies. Other forms stay urlencoded (the app's own parser).
+    consumer
+      .apply(ComposeUploadsMiddleware)
+      .forRoutes({ path: 'settings/compose', method: RequestMethod.POST }, { path: 'settings/posts/:id/edit', method: RequestMethod.POST });
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
+import cookieParser from 'cookie-parser';
 import type { NextFunction, Request, Response } from 'express';
 import { allows } from '../../access/roles';
 import { MAX_MEDIA_BYTES } from '../../media/media.types';
@@ -30,9 +31,13 @@ export class ComposeUploadsMiddleware implements NestMiddleware {
     limits: { fileSize: MAX_MEDIA_BYTES, files: 1, fields: 200, fieldSize: 64 * 1024, parts: 210 },
   }).single('file');
 
+  private readonly cookies = cookieParser();
+
   constructor(private readonly sessions: SessionsService) {}
 
   async use(req: Request, res: Response, next: NextFunction): Promise<void> {
+    // The page's cookie parser may not have run yet (middleware order): read them here too.
+    if ((req as PageRequest).cookies === undefined) await new Promise<void>((resolve) => this.cookies(req, res, () => resolve()));
     let mayWrite: boolean;
     try {
       const session = await this.sessions.resolve(cookie(req as PageRequest, SESSION_COOKIE));
