@@ -10,6 +10,7 @@ import { JobsOutliveOwners1764550000000 } from './1764550000000-jobs-outlive-own
 import { Team1764600000000 } from './1764600000000-team';
 import { BlueskyOAuth1764900000000 } from './1764900000000-bluesky-oauth';
 import { Threads1765100000000 } from './1765100000000-threads';
+import { PostDrafts1765200000000 } from './1765200000000-post-drafts';
 import { SlowStart1765400000000 } from './1765400000000-slow-start';
 
 /** Every migration, in order. Listed explicitly so the build and the tests load the same set. */
@@ -26,5 +27,6 @@ export const MIGRATIONS = [
   Team1764600000000,
   BlueskyOAuth1764900000000,
   Threads1765100000000,
+  PostDrafts1765200000000,
   SlowStart1765400000000,
 ];

@@ -74,6 +74,7 @@ function feedback(circuit: CircuitStateName, status: AccountFeedback['status']) 
           {
             circuit: { state: circuit, openUntil: circuit === 'closed' ? null : LATER(), consecutiveFailures: 3 },
             opened: circuit === 'open',
+            closed: circuit === 'closed',
             lastError: 'written by the case',
             succeeded: false,
             status,
@@ -262,6 +263,7 @@ describe("an account's delivery state on PostgreSQL", () => {
           {
             circuit: { state: 'closed', openUntil: null, consecutiveFailures: 0 },
             opened: false,
+            closed: false,
             lastError: null,
             succeeded: false,
             status: { value: r.to as 'disabled', reason: 'caller' },

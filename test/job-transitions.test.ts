@@ -465,6 +465,7 @@ describe('the job lifecycle on PostgreSQL', () => {
       thread: null,
       scheduledAt: new Date(),
       publishBy: null,
+      draftTargets: null,
       createdAt: new Date(),
       updatedAt: new Date(),
     };

@@ -25,7 +25,7 @@ const JOB_KEYS = [
   'remoteId',
   'remoteUrl',
 ];
-const POST_KEYS = ['id', 'status', 'text', 'title', 'link', 'media', 'scheduledAt', 'publishBy', 'metadata', 'jobs'];
+const POST_KEYS = ['id', 'status', 'text', 'title', 'link', 'media', 'scheduledAt', 'publishBy', 'metadata', 'draftTargets', 'jobs'];
 
 const FUTURE = '2030-01-01T09:00:00Z';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -736,7 +736,7 @@ describe('posts API', () => {
         [{ text: null }, /text/],
         [{ text: '' }, /^text should not be empty/],
         [{ text: 'x'.repeat(10_001) }, /^text must be shorter than or equal to 10000/],
-        [{ targets: [{ accountId: a }] }, /^targets is not allowed \(unknown field\)/],
+        [{ targets: [{ accountId: a }] }, /^targets can be changed only on a draft/],
         [{ scheduledAt: '2030-03-01T00:00:00' }, /^scheduledAt must be an ISO 8601 date-time with a time zone offset/],
         [{ scheduledAt: '2030-02-30T00:00:00Z' }, /^scheduledAt is not a real date-time/],
         [{ scheduledAt: '2030-03-10T00:00:00Z' }, /^publishBy .* must be after scheduledAt/],
@@ -758,6 +758,109 @@ describe('posts API', () => {
       const theirs = await createPost(t, otherKey, { text: 'Theirs', targets: [{ accountId: otherAccount }], scheduledAt: FUTURE });
       await t.http().patch(`/v1/posts/${theirs.id}`).set(bearer(t.adminKey)).send({ text: 'Hijacked' }).expect(404);
       expect(await q('SELECT text FROM posts WHERE id = $1', [theirs.id])).toEqual([{ text: 'Theirs' }]);
+    });
+  });
+
+  describe('drafts (status: draft)', () => {
+    const patch = (id: string, body: object) => t.http().patch(`/v1/posts/${id}`).set(bearer(t.adminKey)).send(body);
+
+    it('keeps a draft without a time and without jobs, lists it, and never queues it', async () => {
+      const before = await counts();
+      const res = await post()
+        .send({ status: 'draft', text: 'A thought for later', targets: [{ accountId: a }, { accountId: b, text: 'B only' }] })
+        .expect(201);
+      expect(res.body).toMatchObject({
+        status: 'draft',
+        text: 'A thought for later',
+        scheduledAt: null,
+        publishBy: null,
+        draftTargets: [{ accountId: a }, { accountId: b, text: 'B only' }],
+        jobs: [],
+      });
+      expect(await counts()).toEqual({ ...before, posts: before.posts + 1 });
+      const got = await t.http().get(`/v1/posts/${res.body.id}`).set(bearer(t.adminKey)).expect(200);
+      expect(got.body.status).toBe('draft');
+      const drafts = await t.http().get('/v1/posts?status=draft&limit=200').set(bearer(t.adminKey)).expect(200);
+      expect(drafts.body.data.map((x: { id: string }) => x.id)).toContain(res.body.id);
+      // Lists by time hold posts with a time: a draft is in none of them.
+      const byTime = await t.http().get('/v1/posts?from=2000-01-01T00:00:00Z&limit=200').set(bearer(t.adminKey)).expect(200);
+      expect(byTime.body.data.map((x: { id: string }) => x.id)).not.toContain(res.body.id);
+    });
+
+    it('refuses a draft with a time, or a draft to an unknown account, writing nothing', async () => {
+      await rejects(
+        { status: 'draft', text: 'x', targets: [{ accountId: a }], scheduledAt: FUTURE },
+        400,
+        'a draft has no time: leave out scheduledAt and publishBy (give them when scheduling it: PATCH /v1/posts/{id} with status "scheduled")',
+      );
+      await rejects(
+        { status: 'draft', text: 'x', targets: [{ accountId: otherAccount }] },
+        400,
+        `targets.0.accountId: unknown account ${otherAccount}`,
+      );
+      await rejects({ status: 'later', text: 'x', targets: [{ accountId: a }] }, 400, 'status must be one of: scheduled, draft');
+    });
+
+    it('edits a draft (its accounts too), then schedules it: the jobs appear with the time, checked as a new post', async () => {
+      const d = (
+        await post()
+          .send({ status: 'draft', text: 'Draft one', targets: [{ accountId: a }] })
+          .expect(201)
+      ).body;
+      const edited = await patch(d.id, { text: 'Draft one, edited', targets: [{ accountId: b }, { accountId: c }] }).expect(200);
+      expect(edited.body).toMatchObject({
+        status: 'draft',
+        text: 'Draft one, edited',
+        draftTargets: [{ accountId: b }, { accountId: c }],
+        jobs: [],
+      });
+      // A time alone does not schedule a draft: it says how.
+      const noStatus = await patch(d.id, { scheduledAt: FUTURE }).expect(400);
+      expect(noStatus.body.message).toBe('a draft has no time: send status "scheduled" with scheduledAt (default: now) to schedule it');
+      const scheduled = await patch(d.id, { status: 'scheduled', scheduledAt: '2030-02-01T10:00:00+05:30' }).expect(200);
+      expect(scheduled.body).toMatchObject({ status: 'scheduled', scheduledAt: '2030-02-01T04:30:00.000Z', draftTargets: null });
+      expect(scheduled.body.jobs.map((j: { accountId: string; status: string }) => [j.accountId, j.status]).sort()).toEqual(
+        [
+          [b, 'scheduled'],
+          [c, 'scheduled'],
+        ].sort(),
+      );
+      expect(await q('SELECT count(*)::int AS n FROM jobs WHERE post_id = $1', [d.id])).toEqual([{ n: 2 }]);
+      // Scheduled, its accounts are fixed.
+      const targets = await patch(d.id, { targets: [{ accountId: a }] }).expect(400);
+      expect(targets.body.message).toMatch(/^targets can be changed only on a draft/);
+    });
+
+    it('checks platform limits when a draft is scheduled, not while it is kept', async () => {
+      // A Bluesky account by SQL (as platform-validation.test.ts does): no PDS is needed to refuse a text.
+      const [{ id: bsky }] = await q<{ id: string }>(
+        `INSERT INTO accounts (workspace_id, provider, name, credentials) VALUES ($1, 'bluesky', 'BS', 'x') RETURNING id`,
+        [adminWs],
+      );
+      const d = (
+        await post()
+          .send({ status: 'draft', text: 'y'.repeat(301), targets: [{ accountId: bsky }] })
+          .expect(201)
+      ).body;
+      const refused = await patch(d.id, { status: 'scheduled', scheduledAt: FUTURE }).expect(400);
+      expect(refused.body.message).toBe('targets.0 (bluesky): text is 301 graphemes, the limit is 300');
+      expect((await t.http().get(`/v1/posts/${d.id}`).set(bearer(t.adminKey)).expect(200)).body).toMatchObject({
+        status: 'draft',
+        jobs: [],
+      });
+      const ok = await patch(d.id, { status: 'scheduled', scheduledAt: FUTURE, text: 'y'.repeat(300) }).expect(200);
+      expect(ok.body.status).toBe('scheduled');
+    });
+
+    it('deletes a draft on DELETE (it never had jobs): the answer is its last state, cancelled', async () => {
+      const d = (
+        await post()
+          .send({ status: 'draft', text: 'Forget me', targets: [{ accountId: a }] })
+          .expect(201)
+      ).body;
+      const res = await t.http().delete(`/v1/posts/${d.id}`).set(bearer(t.adminKey)).expect(200);
+      expect(res.body).toMatchObject({ id: d.id, status: 'cancelled', jobs: [] });
+      await t.http().get(`/v1/posts/${d.id}`).set(bearer(t.adminKey)).expect(404);
     });
   });
 

@@ -198,6 +198,7 @@ describe('roles on every route of the API and the page', () => {
         '/settings/failed-posts',
         `/settings/failed-posts/${f.deadJobId}`,
         '/settings/posts',
+        '/settings/calendar',
         '/settings/notifications',
         '/settings/team',
       ];

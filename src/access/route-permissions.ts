@@ -110,6 +110,12 @@ export const ROUTE_PERMISSIONS = {
 
   'GET /settings/posts': 'read',
   'POST /settings/posts/:id/cancel': 'edit',
+  // The composer: writing, editing and scheduling are an editor's; the calendar is for everyone.
+  'GET /settings/compose': 'edit',
+  'POST /settings/compose': 'edit',
+  'GET /settings/posts/:id/edit': 'edit',
+  'POST /settings/posts/:id/edit': 'edit',
+  'GET /settings/calendar': 'read',
 
   'GET /settings/notifications': 'read',
   'POST /settings/notifications': 'own',

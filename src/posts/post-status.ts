@@ -1,5 +1,8 @@
-/** A post's status, derived from its jobs (docs/api.md "Concepts"). */
-export type PostStatus = 'scheduled' | 'publishing' | 'published' | 'partially_failed' | 'failed' | 'cancelled';
+/**
+ * A post's status, derived from its jobs (docs/api.md "Concepts"); `draft` is a post kept without
+ * a time, which has no jobs yet (PostsService.toView says it, not this function).
+ */
+export type PostStatus = 'draft' | 'scheduled' | 'publishing' | 'published' | 'partially_failed' | 'failed' | 'cancelled';
 
 export interface JobStatusInput {
   status: 'scheduled' | 'in_progress' | 'succeeded' | 'paused' | 'dead' | 'cancelled' | 'discarded';

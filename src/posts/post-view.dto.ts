@@ -3,7 +3,7 @@ import type { ThreadPart } from '../connectors/connector.interface';
 import { JobDto } from '../jobs/job-view.dto';
 import type { PostStatus } from './post-status';
 import type { PostView } from './post.types';
-import { POST_STATUSES } from './posts.dto';
+import { POST_STATUSES, TargetDto } from './posts.dto';
 
 @ApiSchema({ name: 'ThreadPartView' })
 export class ThreadPartViewDto implements ThreadPart {
@@ -27,7 +27,7 @@ export class PostDto implements PostView {
     enum: POST_STATUSES,
     enumName: 'PostStatus',
     description:
-      'derived from its jobs: cancelled (all cancelled), published (all others succeeded), failed (all others dead or discarded), partially_failed (some succeeded, the rest dead or discarded), scheduled (no attempt started), publishing (otherwise)',
+      'draft: kept without a time, no jobs yet (see draftTargets); otherwise derived from its jobs: cancelled (all cancelled), published (all others succeeded), failed (all others dead or discarded), partially_failed (some succeeded, the rest dead or discarded), scheduled (no attempt started), publishing (otherwise)',
   })
   status!: PostStatus;
 
@@ -50,8 +50,8 @@ export class PostDto implements PostView {
   })
   thread!: ThreadPartViewDto[] | null;
 
-  @ApiProperty({ format: 'date-time' })
-  scheduledAt!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'null for a draft' })
+  scheduledAt!: string | null;
 
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'no attempt starts after it' })
   publishBy!: string | null;
@@ -59,12 +59,19 @@ export class PostDto implements PostView {
   @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'passed to webhooks as given' })
   metadata!: Record<string, unknown> | null;
 
+  @ApiProperty({
+    type: [TargetDto],
+    nullable: true,
+    description: "a draft's accounts (it has no jobs until scheduled); null for any other post (see jobs)",
+  })
+  draftTargets!: TargetDto[] | null;
+
   @ApiProperty({ format: 'date-time' })
   createdAt!: string;
 
   @ApiProperty({ format: 'date-time' })
   updatedAt!: string;
 
-  @ApiProperty({ type: [JobDto], description: 'one job per target' })
+  @ApiProperty({ type: [JobDto], description: 'one job per target (none for a draft)' })
   jobs!: JobDto[];
 }

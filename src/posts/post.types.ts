@@ -12,11 +12,23 @@ export interface PostRow {
   metadata: Record<string, unknown> | null;
   /** The thread's further parts (2–25), or null for a single post. */
   thread: ThreadPart[] | null;
-  scheduledAt: Date;
+  /** null for a draft (and only for a draft). */
+  scheduledAt: Date | null;
   publishBy: Date | null;
+  /** The accounts a draft will go to once scheduled; null for every post that is not a draft. */
+  draftTargets: DraftTarget[] | null;
   createdAt: Date;
   updatedAt: Date;
 }
+
+/** A target of a draft, as POST /v1/posts takes it. */
+export interface DraftTarget {
+  accountId: string;
+  text?: string;
+}
+
+/** A post that is not a draft (it has a time and jobs). */
+export type ScheduledPostRow = PostRow & { scheduledAt: Date; draftTargets: null };
 
 export interface PostView {
   id: string;
@@ -26,9 +38,10 @@ export interface PostView {
   link: string | null;
   media: string[];
   thread: ThreadPart[] | null;
-  scheduledAt: string;
+  scheduledAt: string | null;
   publishBy: string | null;
   metadata: Record<string, unknown> | null;
+  draftTargets: DraftTarget[] | null;
   createdAt: string;
   updatedAt: string;
   jobs: JobView[];

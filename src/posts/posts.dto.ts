@@ -86,6 +86,9 @@ export class ThreadPartDto {
   media?: string[];
 }
 
+/** What a new post is: scheduled (the default) or a draft. */
+export const CREATE_STATUSES = ['scheduled', 'draft'] as const;
+
 @ApiSchema({ name: 'CreatePost' })
 export class CreatePostDto {
   @ApiProperty({ maxLength: 10_000, example: 'Herald 1.0 is out!' })
@@ -141,6 +144,16 @@ export class CreatePostDto {
   @IsArray()
   targets!: TargetDto[];
 
+  @ApiPropertyOptional({
+    enum: CREATE_STATUSES,
+    default: 'scheduled',
+    description:
+      '`draft`: keep the post without a time, never published until scheduled with `PATCH /v1/posts/{id}` `{ "status": "scheduled" }` (a draft takes no `scheduledAt` or `publishBy`; platform limits are checked when it is scheduled)',
+  })
+  @IsOptional()
+  @IsIn(CREATE_STATUSES, { message: `status must be one of: ${CREATE_STATUSES.join(', ')}` })
+  status?: (typeof CREATE_STATUSES)[number];
+
   @ApiPropertyOptional({ example: '2026-12-01T09:00:00Z', description: 'default: now' })
   @IsOptional()
   @Matches(ISO_WITH_OFFSET, { message: OFFSET_MESSAGE('scheduledAt') })
@@ -162,6 +175,30 @@ export class CreatePostDto {
 
 @ApiSchema({ name: 'UpdatePost' })
 export class UpdatePostDto {
+  @ApiPropertyOptional({
+    enum: ['scheduled'],
+    description:
+      'on a draft: schedule it now, at `scheduledAt` (default: now), with its jobs; platform limits are checked then. A scheduled post does not go back to being a draft.',
+  })
+  @IsOptional()
+  @IsIn(['scheduled'], { message: 'status can only be set to scheduled (to schedule a draft)' })
+  status?: 'scheduled';
+
+  @ApiPropertyOptional({
+    type: [TargetDto],
+    minItems: 1,
+    maxItems: 20,
+    description: "a draft's accounts (replaced as a whole); the accounts of a scheduled post cannot change",
+  })
+  @IsOptional()
+  @ValidateNested({ each: true })
+  @IsObject({ each: true, message: 'each target must be an object { accountId, text? }' })
+  @Type(() => TargetDto)
+  @ArrayMaxSize(20)
+  @ArrayMinSize(1)
+  @IsArray()
+  targets?: TargetDto[];
+
   @ApiPropertyOptional({ maxLength: 10_000 })
   @IsOptional()
   @MaxLength(10_000)
@@ -224,7 +261,7 @@ export class UpdatePostDto {
   metadata?: Record<string, unknown> | null;
 }
 
-export const POST_STATUSES = ['scheduled', 'publishing', 'published', 'partially_failed', 'failed', 'cancelled'] as const;
+export const POST_STATUSES = ['draft', 'scheduled', 'publishing', 'published', 'partially_failed', 'failed', 'cancelled'] as const;
 
 export class ListPostsQuery extends PageQuery {
   @ApiPropertyOptional({ enum: POST_STATUSES, enumName: 'PostStatus' })

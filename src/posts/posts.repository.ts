@@ -6,17 +6,22 @@ import type { PostStatus } from './post-status';
 
 /** Parameters of the post's own part of `create`; the queue's CTE numbers its own after them. */
 export const POST_PARAMS = 14;
+/** Parameters of the post's own part of `scheduleDraft`. */
+export const SCHEDULE_PARAMS = 10;
 
 const POST_COLUMNS = `
   p.id, p.workspace_id AS "workspaceId", p.text, p.title, p.link, p.media, p.metadata, p.thread,
-  p.scheduled_at AS "scheduledAt", p.publish_by AS "publishBy", p.created_at AS "createdAt", p.updated_at AS "updatedAt"`;
+  p.scheduled_at AS "scheduledAt", p.publish_by AS "publishBy", p.draft_targets AS "draftTargets",
+  p.created_at AS "createdAt", p.updated_at AS "updatedAt"`;
 
 /**
  * The status of post `p` from its jobs, in SQL, for filtering lists. It must say exactly what
- * derivePostStatus (post-status.ts) says; test/posts.test.ts checks both on every status.
+ * derivePostStatus (post-status.ts) says; test/posts.test.ts checks both on every status. A
+ * draft (draft_targets set) has no jobs and is `draft`.
  */
 const POST_STATUS_SQL = `(
   SELECT CASE
+    WHEN p.draft_targets IS NOT NULL THEN 'draft'
     WHEN count(*) FILTER (WHERE j.status <> 'cancelled') = 0 THEN 'cancelled'
     WHEN count(*) FILTER (WHERE j.status = 'succeeded') = count(*) FILTER (WHERE j.status <> 'cancelled') THEN 'published'
     WHEN count(*) FILTER (WHERE j.status IN ('dead', 'discarded')) = count(*) FILTER (WHERE j.status <> 'cancelled') THEN 'failed'
@@ -86,6 +91,70 @@ export class PostsRepository {
     );
   }
 
+  /** A draft: the post alone, no jobs (the Idempotency-Key's answer in the same statement). */
+  async createDraft(post: PostRow, idempotency: { key: string; status: number; body: unknown } | null): Promise<void> {
+    await this.db.query(
+      `WITH p AS (
+         INSERT INTO posts (id, workspace_id, text, title, link, media, metadata, thread, scheduled_at, publish_by, draft_targets, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $13, NULL, NULL, $11, $12, $12)
+       )
+       UPDATE idempotency_keys SET state = 'completed', response_status = $9, response_body = $10
+       WHERE workspace_id = $2 AND key = $8 AND $8::text IS NOT NULL`,
+      [
+        post.id,
+        post.workspaceId,
+        post.text,
+        post.title,
+        post.link,
+        JSON.stringify(post.media),
+        post.metadata,
+        idempotency?.key ?? null,
+        idempotency?.status ?? null,
+        idempotency ? JSON.stringify(idempotency.body) : null,
+        JSON.stringify(post.draftTargets),
+        post.createdAt,
+        post.thread === null ? null : JSON.stringify(post.thread),
+      ],
+    );
+  }
+
+  /**
+   * A draft scheduled: its time, deadline and content set and its draft targets cleared, in the
+   * statement that writes its jobs (the queue's INSERT, `jobs`, its parameters numbered from
+   * SCHEDULE_PARAMS + 1). False when the post was no longer a draft.
+   */
+  async scheduleDraft(m: Sql, post: PostRow, jobs: { cte: string; params: unknown[] }): Promise<boolean> {
+    const rows: { n: string }[] = await m.query(
+      `WITH j AS (
+         ${jobs.cte}
+         RETURNING 1
+       )
+       UPDATE posts SET text = $3, title = $4, link = $5, media = $6, metadata = $7, scheduled_at = $8, publish_by = $9,
+                        thread = $10, draft_targets = NULL, updated_at = now()
+       WHERE workspace_id = $1 AND id = $2 AND draft_targets IS NOT NULL
+       RETURNING (SELECT count(*) FROM j)::text AS n`,
+      [
+        post.workspaceId,
+        post.id,
+        post.text,
+        post.title,
+        post.link,
+        JSON.stringify(post.media),
+        post.metadata,
+        post.scheduledAt,
+        post.publishBy,
+        post.thread === null ? null : JSON.stringify(post.thread),
+        ...jobs.params,
+      ],
+    );
+    return rows.length === 1;
+  }
+
+  /** A draft deleted (it never had jobs: nothing of it was queued or sent). */
+  async deleteDraft(m: Sql, workspaceId: string, id: string): Promise<void> {
+    await m.query(`DELETE FROM posts WHERE workspace_id = $1 AND id = $2 AND draft_targets IS NOT NULL`, [workspaceId, id]);
+  }
+
   async find(workspaceId: string, id: string, m?: Sql, lock = false): Promise<PostRow | null> {
     const rows: PostRow[] = await (m ?? this.db).query(
       `SELECT ${POST_COLUMNS} FROM posts p WHERE p.workspace_id = $1 AND p.id = $2 ${lock ? 'FOR UPDATE' : ''}`,
@@ -110,7 +179,7 @@ export class PostsRepository {
   async update(m: Sql, post: PostRow): Promise<void> {
     await m.query(
       `UPDATE posts SET text = $3, title = $4, link = $5, media = $6, metadata = $7, scheduled_at = $8, publish_by = $9, thread = $10,
-         updated_at = now()
+                        draft_targets = $11, updated_at = now()
        WHERE workspace_id = $1 AND id = $2`,
       [
         post.workspaceId,
@@ -123,6 +192,7 @@ export class PostsRepository {
         post.scheduledAt,
         post.publishBy,
         post.thread === null ? null : JSON.stringify(post.thread),
+        post.draftTargets === null ? null : JSON.stringify(post.draftTargets),
       ],
     );
   }

@@ -20,9 +20,10 @@ import type { NewJob } from '../queue/queue.types';
 import { IdempotencyRepository } from './idempotency.repository';
 import { validateForPlatform, validateThreadForPlatform } from './platform-rules';
 import { derivePostStatus } from './post-status';
-import type { PostRow, PostView } from './post.types';
+import type { DraftTarget, PostRow, PostView, ScheduledPostRow } from './post.types';
 import type { CreatePostDto, ListPostsQuery, ThreadPartDto, UpdatePostDto } from './posts.dto';
-import { POST_PARAMS, PostsRepository } from './posts.repository';
+import { POST_PARAMS, PostsRepository, SCHEDULE_PARAMS } from './posts.repository';
+import type { Sql } from '../database/db';
 
 export interface CreateResult {
   status: number;
@@ -116,27 +117,14 @@ export class PostsService {
     if (problems.length > 0) throw invalidInput(problems.join('; '));
   }
 
-  private async createNow(auth: AuthContext, dto: CreatePostDto, idempotencyKey?: string): Promise<PostView> {
-    const workspaceId = auth.workspaceId;
-    const now = new Date();
-    const scheduledAt = dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : now;
-    const publishBy = dto.publishBy ? parseInstant(dto.publishBy, 'publishBy') : null;
-    this.validateSchedule(scheduledAt, publishBy, now);
-    const mediaInfo = await this.resolveMedia(workspaceId, dto.media);
-    const media = mediaInfo.map((m) => m.id);
-    const thread = await this.resolveThread(workspaceId, dto.thread);
-
-    const seen = new Set<string>();
-    dto.targets.forEach((t, i) => {
-      const id = t.accountId.toLowerCase();
-      if (seen.has(id)) throw invalidInput(`targets.${i}.accountId: account ${t.accountId} is listed twice`);
-      seen.add(id);
-    });
-    const accounts = new Map((await this.accounts.findMany(workspaceId, [...seen])).map((a) => [a.id, a]));
-    const jobs: NewJob[] = dto.targets.map((t, i) => {
-      const account = accounts.get(t.accountId.toLowerCase());
-      // Another workspace's account is "unknown" too: never confirm that an id exists elsewhere.
-      if (!account) throw invalidInput(`targets.${i}.accountId: unknown account ${t.accountId}`);
+  /**
+   * The jobs of `targets` (checked: no account twice, every account of the workspace), each in
+   * the state its account allows (enqueueStatus), in id order.
+   */
+  private async buildJobs(workspaceId: string, targets: readonly DraftTarget[]): Promise<NewJob[]> {
+    const seen = await this.checkTargets(workspaceId, targets);
+    const jobs: NewJob[] = targets.map((t) => {
+      const account = seen.get(t.accountId.toLowerCase())!;
       const id = randomUUID();
       return {
         id,
@@ -147,6 +135,38 @@ export class PostsService {
         idempotencyKey: id,
       };
     });
+    return jobs;
+  }
+
+  /** No account twice, every account one of the workspace's; the accounts by lower-case id. */
+  private async checkTargets(workspaceId: string, targets: readonly DraftTarget[]) {
+    const seen = new Set<string>();
+    targets.forEach((t, i) => {
+      const id = t.accountId.toLowerCase();
+      if (seen.has(id)) throw invalidInput(`targets.${i}.accountId: account ${t.accountId} is listed twice`);
+      seen.add(id);
+    });
+    const accounts = new Map((await this.accounts.findMany(workspaceId, [...seen])).map((a) => [a.id, a]));
+    targets.forEach((t, i) => {
+      // Another workspace's account is "unknown" too: never confirm that an id exists elsewhere.
+      if (!accounts.has(t.accountId.toLowerCase())) throw invalidInput(`targets.${i}.accountId: unknown account ${t.accountId}`);
+    });
+    return accounts;
+  }
+
+  private async createNow(auth: AuthContext, dto: CreatePostDto, idempotencyKey?: string): Promise<PostView> {
+    if (dto.status === 'draft') return this.createDraft(auth, dto, idempotencyKey);
+    const workspaceId = auth.workspaceId;
+    const now = new Date();
+    const scheduledAt = dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : now;
+    const publishBy = dto.publishBy ? parseInstant(dto.publishBy, 'publishBy') : null;
+    this.validateSchedule(scheduledAt, publishBy, now);
+    const mediaInfo = await this.resolveMedia(workspaceId, dto.media);
+    const media = mediaInfo.map((m) => m.id);
+    const thread = await this.resolveThread(workspaceId, dto.thread);
+
+    const targets = dto.targets.map((t) => ({ accountId: t.accountId, ...(t.text !== undefined ? { text: t.text } : {}) }));
+    const jobs = await this.buildJobs(workspaceId, targets);
     this.checkPlatforms(
       jobs.map((j, i) => ({ label: `targets.${i}`, provider: j.provider as Provider, text: j.textOverride ?? dto.text })),
       mediaInfo,
@@ -154,7 +174,7 @@ export class PostsService {
       thread,
     );
 
-    const post: PostRow = {
+    const post: ScheduledPostRow = {
       id: randomUUID(),
       workspaceId,
       text: dto.text,
@@ -165,6 +185,7 @@ export class PostsService {
       thread: thread.thread,
       scheduledAt,
       publishBy,
+      draftTargets: null,
       createdAt: now,
       updatedAt: now,
     };
@@ -173,33 +194,7 @@ export class PostsService {
     const payloadFor = (j: NewJob) => this.payload(post, j.textOverride);
     // The answer is known before the write (every id and time is chosen here), so it is stored
     // for Idempotency-Key replays in the same statement that writes the post.
-    const view = this.toView(
-      post,
-      jobs.map((j) => ({
-        id: j.id,
-        postId: post.id,
-        accountId: j.accountId,
-        workspaceId,
-        provider: j.provider as Provider,
-        status: j.status,
-        runAt: scheduledAt,
-        attemptCount: 0,
-        attemptBase: 0,
-        idempotencyKey: j.idempotencyKey,
-        textOverride: j.textOverride,
-        payload: payloadFor(j),
-        payloadEditedAt: null,
-        errorClass: null,
-        lastError: null,
-        deadReason: null,
-        remoteId: null,
-        remoteUrl: null,
-        parts: [],
-        createdAt: now,
-        updatedAt: now,
-        finishedAt: null,
-      })),
-    );
+    const view = this.toView(post, this.newJobRows(post, jobs, now));
     const enqueue = this.lifecycle.enqueue(
       POST_PARAMS + 1,
       { workspaceId, postId: post.id, runAt: scheduledAt, publishBy, createdAt: now, jobs },
@@ -220,7 +215,82 @@ export class PostsService {
     return view;
   }
 
-  private payload(post: PostRow, textOverride: string | null): JobPayload {
+  /** The rows of jobs about to be written, for the answer (every value is chosen here). */
+  private newJobRows(post: ScheduledPostRow, jobs: NewJob[], now: Date): JobRow[] {
+    return jobs.map((j) => ({
+      id: j.id,
+      postId: post.id,
+      accountId: j.accountId,
+      workspaceId: post.workspaceId,
+      provider: j.provider as Provider,
+      status: j.status,
+      runAt: post.scheduledAt,
+      attemptCount: 0,
+      attemptBase: 0,
+      idempotencyKey: j.idempotencyKey,
+      textOverride: j.textOverride,
+      payload: this.payload(post, j.textOverride),
+      payloadEditedAt: null,
+      errorClass: null,
+      lastError: null,
+      deadReason: null,
+      remoteId: null,
+      remoteUrl: null,
+      parts: [],
+      createdAt: now,
+      updatedAt: now,
+      finishedAt: null,
+    }));
+  }
+
+  /**
+   * A draft: kept without a time and without jobs (the queue has nothing of it), never
+   * published until scheduled (PATCH status: scheduled). Its accounts and media must exist;
+   * platform limits are checked when it is scheduled, so a long text can be kept to trim later.
+   */
+  private async createDraft(auth: AuthContext, dto: CreatePostDto, idempotencyKey?: string): Promise<PostView> {
+    const workspaceId = auth.workspaceId;
+    if (dto.scheduledAt !== undefined || dto.publishBy !== undefined) {
+      throw invalidInput(
+        'a draft has no time: leave out scheduledAt and publishBy (give them when scheduling it: PATCH /v1/posts/{id} with status "scheduled")',
+      );
+    }
+    const media = (await this.resolveMedia(workspaceId, dto.media)).map((m) => m.id);
+    const thread = await this.resolveThread(workspaceId, dto.thread);
+    const draftTargets = dto.targets.map((t) => ({
+      accountId: t.accountId.toLowerCase(),
+      ...(t.text !== undefined ? { text: t.text } : {}),
+    }));
+    await this.checkTargets(workspaceId, draftTargets);
+    const now = new Date();
+    const post: PostRow = {
+      id: randomUUID(),
+      workspaceId,
+      text: dto.text,
+      title: dto.title ?? null,
+      link: dto.link ?? null,
+      media,
+      metadata: dto.metadata ?? null,
+      thread: thread.thread,
+      scheduledAt: null,
+      publishBy: null,
+      draftTargets,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const view = this.toView(post, []);
+    await this.posts.createDraft(post, idempotencyKey === undefined ? null : { key: idempotencyKey, status: 201, body: view });
+    await this.audit.record(null, auth, {
+      kind: 'post',
+      action: 'create',
+      subjectId: post.id,
+      summary: `Saved a draft for ${plural(draftTargets.length, 'account')}: “${excerptOf(post.text)}”`,
+      after: { ...postFields(post), accounts: draftTargets.map((t) => t.accountId) },
+    });
+    return view;
+  }
+
+  private payload(post: ScheduledPostRow, textOverride: string | null): JobPayload {
     return {
       text: textOverride ?? post.text,
       title: post.title,
@@ -235,15 +305,16 @@ export class PostsService {
   private toView(post: PostRow, jobs: JobRow[]): PostView {
     return {
       id: post.id,
-      status: derivePostStatus(jobs),
+      status: post.draftTargets !== null ? 'draft' : derivePostStatus(jobs),
       text: post.text,
       title: post.title,
       link: post.link,
       media: post.media,
       thread: post.thread,
-      scheduledAt: post.scheduledAt.toISOString(),
+      scheduledAt: post.scheduledAt?.toISOString() ?? null,
       publishBy: post.publishBy?.toISOString() ?? null,
       metadata: post.metadata,
+      draftTargets: post.draftTargets,
       createdAt: post.createdAt.toISOString(),
       updatedAt: post.updatedAt.toISOString(),
       jobs: jobs.map(toJobView),
@@ -277,14 +348,24 @@ export class PostsService {
     return toPage(rows, limit, (p) => this.toView(p, byPost.get(p.id) ?? []));
   }
 
-  /** Edit or reschedule while no job has started (jobs locked, so no worker can start one meanwhile). */
+  /** Edit or reschedule while no job has started (jobs locked, so no worker can start one meanwhile); edit or schedule a draft. */
   async update(auth: AuthContext, id: string, dto: UpdatePostDto): Promise<PostView> {
     const workspaceId = auth.workspaceId;
     if (dto.text === null) throw invalidInput('text cannot be empty');
+    let woke: Date | null = null;
     await this.posts.transaction(async (m) => {
       const jobs = await this.lifecycle.lockPostJobs(m, workspaceId, id);
       const post = await this.posts.find(workspaceId, id, m, true);
       if (!post) throw notFound('post', id);
+      if (post.draftTargets !== null) {
+        woke = await this.updateDraft(m, auth, post, dto);
+        return;
+      }
+      if (dto.targets !== undefined) {
+        throw invalidInput(
+          "targets can be changed only on a draft: a scheduled post's accounts are fixed (cancel it and schedule a new one to change them)",
+        );
+      }
       const started = jobs.filter((j) => j.attemptCount > 0 || !['scheduled', 'paused'].includes(j.status));
       if (started.length > 0) {
         throw conflict(
@@ -292,10 +373,11 @@ export class PostsService {
         );
       }
       const now = new Date();
-      const next: PostRow = {
+      const next = {
         ...applyContentPatch(post, dto),
-        scheduledAt: dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : post.scheduledAt,
+        scheduledAt: dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : (post.scheduledAt as Date),
         publishBy: dto.publishBy === undefined ? post.publishBy : dto.publishBy === null ? null : parseInstant(dto.publishBy, 'publishBy'),
+        draftTargets: null,
       };
       this.validateSchedule(next.scheduledAt, next.publishBy, now);
       const mediaInfo = await this.resolveMedia(workspaceId, next.media);
@@ -326,15 +408,99 @@ export class PostsService {
         });
       }
     });
+    if (woke !== null) this.lifecycle.jobsAdded(woke);
     return this.get(workspaceId, id);
   }
 
+  /**
+   * A draft edited (its accounts too), or scheduled (`status: scheduled`): then its jobs are
+   * written with the time, checked as a new post is. Returns the time to wake workers for after
+   * the commit, when a job is due to run.
+   */
+  private async updateDraft(m: Sql, auth: AuthContext, post: PostRow, dto: UpdatePostDto): Promise<Date | null> {
+    const workspaceId = auth.workspaceId;
+    const scheduling = dto.status === 'scheduled';
+    if (!scheduling && (dto.scheduledAt !== undefined || dto.publishBy !== undefined)) {
+      throw invalidInput('a draft has no time: send status "scheduled" with scheduledAt (default: now) to schedule it');
+    }
+    const draftTargets =
+      dto.targets === undefined
+        ? (post.draftTargets ?? [])
+        : dto.targets.map((t) => ({ accountId: t.accountId.toLowerCase(), ...(t.text !== undefined ? { text: t.text } : {}) }));
+    const content = applyContentPatch(post, dto);
+    const mediaInfo = await this.resolveMedia(workspaceId, content.media);
+    content.media = mediaInfo.map((mi) => mi.id);
+    // `thread` as on a scheduled post: absent keeps it, null drops it, an array replaces it.
+    const thread =
+      dto.thread === undefined
+        ? await this.resolveThread(workspaceId, post.thread?.map((p) => ({ ...p, link: p.link ?? undefined })) ?? null)
+        : await this.resolveThread(workspaceId, dto.thread);
+    content.thread = thread.thread;
+    if (!scheduling) {
+      await this.checkTargets(workspaceId, draftTargets);
+      const next: PostRow = { ...content, draftTargets };
+      await this.posts.update(m, next);
+      const changes = diffFields({ ...postFields(post), accounts: post.draftTargets }, { ...postFields(next), accounts: draftTargets });
+      if (Object.keys(changes.after).length > 0) {
+        await this.audit.record(m, auth, {
+          kind: 'post',
+          action: 'update',
+          subjectId: post.id,
+          summary: `Edited the draft “${excerptOf(next.text)}”`,
+          ...changes,
+        });
+      }
+      return null;
+    }
+    const now = new Date();
+    const scheduledAt = dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : now;
+    const publishBy = dto.publishBy ? parseInstant(dto.publishBy, 'publishBy') : null;
+    this.validateSchedule(scheduledAt, publishBy, now);
+    const jobs = await this.buildJobs(workspaceId, draftTargets);
+    this.checkPlatforms(
+      jobs.map((j, i) => ({ label: `targets.${i}`, provider: j.provider as Provider, text: j.textOverride ?? content.text })),
+      mediaInfo,
+      content.link,
+      thread,
+    );
+    jobs.sort((a, b) => (a.id < b.id ? -1 : 1));
+    const next: ScheduledPostRow = { ...content, scheduledAt, publishBy, draftTargets: null };
+    const enqueue = this.lifecycle.enqueue(
+      SCHEDULE_PARAMS + 1,
+      { workspaceId, postId: post.id, runAt: scheduledAt, publishBy, createdAt: now, jobs },
+      (j) => this.payload(next, j.textOverride),
+    );
+    if (!(await this.posts.scheduleDraft(m, next, enqueue))) throw conflict('this draft was scheduled meanwhile');
+    await this.audit.record(m, auth, {
+      kind: 'post',
+      action: 'schedule',
+      subjectId: post.id,
+      summary: `Scheduled the draft “${excerptOf(next.text)}” for ${plural(jobs.length, 'account')}`,
+      before: { scheduledAt: null },
+      after: { ...postFields(next), accounts: jobs.map((j) => j.accountId) },
+    });
+    return jobs.some((j) => j.status === 'scheduled') ? scheduledAt : null;
+  }
+
+  /** Cancels the post's waiting jobs; a draft (which has none) is deleted, and the answer is its last state, cancelled. */
   async cancel(auth: AuthContext, id: string): Promise<PostView> {
     const workspaceId = auth.workspaceId;
+    let deletedDraft: PostView | null = null;
     await this.posts.transaction(async (m) => {
       await this.lifecycle.lockPostJobs(m, workspaceId, id);
-      const post = await this.posts.find(workspaceId, id, m);
+      const post = await this.posts.find(workspaceId, id, m, true);
       if (!post) throw notFound('post', id);
+      if (post.draftTargets !== null) {
+        await this.posts.deleteDraft(m, workspaceId, id);
+        deletedDraft = { ...this.toView(post, []), status: 'cancelled' };
+        await this.audit.record(m, auth, {
+          kind: 'post',
+          action: 'cancel',
+          subjectId: id,
+          summary: `Deleted the draft “${excerptOf(post.text)}”`,
+        });
+        return;
+      }
       await this.lifecycle.cancelPost(m, workspaceId, id);
       await this.audit.record(m, auth, {
         kind: 'post',
@@ -343,7 +509,7 @@ export class PostsService {
         summary: `Cancelled the post “${excerptOf(post.text)}”`,
       });
     });
-    return this.get(workspaceId, id);
+    return deletedDraft ?? this.get(workspaceId, id);
   }
 }
 
@@ -356,7 +522,7 @@ function postFields(p: PostRow): Record<string, unknown> {
     media: p.media,
     metadata: p.metadata,
     thread: p.thread,
-    scheduledAt: p.scheduledAt.toISOString(),
+    scheduledAt: p.scheduledAt?.toISOString() ?? null,
     publishBy: p.publishBy?.toISOString() ?? null,
   };
 }

@@ -8,7 +8,7 @@ import type { Flash } from './session/sessions.repository';
 import { PageSession, SessionsService } from './session/sessions.service';
 import { Asset, loadAssets, settingsDir } from './settings-views';
 
-export type Section = 'accounts' | 'failed' | 'posts' | 'notifications' | 'team' | 'activity' | 'profile' | null;
+export type Section = 'accounts' | 'failed' | 'posts' | 'compose' | 'calendar' | 'notifications' | 'team' | 'activity' | 'profile' | null;
 
 /** What every page's layout needs besides the page's own data. */
 interface LayoutModel {

@@ -26,6 +26,7 @@ const JOB_WORDS: Record<JobStatus, string> = {
 };
 
 const POST_WORDS: Record<PostView['status'], string> = {
+  draft: 'Draft',
   scheduled: 'Scheduled',
   publishing: 'Publishing',
   published: 'Published',
@@ -77,6 +78,8 @@ export class PostsPageController {
               ? 'muted'
               : 'warn',
       cancellable: p.jobs.some((j) => j.status === 'scheduled' || j.status === 'paused'),
+      // The composer edits a post none of whose deliveries started (the API's rule).
+      editable: p.status === 'scheduled' && p.jobs.some((j) => j.status === 'scheduled' || j.status === 'paused'),
       targets: p.jobs.map((j) => ({
         accountName: names.get(j.accountId) ?? 'removed account',
         providerLabel: PROVIDER_LABELS[j.provider],
@@ -86,8 +89,9 @@ export class PostsPageController {
         remoteUrl: j.status === 'succeeded' && j.remoteUrl && /^https?:\/\//.test(j.remoteUrl) ? j.remoteUrl : null,
       })),
     });
-    const soonestFirst = [...upcoming.data].sort((a, b) => a.scheduledAt.localeCompare(b.scheduledAt));
-    const latestFirst = [...recent.data].sort((a, b) => b.scheduledAt.localeCompare(a.scheduledAt));
+    // Lists by time hold no drafts (a draft has no time).
+    const soonestFirst = [...upcoming.data].sort((a, b) => (a.scheduledAt ?? '').localeCompare(b.scheduledAt ?? ''));
+    const latestFirst = [...recent.data].sort((a, b) => (b.scheduledAt ?? '').localeCompare(a.scheduledAt ?? ''));
     await this.pages.render(
       res,
       'posts',

@@ -1,4 +1,4 @@
-import { Inject, MiddlewareConsumer, Module, NestModule, OnModuleInit } from '@nestjs/common';
+import { Inject, MiddlewareConsumer, Module, NestModule, OnModuleInit, RequestMethod } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import cookieParser from 'cookie-parser';
 import type { Express } from 'express';
@@ -10,6 +10,7 @@ import { DeadLetterModule } from '../dead-letter/dead-letter.module';
 import { JobsModule } from '../jobs/jobs.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { AuditModule } from '../audit/audit.module';
+import { MediaModule } from '../media/media.module';
 import { PeopleModule } from '../people/people.module';
 import { PostsModule } from '../posts/posts.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
@@ -19,6 +20,9 @@ import { BlueskyConnectController } from './bluesky/bluesky-connect.controller';
 import { BlueskyConnectService } from './bluesky/bluesky-connect.service';
 import { BlueskyOAuthMetadataController } from './bluesky/bluesky-oauth-metadata.controller';
 import { FailedPostsController } from './failed-posts.controller';
+import { CalendarController } from './compose/calendar.controller';
+import { ComposeController } from './compose/compose.controller';
+import { ComposeUploadsMiddleware } from './compose/compose-uploads';
 import { LinkedInOAuthClient } from './linkedin/linkedin-oauth.client';
 import { LinkedInOAuthController } from './linkedin/linkedin-oauth.controller';
 import { LinkedInOAuthService } from './linkedin/linkedin-oauth.service';
@@ -47,6 +51,8 @@ const PAGE_CONTROLLERS = [
   AccountsPageController,
   FailedPostsController,
   PostsPageController,
+  ComposeController,
+  CalendarController,
   NotificationsPageController,
   LinkedInOAuthController,
   BlueskyConnectController,
@@ -70,6 +76,7 @@ const PAGE_CONTROLLERS = [
     BlueskyModule,
     JobsModule,
     PostsModule,
+    MediaModule,
     DeadLetterModule,
     NotificationsModule,
   ],
@@ -136,5 +143,10 @@ export class SettingsModule implements NestModule, OnModuleInit {
         }),
       )
       .forRoutes(...PAGE_CONTROLLERS);
+    // The composer's form is multipart (it carries an image): read before the session guard, which
+    // needs its CSRF field, and after the cookies. Other forms stay urlencoded (the app's own parser).
+    consumer
+      .apply(ComposeUploadsMiddleware)
+      .forRoutes({ path: 'settings/compose', method: RequestMethod.POST }, { path: 'settings/posts/:id/edit', method: RequestMethod.POST });
   }
 }

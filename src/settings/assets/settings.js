@@ -61,6 +61,105 @@
     });
   });
 
+  // The person's time zone (from the browser), kept for the pages that show or take times
+  // (composer, calendar): the server's fallback when a form or link names none.
+  var zone = '';
+  try {
+    zone = Intl.DateTimeFormat().resolvedOptions().timeZone || '';
+  } catch (e) {
+    zone = '';
+  }
+  var hadZone = /(?:^|; )herald_tz=/.test(document.cookie);
+  if (zone) document.cookie = 'herald_tz=' + encodeURIComponent(zone) + '; path=/settings; SameSite=Strict';
+
+  // "+05:30" for a zone now ('' when the browser cannot say).
+  function offsetOf(z) {
+    try {
+      var parts = new Intl.DateTimeFormat('en-US', { timeZone: z, timeZoneName: 'longOffset' }).formatToParts(new Date());
+      for (var i = 0; i < parts.length; i++) {
+        if (parts[i].type === 'timeZoneName') {
+          var v = parts[i].value.replace('GMT', '');
+          return v === '' ? '+00:00' : v;
+        }
+      }
+    } catch (e) {
+      return '';
+    }
+    return '';
+  }
+  document.querySelectorAll('select[data-zone-select]').forEach(function (select) {
+    var label = document.querySelector('[data-zone-label]');
+    function show() {
+      var off = offsetOf(select.value);
+      if (label) label.textContent = select.value + (off ? ' (UTC' + off + ')' : '');
+    }
+    // First visit (the server could not know the zone yet): the browser's own.
+    if (!hadZone && zone && select.querySelector('option[value="' + zone + '"]')) select.value = zone;
+    select.addEventListener('change', show);
+    show();
+  });
+
+  // The composer's counters: one per chosen account, counted as its platform counts.
+  document.querySelectorAll('form[data-compose]').forEach(function (form) {
+    var area = form.querySelector('[data-compose-text]');
+    var list = form.querySelector('[data-counters]');
+    if (!area || !list) return;
+    var boxes = form.querySelectorAll('input[type="checkbox"][name="accounts"][data-limit]');
+    function line(name, platform, limit, unit) {
+      var used = measure(area.value, unit);
+      var over = used - limit;
+      var li = document.createElement('li');
+      li.className = 'counter' + (over > 0 ? ' over' : '');
+      li.textContent = name + ' (' + platform + '): ' + used + ' / ' + limit + ' characters' + (over > 0 ? ': ' + over + ' too many' : '');
+      return { li: li, over: over > 0 };
+    }
+    function update() {
+      var any = false;
+      var items = [];
+      if (boxes.length > 0) {
+        boxes.forEach(function (box) {
+          if (!box.checked) return;
+          var l = line(
+            box.getAttribute('data-account-name'),
+            box.getAttribute('data-account-platform'),
+            Number(box.getAttribute('data-limit')),
+            box.getAttribute('data-unit'),
+          );
+          any = any || l.over;
+          items.push(l.li);
+        });
+      } else {
+        list.querySelectorAll('li[data-limit]').forEach(function (old) {
+          var l = line(
+            old.getAttribute('data-account-name'),
+            old.getAttribute('data-account-platform'),
+            Number(old.getAttribute('data-limit')),
+            old.getAttribute('data-unit'),
+          );
+          ['data-limit', 'data-unit', 'data-account-name', 'data-account-platform'].forEach(function (a) {
+            l.li.setAttribute(a, old.getAttribute(a));
+          });
+          any = any || l.over;
+          items.push(l.li);
+        });
+      }
+      if (items.length === 0) {
+        var none = document.createElement('li');
+        none.className = 'counter muted';
+        none.textContent = 'Choose an account below to see its counter.';
+        items.push(none);
+      }
+      list.replaceChildren.apply(list, items);
+      if (any) area.setAttribute('aria-invalid', 'true');
+      else area.removeAttribute('aria-invalid');
+    }
+    area.addEventListener('input', update);
+    boxes.forEach(function (box) {
+      box.addEventListener('change', update);
+    });
+    update();
+  });
+
   // "Select all on this page" for the failed posts.
   document.querySelectorAll('input[data-select-all]').forEach(function (box) {
     var name = box.getAttribute('data-select-all');

@@ -1,0 +1,487 @@
+import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Response } from 'express';
+import sharp from 'sharp';
+import type { AccountView } from '../../accounts/account.types';
+import { ParseIdPipe } from '../../common/parse-id.pipe';
+import { HERALD_CONFIG, HeraldConfig } from '../../config/config';
+import { readPreview, readThumbnail } from '../../connectors/bluesky/link-preview';
+import type { MediaInfo } from '../../media/media.types';
+import { MediaService } from '../../media/media.service';
+import { PLATFORM_LIMITS } from '../../posts/platform-rules';
+import type { PostView } from '../../posts/post.types';
+import { CreatePostDto, UpdatePostDto } from '../../posts/posts.dto';
+import { PostsService } from '../../posts/posts.service';
+import { Public } from '../../workspaces/auth';
+import { AccountsPageService, PROVIDER_LABELS } from '../accounts-page.service';
+import { asDto, personMessage } from '../form-validation';
+import { PageExceptionFilter } from '../page-exception.filter';
+import { PageRenderer } from '../page-renderer';
+import { cookie, PageRequest, requirePage } from '../session/page-request';
+import { PageSessionGuard } from '../session/page-session.guard';
+import type { PageSession } from '../session/sessions.service';
+import {
+  ComposeAccount,
+  ComposeAction,
+  ComposeValues,
+  emptyValues,
+  instantsOf,
+  MAX_IMAGES,
+  moveMedia,
+  previewFor,
+  readComposeForm,
+  withAccountNames,
+} from './compose-form';
+import { isTimeZone, timeZones, wallTimeOf, zoneLabel } from './zoned-time';
+
+/** The browser's time zone, as the page's script keeps it (IANA name): the fallback when a form or link has none. */
+export const ZONE_COOKIE = 'herald_tz';
+
+/** The zone of a request: the form's or the link's, else the browser's (cookie), else UTC. */
+export function zoneOf(req: PageRequest, source: unknown): string {
+  const given = typeof source === 'object' && source !== null ? (source as Record<string, unknown>).zone : undefined;
+  if (isTimeZone(given)) return given;
+  const remembered = cookie(req, ZONE_COOKIE);
+  return isTimeZone(remembered) ? remembered : 'UTC';
+}
+
+/** A file the multipart parser (settings.module.ts) left on the request, or why it could not. */
+type UploadRequest = PageRequest & { file?: { buffer: Buffer; size: number }; uploadProblem?: string };
+
+const postId = new ParseIdPipe('post');
+
+/** What the composer is editing. */
+type Mode =
+  | { kind: 'new' }
+  | { kind: 'draft'; post: PostView }
+  /** Scheduled, no job started: content and time change, the accounts are fixed (the API's rule). */
+  | { kind: 'scheduled'; post: PostView };
+
+interface LinkCard {
+  title: string;
+  description: string;
+  image: string | null;
+  problem: string | null;
+}
+
+/** A job has started once an attempt ran or it left scheduled/paused (PostsService.update's rule). */
+const started = (j: PostView['jobs'][number]) => j.attemptCount > 0 || !['scheduled', 'paused'].includes(j.status);
+
+const JOB_WORDS: Record<string, string> = {
+  scheduled: 'waiting',
+  in_progress: 'sending',
+  succeeded: 'published',
+  paused: 'waiting (paused: its account needs attention)',
+  dead: 'failed',
+  cancelled: 'cancelled',
+  discarded: 'failed (discarded)',
+};
+
+/**
+ * The composer (/settings/compose, and /settings/posts/:id/edit for a draft or a post none of
+ * whose deliveries started): text with a counter per chosen account, title, link, images with
+ * alt text, the accounts, "publish now" or a time in the person's zone, a deadline, a draft;
+ * the preview of what each platform gets. One multipart form whose buttons say what to do, so
+ * everything works without the page's script; every save goes through PostsService (the API's
+ * rules and messages) and MediaService.
+ */
+@ApiExcludeController()
+@Public()
+@UseGuards(PageSessionGuard)
+@UseFilters(PageExceptionFilter)
+@Controller('settings')
+export class ComposeController {
+  constructor(
+    private readonly pages: PageRenderer,
+    private readonly posts: PostsService,
+    private readonly media: MediaService,
+    private readonly accounts: AccountsPageService,
+    @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
+  ) {}
+
+  @Get('compose')
+  async compose(@Req() req: PageRequest, @Res() res: Response, @Query() query: Record<string, unknown>): Promise<void> {
+    const session = requirePage(req);
+    const zone = zoneOf(req, query);
+    const values = emptyValues(zone);
+    // A suggestion: the next full hour, in the person's zone.
+    const next = wallTimeOf(new Date(Math.ceil((Date.now() + 60_000) / 3_600_000) * 3_600_000), zone);
+    values.date = next.date;
+    values.time = next.time;
+    await this.show(res, session, { kind: 'new' }, values, {});
+  }
+
+  @Post('compose')
+  async submitNew(@Req() req: UploadRequest, @Res() res: Response, @Body() body: Record<string, unknown>): Promise<void> {
+    await this.submit(req, res, body, { kind: 'new' });
+  }
+
+  @Get('posts/:id/edit')
+  async edit(@Req() req: PageRequest, @Res() res: Response, @Param('id', postId) id: string, @Query() query: Record<string, unknown>) {
+    const session = requirePage(req);
+    const post = await this.posts.get(session.auth.workspaceId, id);
+    const zone = zoneOf(req, query);
+    const mode = this.modeOf(post);
+    if (!mode) {
+      await this.showStarted(res, session, post);
+      return;
+    }
+    const media = await this.media.requireMany(session.auth.workspaceId, post.media);
+    const at = post.scheduledAt ? wallTimeOf(new Date(post.scheduledAt), zone) : { date: '', time: '' };
+    const by = post.publishBy ? wallTimeOf(new Date(post.publishBy), zone) : { date: '', time: '' };
+    const values: ComposeValues = {
+      text: post.text,
+      title: post.title ?? '',
+      link: post.link ?? '',
+      accounts: post.draftTargets
+        ? post.draftTargets.map((t) => t.accountId)
+        : post.jobs.filter((j) => j.status !== 'cancelled').map((j) => j.accountId),
+      media: post.media,
+      alts: Object.fromEntries(media.map((m) => [m.id, m.alt])),
+      newAlt: '',
+      date: at.date,
+      time: at.time,
+      zone,
+      deadlineDate: by.date,
+      deadlineTime: by.time,
+    };
+    await this.show(res, session, mode, values, {});
+  }
+
+  @Post('posts/:id/edit')
+  async submitEdit(
+    @Req() req: UploadRequest,
+    @Res() res: Response,
+    @Param('id', postId) id: string,
+    @Body() body: Record<string, unknown>,
+  ) {
+    const session = requirePage(req);
+    const post = await this.posts.get(session.auth.workspaceId, id);
+    const mode = this.modeOf(post);
+    if (!mode) {
+      await this.showStarted(res, session, post, 'its delivery started meanwhile, so this edit was not saved');
+      return;
+    }
+    await this.submit(req, res, body, mode);
+  }
+
+  /** null once a delivery started (or the post is cancelled): then it is shown, not edited. */
+  private modeOf(post: PostView): Mode | null {
+    if (post.status === 'draft') return { kind: 'draft', post };
+    const live = post.jobs.filter((j) => j.status !== 'cancelled');
+    if (live.length > 0 && !post.jobs.some(started)) return { kind: 'scheduled', post };
+    return null;
+  }
+
+  private async submit(req: UploadRequest, res: Response, body: Record<string, unknown>, mode: Mode): Promise<void> {
+    const session = requirePage(req);
+    const auth = session.auth;
+    const { values, action } = readComposeForm(body, zoneOf(req, body));
+    if (mode.kind === 'scheduled') values.accounts = mode.post.jobs.filter((j) => j.status !== 'cancelled').map((j) => j.accountId);
+    const notes: string[] = [];
+    try {
+      // Alt text typed for the images already there is saved with any button.
+      await this.saveAlts(session, values);
+      // A file chosen is uploaded with any button (alt text required, as posting requires it).
+      if (req.uploadProblem) throw new PageProblem(`the image was not added: ${req.uploadProblem}`);
+      if (req.file && req.file.size > 0) {
+        if (values.media.length >= MAX_IMAGES) throw new PageProblem(`a post takes at most ${MAX_IMAGES} images: remove one first`);
+        if (values.newAlt === '')
+          throw new PageProblem('the image was not added: describe it in “Alt text for the new image” (alt text is required)');
+        const uploaded = await this.media.upload(auth, req.file.buffer, values.newAlt);
+        values.media.push(uploaded.id);
+        values.alts[uploaded.id] = uploaded.alt;
+        values.newAlt = '';
+        notes.push('Image added.');
+      } else if (action.kind === 'upload') {
+        throw new PageProblem('choose an image file first');
+      }
+    } catch (err) {
+      await this.showProblem(res, session, mode, values, err);
+      return;
+    }
+    switch (action.kind) {
+      case 'up':
+      case 'down':
+      case 'remove':
+        values.media = moveMedia(values.media, action);
+        notes.push(
+          action.kind === 'remove' ? 'Image removed from the post (nothing is saved until you schedule or save it).' : 'Images reordered.',
+        );
+        await this.show(res, session, mode, values, { notes });
+        return;
+      case 'card':
+        await this.show(res, session, mode, values, { notes, card: await this.linkCard(values) });
+        return;
+      case 'upload':
+      case 'preview':
+        await this.show(res, session, mode, values, { notes });
+        return;
+      case 'none':
+        await this.show(res, session, mode, values, { notes, error: 'nothing was saved: use one of the buttons of the form', status: 400 });
+        return;
+      default:
+        await this.save(res, session, mode, values, action);
+    }
+  }
+
+  private async saveAlts(session: PageSession, values: ComposeValues): Promise<void> {
+    if (values.media.length === 0) return;
+    const current = await this.media.requireMany(session.auth.workspaceId, values.media);
+    for (const m of current) {
+      const typed = values.alts[m.id] ?? '';
+      if (typed !== m.alt && typed !== '') await this.media.setAlt(session.auth, m.id, typed);
+      if (typed === '') values.alts[m.id] = m.alt;
+    }
+  }
+
+  /** Publish now, schedule or keep as a draft, through PostsService. */
+  private async save(
+    res: Response,
+    session: PageSession,
+    mode: Mode,
+    values: ComposeValues,
+    action: Extract<ComposeAction, { kind: 'now' | 'schedule' | 'draft' }>,
+  ): Promise<void> {
+    const auth = session.auth;
+    const accounts = await this.accounts.all(auth.workspaceId);
+    const names = new Map(accounts.map((a) => [a.id, a.name]));
+    const content = {
+      text: values.text,
+      ...(values.title !== '' ? { title: values.title } : {}),
+      ...(values.link !== '' ? { link: values.link } : {}),
+      media: values.media,
+    };
+    const targets = values.accounts.map((accountId) => ({ accountId }));
+    let labels = values.accounts.map((id, i) => ({ label: `targets.${i}`, name: names.get(id) ?? 'an account' }));
+    try {
+      if (action.kind !== 'draft' && values.accounts.length === 0) throw new PageProblem('choose at least one account to publish to');
+      if (action.kind === 'draft' && values.accounts.length === 0) throw new PageProblem('choose at least one account for the draft');
+      const when = action.kind === 'draft' ? null : instantsOf(values, action.kind === 'now');
+      if (when && !when.ok) throw new PageProblem(when.problem);
+      const time = when?.ok
+        ? { ...(when.scheduledAt ? { scheduledAt: when.scheduledAt } : {}), ...(when.publishBy ? { publishBy: when.publishBy } : {}) }
+        : {};
+      let post: PostView;
+      if (mode.kind === 'new') {
+        const dto = await asDto(CreatePostDto, { ...content, targets, ...(action.kind === 'draft' ? { status: 'draft' } : time) });
+        post = (await this.posts.create(auth, dto, dto)).body as PostView;
+      } else if (mode.kind === 'draft') {
+        const patch =
+          action.kind === 'draft'
+            ? { ...content, title: content.title ?? null, link: content.link ?? null, targets }
+            : { ...content, title: content.title ?? null, link: content.link ?? null, targets, status: 'scheduled', ...time };
+        post = await this.posts.update(auth, mode.post.id, await asDto(UpdatePostDto, patch));
+      } else {
+        if (action.kind === 'draft') throw new PageProblem('a scheduled post does not go back to being a draft');
+        labels = mode.post.jobs.map((j) => ({ label: `job ${j.id}`, name: names.get(j.accountId) ?? 'an account' }));
+        const now = new Date().toISOString();
+        const patch = {
+          ...content,
+          title: content.title ?? null,
+          link: content.link ?? null,
+          scheduledAt: action.kind === 'now' ? now : (time.scheduledAt ?? now),
+          publishBy: time.publishBy ?? null,
+        };
+        post = await this.posts.update(auth, mode.post.id, await asDto(UpdatePostDto, patch));
+      }
+      await this.afterSave(res, session, post, values.zone, action.kind, mode.kind !== 'new');
+    } catch (err) {
+      const known = err instanceof PageProblem ? { status: 400, message: err.message } : personMessage(err);
+      if (!known) throw err;
+      await this.show(res, session, mode, values, { error: withAccountNames(known.message, labels), status: known.status });
+    }
+  }
+
+  private async afterSave(res: Response, session: PageSession, post: PostView, zone: string, kind: string, edited: boolean): Promise<void> {
+    if (post.status === 'draft') {
+      await this.pages.redirect(res, session, `/settings/posts/${post.id}/edit`, {
+        tone: 'success',
+        text: 'Saved as a draft: it is kept, and never published until you schedule it.',
+      });
+      return;
+    }
+    const at = new Date(post.scheduledAt ?? Date.now());
+    const wall = wallTimeOf(at, zone);
+    const paused = post.jobs.filter((j) => j.status === 'paused').length;
+    const waits =
+      paused > 0
+        ? ` ${paused === 1 ? 'One account needs' : `${paused} accounts need`} attention: its post waits (paused) until it is fixed.`
+        : '';
+    const accounts = `${post.jobs.length} account${post.jobs.length === 1 ? '' : 's'}`;
+    const text =
+      kind === 'now'
+        ? `${edited ? 'Saved: publishing' : 'Publishing'} now to ${accounts}.${waits}`
+        : `${edited ? 'Saved: scheduled' : 'Scheduled'} for ${wall.date} ${wall.time}, ${zoneLabel(zone, at)}, to ${accounts}.${waits}`;
+    await this.pages.redirect(res, session, `/settings/calendar?view=week&date=${wall.date}&zone=${encodeURIComponent(zone)}`, {
+      tone: 'success',
+      text,
+    });
+  }
+
+  private async showProblem(res: Response, session: PageSession, mode: Mode, values: ComposeValues, err: unknown): Promise<void> {
+    const known = err instanceof PageProblem ? { status: 400, message: err.message } : personMessage(err);
+    if (!known) throw err;
+    await this.show(res, session, mode, values, { error: known.message, status: known.status });
+  }
+
+  /** Bluesky's link card, read through the same guarded client the connector uses (on request only). */
+  private async linkCard(values: ComposeValues): Promise<LinkCard> {
+    const link = values.link;
+    if (!/^https?:\/\//i.test(link)) return { title: '', description: '', image: null, problem: 'add a link (http or https) first' };
+    const opts = {
+      connectTimeoutMs: this.config.http.connectTimeoutMs,
+      totalTimeoutMs: this.config.http.totalTimeoutMs,
+      allowPrivate: this.config.allowPrivateUrls,
+      signal: AbortSignal.timeout(15_000),
+    };
+    try {
+      const page = await readPreview(link, opts);
+      if ('problem' in page)
+        return { title: '', description: '', image: null, problem: `Bluesky would post the plain link: ${page.problem}` };
+      let image: string | null = null;
+      let problem: string | null = null;
+      if (page.og.image !== null) {
+        try {
+          const thumb = await readThumbnail(page.og.image, opts);
+          const small = await sharp(thumb.bytes, { limitInputPixels: 40_000_000 })
+            .resize(480, 480, { fit: 'inside' })
+            .jpeg({ quality: 75 })
+            .toBuffer();
+          image = `data:image/jpeg;base64,${small.toString('base64')}`;
+        } catch (err) {
+          problem = `the card would have no image: ${page.og.image} could not be used (${err instanceof Error ? err.message : String(err)})`;
+        }
+      }
+      return { title: page.og.title ?? (values.title || link), description: page.og.description ?? '', image, problem };
+    } catch {
+      return { title: '', description: '', image: null, problem: 'Bluesky would post the plain link: the page could not be read in time' };
+    }
+  }
+
+  private async show(
+    res: Response,
+    session: PageSession,
+    mode: Mode,
+    values: ComposeValues,
+    extra: { notes?: string[]; error?: string; status?: number; card?: LinkCard },
+  ): Promise<void> {
+    const ws = session.auth.workspaceId;
+    const all = await this.accounts.all(ws);
+    const chosen = new Set(values.accounts);
+    // Images that no longer exist drop out of the form (their id would be refused).
+    let media: (MediaInfo & { url: string })[] = [];
+    const kept: string[] = [];
+    for (const id of values.media) {
+      try {
+        const m = await this.media.get(ws, id);
+        media.push({ ...(await this.media.requireMany(ws, [id]))[0], url: m.url });
+        kept.push(id);
+      } catch {
+        // gone: not shown
+      }
+    }
+    values.media = kept;
+    media = media.map((m) => ({ ...m, alt: values.alts[m.id] || m.alt }));
+    const composeAccounts: (ComposeAccount & { view: AccountView })[] = all.map((a) => ({
+      id: a.id,
+      name: a.name,
+      provider: a.provider,
+      providerLabel: PROVIDER_LABELS[a.provider],
+      view: a,
+    }));
+    const chosenAccounts = composeAccounts.filter((a) => chosen.has(a.id));
+    const previews = chosenAccounts.map((a) => ({ ...previewFor(a, values, media), needsPerson: a.view.status !== 'active' }));
+    const at = new Date();
+    const title = mode.kind === 'new' ? 'Write a post' : mode.kind === 'draft' ? 'Edit the draft' : 'Edit the scheduled post';
+    await this.pages.render(
+      res,
+      'compose',
+      { title, section: 'compose', session, status: extra.error ? (extra.status ?? 400) : 200 },
+      {
+        heading: title,
+        action: mode.kind === 'new' ? '/settings/compose' : `/settings/posts/${mode.post.id}/edit`,
+        isNew: mode.kind === 'new',
+        isDraft: mode.kind === 'draft',
+        isScheduled: mode.kind === 'scheduled',
+        canDraft: mode.kind !== 'scheduled',
+        post: mode.kind === 'new' ? null : mode.post,
+        values,
+        error: extra.error,
+        notes: extra.notes ?? [],
+        accounts: composeAccounts.map((a) => ({
+          id: a.id,
+          name: a.name,
+          providerLabel: a.providerLabel,
+          provider: a.provider,
+          checked: chosen.has(a.id),
+          limit: PLATFORM_LIMITS[a.provider].maxText,
+          unit: PLATFORM_LIMITS[a.provider].textUnit,
+          needsPerson: a.view.status !== 'active',
+          why:
+            a.view.status === 'disabled'
+              ? `disabled${a.view.statusReason ? `: ${a.view.statusReason}` : ''}`
+              : a.view.status !== 'active'
+                ? `needs re-authentication${a.view.statusReason ? `: ${a.view.statusReason}` : ''}`
+                : '',
+        })),
+        fixedAccounts: mode.kind === 'scheduled' ? chosenAccounts : [],
+        noAccounts: all.length === 0,
+        media: media.map((m, i) => ({
+          id: m.id,
+          url: m.url,
+          alt: m.alt,
+          number: i + 1,
+          first: i === 0,
+          last: i === media.length - 1,
+        })),
+        canAddImage: media.length < MAX_IMAGES,
+        previews,
+        card: extra.card ?? null,
+        anyCard: previews.some((p) => p.card),
+        zones: zoneOptions(values.zone),
+        zoneLabel: zoneLabel(values.zone, at),
+      },
+    );
+  }
+
+  /** A post whose delivery started: what went where, and what can still be done (as the API allows). */
+  private async showStarted(res: Response, session: PageSession, post: PostView, error?: string): Promise<void> {
+    const accounts = await this.accounts.all(session.auth.workspaceId);
+    const names = new Map(accounts.map((a) => [a.id, a]));
+    const targets = post.jobs.map((j) => ({
+      name: names.get(j.accountId)?.name ?? 'removed account',
+      providerLabel: PROVIDER_LABELS[j.provider],
+      state: JOB_WORDS[j.status] ?? j.status,
+      status: j.status,
+      remoteUrl: j.status === 'succeeded' && j.remoteUrl && /^https?:\/\//.test(j.remoteUrl) ? j.remoteUrl : null,
+      failedUrl: j.status === 'dead' ? `/settings/failed-posts/${j.id}` : null,
+    }));
+    const published = targets.filter((t) => t.status === 'succeeded').map((t) => t.name);
+    await this.pages.render(
+      res,
+      'post-started',
+      { title: 'Post', section: 'compose', session, status: error ? 409 : 200 },
+      {
+        post,
+        error,
+        targets,
+        published: published.join(', '),
+        anyPublished: published.length > 0,
+        anyFailed: targets.some((t) => t.failedUrl !== null),
+        cancellable: post.jobs.some((j) => j.status === 'scheduled' || j.status === 'paused'),
+        cancelled: post.status === 'cancelled',
+      },
+    );
+  }
+}
+
+/** The zones to choose from, the current one selected (added when the runtime's list spells it otherwise, e.g. an alias a browser reports). */
+export function zoneOptions(current: string): { value: string; selected: boolean }[] {
+  const zones = timeZones();
+  if (!zones.includes(current)) zones.unshift(current);
+  return zones.map((z) => ({ value: z, selected: z === current }));
+}
+
+/** A problem of the form itself, said to the person (400), nothing saved. */
+class PageProblem extends Error {}
