@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { isEmail } from 'class-validator';
 import type { AuthContext } from '../access/auth-context';
 import { AuditService } from '../audit/audit.service';
 import { diffFields } from '../audit/audit.types';
@@ -10,6 +9,7 @@ import { isValidTimeZone } from '../digest/local-time';
 import type { DigestSettingsSource } from '../digest/digest.types';
 import { MailOutbox } from '../mail/mail-outbox.service';
 import { excerpt } from '../mail/mail-format';
+import { recipientProblem } from './recipient-address';
 import type { DigestPreviewView, NotificationSettingsView, UpdateNotificationSettingsDto } from './notification-settings.dto';
 import { NotificationSettings, NotificationSettingsRepository } from './notification-settings.repository';
 
@@ -112,10 +112,11 @@ function checkRecipients(list: string[]): string[] {
   const seen = new Set<string>();
   return list.map((raw, i) => {
     const address = raw.trim();
-    // isEmail refuses display names ("Ann <a@x.org>"), quotes, spaces and line breaks: an
-    // address can neither carry a second recipient nor break out of the To: header.
-    if (!isEmail(address))
-      throw invalidInput(`digest.recipients.${i} "${excerpt(address, 80)}" is not a valid email address (name@example.com)`);
+    // A plain address only (recipient-address.ts): no display name ("Ann <a@x.org>"), no quotes,
+    // backslashes, spaces or control characters, so it can neither carry a second recipient nor
+    // break out of the To: header.
+    const problem = recipientProblem(address);
+    if (problem) throw invalidInput(`digest.recipients.${i} "${excerpt(address, 80)}" ${problem}`);
     const key = address.toLowerCase();
     if (seen.has(key)) throw invalidInput(`digest.recipients.${i} "${excerpt(address, 80)}" is listed twice`);
     seen.add(key);
