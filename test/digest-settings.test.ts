@@ -77,11 +77,11 @@ describe('notification settings API', () => {
     // Quoted local parts (which isEmail accepts, control characters inside included) and backslashes: refused.
     [
       { digest: { recipients: ['"ops\u0007alert"@example.com'] } },
-      'digest.recipients.0 "\"ops alert\"@example.com" is not a valid email address (name@example.com): it contains a control character',
+      'digest.recipients.0 ""ops alert"@example.com" is not a valid email address (name@example.com): it contains a control character',
     ],
     [
       { digest: { recipients: ['"ann"@example.com'] } },
-      'digest.recipients.0 "\"ann\"@example.com" is not a valid email address (name@example.com): quoted local parts are not accepted',
+      'digest.recipients.0 ""ann"@example.com" is not a valid email address (name@example.com): quoted local parts are not accepted',
     ],
     [{ digest: { recipients: ['a\\b@example.com'] } }, 'is not a valid email address (name@example.com)'],
     [{ digest: { recipients: ['a@example.com', 'A@Example.com'] } }, 'digest.recipients.1 "A@Example.com" is listed twice'],
