@@ -9,6 +9,7 @@ import { MediaQuota1764540000000 } from './1764540000000-media-quota';
 import { JobsOutliveOwners1764550000000 } from './1764550000000-jobs-outlive-owners';
 import { Team1764600000000 } from './1764600000000-team';
 import { BlueskyOAuth1764900000000 } from './1764900000000-bluesky-oauth';
+import { MailAbuse1765180000000 } from './1765180000000-mail-abuse';
 
 /** Every migration, in order. Listed explicitly so the build and the tests load the same set. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   JobsOutliveOwners1764550000000,
   Team1764600000000,
   BlueskyOAuth1764900000000,
+  MailAbuse1765180000000,
 ];

@@ -1,4 +1,5 @@
 import { bearer, bootTestApp, TestApp } from './support/app';
+import { preconfirmRecipients } from './support/mail';
 
 /** GET|PUT /v1/settings/notifications and POST /v1/digest/preview (docs/notifications.md). */
 describe('notification settings API', () => {
@@ -27,6 +28,8 @@ describe('notification settings API', () => {
     expect(res.body).toEqual({
       digest: { enabled: false, recipients: [], hour: 8, timezone: 'UTC', sendWhenEmpty: false },
       alerts: { enabled: true },
+      recipientStatus: [],
+      alertLimits: { perAccountPerDay: 4, perWorkspacePerDay: 20, heldLastDay: [] },
       delivery: 'outbox',
       lastDigest: null,
     });
@@ -123,6 +126,8 @@ describe('notification settings API', () => {
   });
 
   it('previews the digest that would be sent now: subject, HTML and text, recording nothing', async () => {
+    // Confirmed beforehand (an unconfirmed address gets nothing, so the preview would name nobody).
+    await preconfirmRecipients(t.databaseUrl, t.adminKey, ['ops@example.com']);
     await put({ digest: { enabled: true, recipients: ['ops@example.com'], sendWhenEmpty: false, timezone: 'UTC' } }).expect(200);
     const res = await t.http().post('/v1/digest/preview').set(bearer(t.adminKey)).expect(200);
     expect(res.body.subject).toBe('Herald: no failures in the last 24 hours');
