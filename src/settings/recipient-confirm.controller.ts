@@ -45,7 +45,7 @@ export class RecipientConfirmController {
 
   @Post()
   async confirm(@Req() req: PageRequest, @Res() res: Response, @Body() body: Record<string, unknown>): Promise<void> {
-    checkFormToken(req, body);
+    checkFormToken(req, body, this.config);
     const done = await this.recipients.confirm(field(body, 'token'));
     if (!done) return this.problem(res);
     await this.pages.render(
