@@ -196,7 +196,7 @@ function readTrustProxy(env: Env): false | number | string[] {
     .split(',')
     .map((e) => e.trim())
     .filter((e) => e !== '');
-  const bad = entries.find((e) => !PROXY_NAMES.includes(e.toLowerCase()) && !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(e));
+  const bad = entries.find((e) => /^\d+$/.test(e) || (!PROXY_NAMES.includes(e.toLowerCase()) && !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(e)));
   if (entries.length === 0 || bad !== undefined) {
     throw new ConfigError(
       'TRUST_PROXY',
