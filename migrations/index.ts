@@ -12,6 +12,7 @@ import { BlueskyOAuth1764900000000 } from './1764900000000-bluesky-oauth';
 import { Threads1765100000000 } from './1765100000000-threads';
 import { PostDrafts1765200000000 } from './1765200000000-post-drafts';
 import { SlowStart1765400000000 } from './1765400000000-slow-start';
+import { MailAbuse1765180000000 } from './1765180000000-mail-abuse';
 
 /** Every migration, in order. Listed explicitly so the build and the tests load the same set. */
 export const MIGRATIONS = [
@@ -27,6 +28,7 @@ export const MIGRATIONS = [
   Team1764600000000,
   BlueskyOAuth1764900000000,
   Threads1765100000000,
+  MailAbuse1765180000000,
   PostDrafts1765200000000,
   SlowStart1765400000000,
 ];

@@ -25,7 +25,8 @@ export async function createApp(config: HeraldConfig, options: { print?: (text: 
   });
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  // TRUST_PROXY (docs/operations-security.md): off unless the operator names the proxies.
+  app.set('trust proxy', config.trustProxy);
   app.useBodyParser('json', { limit: JSON_BODY_LIMIT, verify: refuseDeepJson });
   app.useBodyParser('urlencoded', { limit: JSON_BODY_LIMIT, extended: false });
   app.use(mapBodyParserError);

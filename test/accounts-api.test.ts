@@ -392,6 +392,74 @@ describe('accounts API', () => {
     });
   });
 
+  describe('a webhook moved to another origin', () => {
+    it('does not carry its stored headers or its signing secret there: Check on the new server reveals neither', async () => {
+      const blog = await createWebhookAccount(t, t.adminKey, receiver.urlFor('/blog'), {
+        config: { url: receiver.urlFor('/blog'), headers: { Authorization: 'Bearer blog-write-token' } },
+      });
+      // The other server: another port on loopback is another origin.
+      const mine = await startReceiver();
+      try {
+        mine.respondWith(200);
+        const moved = await t
+          .http()
+          .patch(`/v1/accounts/${blog.id}`)
+          .set(bearer(t.adminKey))
+          .send({ config: { url: mine.urlFor('/steal') } })
+          .expect(200);
+        expect(moved.body.config).toEqual({ url: mine.urlFor('/steal'), headerNames: [] });
+        expect(moved.body.secret).toMatch(/^whsec_/);
+        expect(moved.body.secret).not.toBe(blog.secret);
+
+        await t.http().post(`/v1/accounts/${blog.id}/verify`).set(bearer(t.adminKey)).expect(200);
+        const [ping] = await mine.waitFor(1);
+        expect(ping.headers.authorization).toBeUndefined();
+        expect(JSON.stringify(ping)).not.toContain('blog-write-token');
+        expect(() => verifySignature(blog.secret, ping)).toThrow();
+        expect(() => verifySignature(moved.body.secret, ping)).not.toThrow();
+        // The answer to a later GET does not show the new secret again.
+        expect((await t.http().get(`/v1/accounts/${blog.id}`).set(bearer(t.adminKey)).expect(200)).body.secret).toBeUndefined();
+      } finally {
+        await mine.close();
+      }
+    });
+
+    it('keeps both within the same origin (a new path), and takes headers given again on a move', async () => {
+      const blog = await createWebhookAccount(t, t.adminKey, receiver.urlFor('/a'), {
+        config: { url: receiver.urlFor('/a'), headers: { 'X-Blog-Key': 'kept-value' } },
+      });
+      const same = await t
+        .http()
+        .patch(`/v1/accounts/${blog.id}`)
+        .set(bearer(t.adminKey))
+        .send({ config: { url: receiver.urlFor('/b') } })
+        .expect(200);
+      expect(same.body.secret).toBeUndefined();
+      receiver.reset();
+      receiver.respondWith(200);
+      await t.http().post(`/v1/accounts/${blog.id}/verify`).set(bearer(t.adminKey)).expect(200);
+      const [ping] = await receiver.waitFor(1);
+      expect(ping.path).toBe('/b');
+      expect(ping.headers['x-blog-key']).toBe('kept-value');
+      expect(() => verifySignature(blog.secret, ping)).not.toThrow();
+
+      const other = await startReceiver();
+      try {
+        other.respondWith(200);
+        await t
+          .http()
+          .patch(`/v1/accounts/${blog.id}`)
+          .set(bearer(t.adminKey))
+          .send({ config: { url: other.urlFor('/c'), headers: { 'X-Blog-Key': 'given-again' } } })
+          .expect(200);
+        await t.http().post(`/v1/accounts/${blog.id}/verify`).set(bearer(t.adminKey)).expect(200);
+        expect((await other.waitFor(1))[0].headers['x-blog-key']).toBe('given-again');
+      } finally {
+        await other.close();
+      }
+    });
+  });
+
   describe('DELETE /v1/accounts/:id', () => {
     it('204, then 404 everywhere; its waiting jobs are cancelled, finished ones kept', async () => {
       const acc = await createWebhookAccount(t, t.adminKey, receiver.urlFor('/gone'));

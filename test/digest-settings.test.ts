@@ -1,4 +1,5 @@
 import { bearer, bootTestApp, TestApp } from './support/app';
+import { preconfirmRecipients } from './support/mail';
 
 /** GET|PUT /v1/settings/notifications and POST /v1/digest/preview (docs/notifications.md). */
 describe('notification settings API', () => {
@@ -27,6 +28,8 @@ describe('notification settings API', () => {
     expect(res.body).toEqual({
       digest: { enabled: false, recipients: [], hour: 8, timezone: 'UTC', sendWhenEmpty: false },
       alerts: { enabled: true },
+      recipientStatus: [],
+      alertLimits: { perAccountPerDay: 4, perWorkspacePerDay: 20, heldLastDay: [] },
       delivery: 'outbox',
       lastDigest: null,
     });
@@ -74,6 +77,16 @@ describe('notification settings API', () => {
       'digest.recipients.1 "Bob <b@example.com>" is not a valid email address',
     ],
     [{ digest: { recipients: ['a@example.com\r\nBcc: evil@example.com'] } }, 'is not a valid email address'],
+    // Quoted local parts (which isEmail accepts, control characters inside included) and backslashes: refused.
+    [
+      { digest: { recipients: ['"ops\u0007alert"@example.com'] } },
+      'digest.recipients.0 ""ops alert"@example.com" is not a valid email address (name@example.com): it contains a control character',
+    ],
+    [
+      { digest: { recipients: ['"ann"@example.com'] } },
+      'digest.recipients.0 ""ann"@example.com" is not a valid email address (name@example.com): quoted local parts are not accepted',
+    ],
+    [{ digest: { recipients: ['a\\b@example.com'] } }, 'is not a valid email address (name@example.com)'],
     [{ digest: { recipients: ['a@example.com', 'A@Example.com'] } }, 'digest.recipients.1 "A@Example.com" is listed twice'],
     [{ digest: { recipients: Array.from({ length: 21 }, (_, i) => `r${i}@example.com`) } }, 'digest.recipients lists at most 20 addresses'],
     [{ digest: { enabled: true, recipients: [] } }, 'digest.recipients must list at least one address while digest.enabled is true'],
@@ -113,6 +126,8 @@ describe('notification settings API', () => {
   });
 
   it('previews the digest that would be sent now: subject, HTML and text, recording nothing', async () => {
+    // Confirmed beforehand (an unconfirmed address gets nothing, so the preview would name nobody).
+    await preconfirmRecipients(t.databaseUrl, t.adminKey, ['ops@example.com']);
     await put({ digest: { enabled: true, recipients: ['ops@example.com'], sendWhenEmpty: false, timezone: 'UTC' } }).expect(200);
     const res = await t.http().post('/v1/digest/preview').set(bearer(t.adminKey)).expect(200);
     expect(res.body.subject).toBe('Herald: no failures in the last 24 hours');

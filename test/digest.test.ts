@@ -9,6 +9,7 @@ import {
   MailCatcher,
   mailConfig,
   newWorkspace,
+  preconfirmRecipients,
   saveNotificationSettings,
   startMailCatcher,
   sweepDigests,
@@ -125,7 +126,7 @@ describe('daily digest', () => {
       const dlq = await t.http().get(`/v1/dlq/${id}`).set(bearer(ws.key)).expect(200);
       expect(dlq.body.id).toBe(id);
     }
-    expect(html).toContain(`href="https://herald.example.com/settings/failed-posts?accountId=${accountId}"`);
+    expect(html).toContain(`href="https://herald.example.com/settings/failed-posts?account=${accountId}"`);
 
     const settings = await t.http().get('/v1/settings/notifications').set(bearer(ws.key)).expect(200);
     expect(settings.body.lastDigest).toMatchObject({ outcome: 'queued', mail: { status: 'sent', attempts: 1 } });
@@ -327,6 +328,7 @@ describe('daily digest', () => {
         [ws.id, hour, new Date(first - 7 * 24 * HOUR)],
       ),
     );
+    await preconfirmRecipients(t.databaseUrl, ws.key, ['team@example.com']);
     await tick(t, new Date(first));
     await drainMail(t);
     expect(smtp.received).toHaveLength(1);

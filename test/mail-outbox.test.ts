@@ -4,7 +4,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { bootTestApp, TestApp } from './support/app';
 import { createTestDatabase, withClient } from './support/database';
-import { drainMail, mailConfig, newWorkspace, saveNotificationSettings, startMailCatcher, tick } from './support/mail';
+import {
+  drainMail,
+  mailConfig,
+  newWorkspace,
+  preconfirmRecipients,
+  saveNotificationSettings,
+  startMailCatcher,
+  tick,
+} from './support/mail';
 import { freePort } from './support/net';
 import { ServiceProcess } from './support/process';
 import { api } from './support/service';
@@ -80,6 +88,7 @@ describe('mail from the real service process', () => {
       name: 'Blog',
       config: { url: 'http://127.0.0.1:9/hook' },
     });
+    await preconfirmRecipients(url, key, ['ops@example.com']);
     await api(p, key, 'PUT', '/v1/settings/notifications', { digest: { recipients: ['ops@example.com'] } });
     await withClient(url, (db) =>
       db.query(`UPDATE accounts SET status = 'needs_reauth', status_reason = 'HTTP 401' WHERE id = $1`, [account.body.id]),

@@ -123,7 +123,7 @@ describe('the OpenAPI document', () => {
     expect(headers).toHaveLength(1);
     expect(headers[0]?.required).toBe(false);
     expect(Object.keys(create?.responses['201']?.headers ?? {})).toEqual(['Idempotent-Replayed']);
-    expect(Object.keys(create?.responses ?? {}).sort()).toEqual(['201', '400', '401', '403', '409', '413', '415', '422', '431']);
+    expect(Object.keys(create?.responses ?? {}).sort()).toEqual(['201', '400', '401', '403', '409', '413', '415', '422', '429', '431']);
   });
 
   it('names the fixed shapes with the fields the product contract fixes', () => {

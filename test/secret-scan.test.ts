@@ -11,7 +11,7 @@ import { ServiceProcess } from './support/process';
 import { Receiver, startReceiver } from './support/receiver';
 import { OutboxDriver } from '../src/mail/outbox.driver';
 import { SmtpDriver } from '../src/mail/smtp.driver';
-import { MailCatcher, ReceivedMail, startMailCatcher } from './support/mail';
+import { MailCatcher, preconfirmRecipients, ReceivedMail, startMailCatcher } from './support/mail';
 import { Capture, contains, mailCapture, scanForSecrets, Secret, SecretPattern } from './support/secret-scan';
 
 /**
@@ -240,6 +240,7 @@ describe('secret scan of a full run', () => {
     // Alerts and the digest go to a recipient: alert mails (auth failures below) go through
     // SMTP in this process and to the outbox in the next. The digest was switched on two days
     // ago (as the database says), so today's is due at once: the minute's sweep sends it.
+    await preconfirmRecipients(databaseUrl, key, ['ops@example.test']);
     const settings = await api.call('PUT', '/v1/settings/notifications', {
       key,
       body: {

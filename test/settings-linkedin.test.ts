@@ -158,7 +158,7 @@ describe('settings page: Connect with LinkedIn, in a browser', () => {
     expect(linkedin.tokenRequests.length).toBe(tokenCalls + 1);
   });
 
-  it('refuses the state in another browser than the one that started the flow', async () => {
+  it('refuses the state in another browser than the one that started the flow, and leaves the flow to its own browser', async () => {
     await goToLinkedIn('Other browser');
     const consent = page.url();
     const other = await browser.newContext();
@@ -168,6 +168,12 @@ describe('settings page: Connect with LinkedIn, in a browser', () => {
     await otherPage.getByText('reached a different browser', { exact: false }).waitFor();
     await other.close();
     expect((await accounts()).some((a) => a.name === 'Other browser')).toBe(false);
+
+    // Whoever saw the state could not spoil the flow: the browser that started it still finishes it.
+    await page.goto(consent);
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await text('LinkedIn account “Other browser” connected');
+    expect((await accounts()).some((a) => a.name === 'Other browser')).toBe(true);
   });
 
   it('says plainly when the member cancels at LinkedIn', async () => {

@@ -79,6 +79,9 @@ export const ROUTE_PERMISSIONS = {
   'POST /settings/forgot-password': 'public',
   'GET /settings/reset-password': 'public',
   'POST /settings/reset-password': 'public',
+  // A notification recipient's confirmation link: the token (single-use, expiring) decides.
+  'GET /settings/confirm-recipient': 'public',
+  'POST /settings/confirm-recipient': 'public',
 
   'GET /settings/accounts': 'read',
   'GET /settings/accounts/connect/:provider': 'edit',

@@ -98,7 +98,7 @@ export class AccountDto implements AccountView {
   warnings!: string[];
 }
 
-/** POST /v1/accounts and rotate-secret: the account, and for webhooks the signing secret, shown this once. */
+/** POST /v1/accounts, rotate-secret, and a PATCH that moves a webhook to another origin: the account, and for webhooks the signing secret, shown this once. */
 @ApiSchema({ name: 'AccountWithSecret' })
 export class AccountWithSecretDto extends AccountDto {
   @ApiPropertyOptional({

@@ -65,10 +65,14 @@ export class AccountsController {
     operationId: 'updateAccount',
     summary: 'Rename, change settings or credentials, enable or disable, set the retry policy',
     description:
-      'On an account that needs re-authentication or is disabled, new `config` (or the same credentials re-entered) or `{ "status": "active" }` makes it active, closes its circuit and resumes its paused jobs. `{ "status": "disabled" }` pauses its waiting jobs.',
+      'On an account that needs re-authentication or is disabled, new `config` (or the same credentials re-entered) or `{ "status": "active" }` makes it active, closes its circuit and resumes its paused jobs. `{ "status": "disabled" }` pauses its waiting jobs. A webhook whose `config.url` moves to another origin (scheme, host or port) keeps neither its stored headers (give them again in `config.headers`) nor its signing secret: a new one is made and shown in this answer, once.',
   })
   @ApiParam(ID_PARAM)
-  @ApiResponse({ status: 200, description: 'The account as it is now', type: AccountDto })
+  @ApiResponse({
+    status: 200,
+    description: 'The account as it is now; `secret` only when a webhook moved to another origin got a new signing secret',
+    type: AccountWithSecretDto,
+  })
   @ApiErrors([...BODY_ERRORS, 404])
   update(@Auth() auth: AuthContext, @Param('id', accountId) id: string, @Body() body: UpdateAccountDto) {
     return this.accounts.update(auth, id, body);

@@ -36,10 +36,11 @@ export class AccountsService {
     provider: AccountRow['provider'],
     input: unknown,
     previous: Record<string, unknown> | null,
+    previousConfig: Record<string, unknown> | null = null,
   ): Promise<PreparedAccount> {
     const connector = this.connectors.require(provider);
     try {
-      return await connector.prepareAccount(input, previous);
+      return await connector.prepareAccount(input, previous, previousConfig);
     } catch (err) {
       if (err instanceof ConnectorInputError) throw invalidInput(err.message);
       throw err;
@@ -117,12 +118,12 @@ export class AccountsService {
    * `needs_reauth`/`disabled` account makes it active, closes its circuit and resumes its
    * paused jobs; `status: "disabled"` pauses its waiting jobs.
    */
-  async update(auth: AuthContext, id: string, dto: UpdateAccountDto): Promise<AccountView> {
+  async update(auth: AuthContext, id: string, dto: UpdateAccountDto): Promise<AccountWithSecret> {
     const workspaceId = auth.workspaceId;
     const current = await this.load(workspaceId, id);
     const prepared =
       dto.config !== undefined
-        ? await this.prepare(current.provider, dto.config, openCredentials(this.box, id, current.credentials))
+        ? await this.prepare(current.provider, dto.config, openCredentials(this.box, id, current.credentials), current.config)
         : null;
     const retryPolicy = dto.retryPolicy === undefined ? undefined : this.retryPolicy(dto.retryPolicy);
     await this.accounts.transaction(async (m) => {
@@ -167,7 +168,8 @@ export class AccountsService {
         }
       }
     });
-    return this.get(workspaceId, id);
+    // A webhook moved to another origin got a new signing secret: shown this once.
+    return { ...(await this.get(workspaceId, id)), ...prepared?.revealOnce };
   }
 
   async remove(auth: AuthContext, id: string): Promise<void> {

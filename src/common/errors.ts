@@ -12,6 +12,7 @@ export enum ErrorCode {
   PayloadTooLarge = 'payload_too_large',
   UnsupportedMediaType = 'unsupported_media_type',
   Unavailable = 'unavailable',
+  TooManyRequests = 'too_many_requests',
 }
 
 export class DomainError extends Error {
@@ -49,6 +50,8 @@ export function httpStatusFor(code: ErrorCode): number {
       return 415;
     case ErrorCode.IdempotencyMismatch:
       return 422;
+    case ErrorCode.TooManyRequests:
+      return 429;
     case ErrorCode.Unavailable:
       return 503;
   }

@@ -36,6 +36,7 @@ const ERROR_MEANING: Readonly<Record<number, string>> = {
   413: 'The request body is too large.',
   415: 'The request body is not of a supported type.',
   422: 'The Idempotency-Key was used before with a different body.',
+  429: 'Too many wrong API keys from this client: wait the Retry-After seconds (the same count as the settings page logins).',
   431: 'The request headers (the URL included) are larger than 16 KB.',
   503: 'Not ready.',
 };
@@ -44,18 +45,29 @@ const ERROR_MEANING: Readonly<Record<number, string>> = {
 export function ApiErrors(statuses: readonly number[], descriptions: Readonly<Record<number, string>> = {}) {
   return applyDecorators(
     ...statuses.map((status) =>
-      ApiResponse({ status, description: descriptions[status] ?? ERROR_MEANING[status] ?? 'Error', type: ErrorBodyDto }),
+      ApiResponse({
+        status,
+        description: descriptions[status] ?? ERROR_MEANING[status] ?? 'Error',
+        type: ErrorBodyDto,
+        ...(status === 429
+          ? {
+              headers: {
+                'Retry-After': { description: 'Seconds to wait before the next try', schema: { type: 'string', pattern: '^[1-9][0-9]*$' } },
+              },
+            }
+          : {}),
+      }),
     ),
   );
 }
 
 /**
  * What every /v1 operation can answer before its own code runs, whatever its method: no or a bad
- * API key (401), a body that is not JSON or nests too deep (400), too large (413), not UTF-8
- * (415), headers over 16 KB (431). On the controller class; an operation adds its own.
+ * API key (401), too many wrong keys from the client (429), a body that is not JSON or nests too
+ * deep (400), too large (413), not UTF-8 (415), headers over 16 KB (431). On the controller class; an operation adds its own.
  */
 export function ApiV1Errors() {
-  return ApiErrors([400, 401, 413, 415, 431], {
+  return ApiErrors([400, 401, 413, 415, 429, 431], {
     400: 'The input is malformed or invalid (the message names the field); nothing was changed.',
   });
 }

@@ -41,6 +41,9 @@ describe('loadConfig', () => {
     [{ HERALD_SECRET_KEY: 'short' }, 'HERALD_SECRET_KEY'],
     [{ HERALD_API_KEY: 'tooshort' }, 'HERALD_API_KEY'],
     [{ HERALD_ALLOW_PRIVATE_URLS: 'maybe' }, 'HERALD_ALLOW_PRIVATE_URLS'],
+    [{ TRUST_PROXY: 'true' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'proxy.example.com' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '11' }, 'TRUST_PROXY'],
     [{ SMTP_URL: 'http://mail' }, 'SMTP_URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT'],
@@ -63,6 +66,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ HERALD_SECRET_KEY: hex }).secretKey?.toString('hex')).toBe(hex);
     const b64 = Buffer.alloc(32, 7).toString('base64');
     expect(loadConfig({ HERALD_SECRET_KEY: b64 }).secretKey).toEqual(Buffer.alloc(32, 7));
+  });
+
+  it('reads TRUST_PROXY: off by default, a hop count, or named proxies', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: 'Loopback, 10.0.0.0/8,fd00::/8' }).trustProxy).toEqual(['loopback', '10.0.0.0/8', 'fd00::/8']);
   });
 
   it('reads booleans and trims the public URL', () => {

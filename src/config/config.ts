@@ -34,6 +34,14 @@ export interface EnvConfig {
   smtpUrl: string | null;
   mailFrom: string;
   allowPrivateUrls: boolean;
+  /**
+   * Which reverse proxies Herald believes (Express's `trust proxy`): false (the default: the
+   * socket's peer is the client, X-Forwarded-* are ignored), a number of proxy hops, or a list of
+   * proxy addresses / subnets (`loopback`, `uniquelocal`, `10.0.0.0/8`, …). When the peer is
+   * trusted, the client address (wrong-key slow-down, logs) comes from X-Forwarded-For and the
+   * scheme from X-Forwarded-Proto (cookies are Secure when it says https).
+   */
+  trustProxy: false | number | string[];
   linkedin: {
     clientId: string | null;
     clientSecret: string | null;
@@ -169,6 +177,36 @@ function readBool(env: Env, name: string, fallback: boolean): boolean {
   if (['true', '1', 'yes', 'on'].includes(lower)) return true;
   if (['false', '0', 'no', 'off'].includes(lower)) return false;
   throw new ConfigError(name, `must be true or false, got "${value}"`);
+}
+
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** TRUST_PROXY: false, a hop count (1–10), or a comma-separated list of addresses, subnets and names. Never `true` (everyone). */
+function readTrustProxy(env: Env): false | number | string[] {
+  const value = readString(env, 'TRUST_PROXY');
+  if (value === null || ['false', '0', 'no', 'off'].includes(value.toLowerCase())) return false;
+  if (/^\d+$/.test(value)) {
+    const n = Number(value);
+    if (n >= 1 && n <= 10) return n;
+  }
+  if (value.toLowerCase() === 'true') {
+    throw new ConfigError(
+      'TRUST_PROXY',
+      'must name the proxies (e.g. loopback, 10.0.0.0/8) or count them (1); "true" would believe any client that sends X-Forwarded-For',
+    );
+  }
+  const entries = value
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  const bad = entries.find((e) => /^\d+$/.test(e) || (!PROXY_NAMES.includes(e.toLowerCase()) && !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(e)));
+  if (entries.length === 0 || bad !== undefined) {
+    throw new ConfigError(
+      'TRUST_PROXY',
+      `must be false, a number of proxy hops (1 to 10), or a comma-separated list of proxy addresses, subnets (10.0.0.0/8) or loopback, linklocal, uniquelocal; got "${bad ?? value}"`,
+    );
+  }
+  return entries.map((e) => (PROXY_NAMES.includes(e.toLowerCase()) ? e.toLowerCase() : e));
 }
 
 function readUrl(env: Env, name: string, protocols: string[]): string | null {
@@ -333,6 +371,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
     smtpUrl: readUrl(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom,
     allowPrivateUrls: readBool(env, 'HERALD_ALLOW_PRIVATE_URLS', false),
+    trustProxy: readTrustProxy(env),
     linkedin: {
       clientId: readString(env, 'LINKEDIN_CLIENT_ID'),
       clientSecret: readString(env, 'LINKEDIN_CLIENT_SECRET'),

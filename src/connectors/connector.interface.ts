@@ -153,7 +153,15 @@ export interface Connector {
    * Validates the `config` of POST/PATCH /v1/accounts (throws ConnectorInputError naming the
    * field) and splits it. `previous` holds the stored credentials on a PATCH.
    */
-  prepareAccount(input: unknown, previous: Record<string, unknown> | null): Promise<PreparedAccount>;
+  /**
+   * `previous` are the stored credentials and `previousConfig` the stored public config on an
+   * update (null on create).
+   */
+  prepareAccount(
+    input: unknown,
+    previous: Record<string, unknown> | null,
+    previousConfig?: Record<string, unknown> | null,
+  ): Promise<PreparedAccount>;
   /** Checks the credentials against the platform now. */
   verify(account: DeliveryAccount): Promise<VerifyResult>;
   /** New signing secret (webhooks); absent for platforms without one. */

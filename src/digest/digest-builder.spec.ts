@@ -110,7 +110,7 @@ describe('digest content', () => {
     expect(m.text).toContain('"post number 1"');
     expect(m.text).toContain('Last error: HTTP 400: bad payload');
     expect(m.text).toContain('- 3 × HTTP 503');
-    expect(m.text).toContain('https://herald.example.com/settings/failed-posts?accountId=a1');
+    expect(m.text).toContain('https://herald.example.com/settings/failed-posts?account=a1');
     // Times in the workspace's zone: 08:00Z is 10:00 in Paris in May.
     expect(m.text).toContain('Failures from 2027-05-04 10:00 to 2027-05-05 10:00 (Europe/Paris).');
     expect(m.empty).toBe(false);

@@ -51,7 +51,7 @@ export function plural(n: number, singular: string, pluralForm = `${singular}s`)
 export const links = {
   failedPost: (publicUrl: string, jobId: string) => `${publicUrl}/settings/failed-posts/${encodeURIComponent(jobId)}`,
   failedPosts: (publicUrl: string, filter: { accountId?: string } = {}) =>
-    `${publicUrl}/settings/failed-posts${filter.accountId ? `?accountId=${encodeURIComponent(filter.accountId)}` : ''}`,
+    `${publicUrl}/settings/failed-posts${filter.accountId ? `?account=${encodeURIComponent(filter.accountId)}` : ''}`,
   settings: (publicUrl: string) => `${publicUrl}/settings`,
   notificationSettings: (publicUrl: string) => `${publicUrl}/settings/notifications`,
 };

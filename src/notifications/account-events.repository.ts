@@ -14,7 +14,7 @@ export interface AccountEventRow {
   createdAt: Date;
 }
 
-export type EventOutcome = 'queued' | 'no_recipients' | 'alerts_off' | 'resolved';
+export type EventOutcome = 'queued' | 'no_recipients' | 'alerts_off' | 'resolved' | 'capped_account' | 'capped_workspace';
 
 /**
  * SQL of account_events, the outbox of alerts. Rows are written by the trigger
@@ -48,6 +48,35 @@ export class AccountEventsRepository {
       outcome,
       mailId,
     ]);
+  }
+
+  /** Serialises the alert decisions of one workspace (the daily limits are counted, then used). */
+  async lockWorkspace(tx: Sql, workspaceId: string): Promise<void> {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('alert-limits'), hashtext($1))`, [workspaceId]);
+  }
+
+  /** Alerts mailed since `since`, for the workspace and for one of its accounts. */
+  async mailedSince(runner: Sql, workspaceId: string, accountId: string, since: Date): Promise<{ account: number; workspace: number }> {
+    const rows = await runner.query<{ account: number; workspace: number }>(
+      `SELECT count(*) FILTER (WHERE account_id = $2)::int AS account, count(*)::int AS workspace
+       FROM account_events WHERE workspace_id = $1 AND outcome = 'queued' AND processed_at > $3`,
+      [workspaceId, accountId, since],
+    );
+    return rows[0];
+  }
+
+  /** Alerts held back by a daily limit since `since`, per account and limit (the settings show them). */
+  cappedSince(
+    workspaceId: string,
+    since: Date,
+  ): Promise<{ accountId: string; reached: 'account' | 'workspace'; count: number; lastAt: Date }[]> {
+    return this.db.query(
+      `SELECT account_id AS "accountId", CASE outcome WHEN 'capped_account' THEN 'account' ELSE 'workspace' END AS reached,
+              count(*)::int AS count, max(processed_at) AS "lastAt"
+       FROM account_events WHERE workspace_id = $1 AND outcome IN ('capped_account', 'capped_workspace') AND processed_at > $2
+       GROUP BY account_id, outcome ORDER BY max(processed_at) DESC`,
+      [workspaceId, since],
+    );
   }
 
   /** A token's expiry warning, once per account and expiry (the partial unique index). True when new. */

@@ -26,7 +26,7 @@ describe('alert mails', () => {
     );
     expect(m.text).toContain('19 posts for it wait until then.');
     expect(m.text).toContain('Settings: https://herald.example.com/settings');
-    expect(m.html).toContain('href="https://herald.example.com/settings/failed-posts?accountId=acc-1"');
+    expect(m.html).toContain('href="https://herald.example.com/settings/failed-posts?account=acc-1"');
   });
 
   it('says an account was disabled by the circuit breaker after N failures', () => {

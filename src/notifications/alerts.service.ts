@@ -9,7 +9,9 @@ import { MailOutbox } from '../mail/mail-outbox.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { AccountEventRow, AccountEventsRepository, EventOutcome } from './account-events.repository';
 import { renderAlert } from './alert-builder';
+import { alertCapDecision, dayBefore } from './mail-limits';
 import { NotificationSettingsRepository } from './notification-settings.repository';
+import { RecipientsService } from './recipients.service';
 
 /** Events turned into mails per transaction. */
 const BATCH = 20;
@@ -41,7 +43,10 @@ export function stillRelevant(
 }
 
 /**
- * Alerts (docs/notifications.md): account events become mails at once, one per incident. The events come
+ * Alerts (docs/notifications.md): account events become mails at once, one per incident, to the
+ * confirmed recipients only, and at most ALERTS_PER_ACCOUNT_PER_DAY per account and
+ * ALERTS_PER_WORKSPACE_PER_DAY per workspace in any 24 hours (mail-limits.ts; beyond, the event
+ * is recorded as capped and the settings show it). The events come
  * from the outbox table filled by a trigger on accounts (needs re-authentication, disabled by
  * the circuit breaker, the early warning at half the disable threshold) and from the token scan
  * below (a LinkedIn token that cannot be refreshed, 7 days before it expires).
@@ -58,6 +63,7 @@ export class AlertsService implements OnModuleInit {
     private readonly jobs: JobReportsService,
     private readonly workspaces: WorkspacesService,
     private readonly outbox: MailOutbox,
+    private readonly recipients: RecipientsService,
   ) {}
 
   /** The trigger reads the disable threshold from the database: give it this process's setting. */
@@ -69,13 +75,13 @@ export class AlertsService implements OnModuleInit {
    * Turns pending events into mails, BATCH per transaction, until none is left. Each event's
    * mail (or the reason it gets none) and its "processed" mark commit together.
    */
-  async processPending(): Promise<number> {
+  async processPending(now = new Date()): Promise<number> {
     let total = 0;
     for (;;) {
       const n = await this.events.transaction(async (tx) => {
         const batch = await this.events.claimPending(tx, BATCH);
         for (const event of batch) {
-          const { outcome, mailId } = await this.handle(tx, event);
+          const { outcome, mailId } = await this.handle(tx, event, now);
           await this.events.markProcessed(tx, event.id, outcome, mailId);
         }
         return batch.length;
@@ -85,12 +91,18 @@ export class AlertsService implements OnModuleInit {
     }
   }
 
-  private async handle(tx: Sql, event: AccountEventRow): Promise<{ outcome: EventOutcome; mailId: string | null }> {
+  private async handle(tx: Sql, event: AccountEventRow, now: Date): Promise<{ outcome: EventOutcome; mailId: string | null }> {
     const settings = await this.settings.get(event.workspaceId, tx);
     if (!settings.alertsEnabled) return { outcome: 'alerts_off', mailId: null };
-    if (settings.recipients.length === 0) return { outcome: 'no_recipients', mailId: null };
+    // Only addresses that confirmed through the mailed link get alerts.
+    const recipients = await this.recipients.confirmedOf(event.workspaceId, settings.recipients, tx);
+    if (recipients.length === 0) return { outcome: 'no_recipients', mailId: null };
     const account = await this.accounts.find(event.accountId, tx);
     if (!account || !stillRelevant(event, account)) return { outcome: 'resolved', mailId: null };
+    // The daily limits, counted and used under the workspace's lock (two notifiers share them).
+    await this.events.lockWorkspace(tx, event.workspaceId);
+    const cap = alertCapDecision(await this.events.mailedSince(tx, event.workspaceId, event.accountId, dayBefore(now)));
+    if (!cap.send) return { outcome: cap.reached === 'account' ? 'capped_account' : 'capped_workspace', mailId: null };
     const waitingJobs = await this.jobs.waiting(event.accountId, tx);
     const workspace = await this.workspaces.find(event.workspaceId);
     const mail = renderAlert(
@@ -109,7 +121,7 @@ export class AlertsService implements OnModuleInit {
     const mailId = await this.outbox.enqueue(tx, {
       workspaceId: event.workspaceId,
       kind: 'alert',
-      recipients: settings.recipients,
+      recipients,
       ...mail,
     });
     return { outcome: 'queued', mailId };

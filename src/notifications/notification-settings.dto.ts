@@ -86,6 +86,46 @@ export class AlertSettingsView {
   enabled!: boolean;
 }
 
+export class RecipientStatusView {
+  @ApiProperty({ format: 'email' })
+  address!: string;
+  @ApiProperty({
+    enum: ['confirmed', 'pending', 'waiting'],
+    description:
+      'confirmed: gets digests and alerts. pending: a confirmation link was mailed and nothing goes to the address until it is used. waiting: no link is out (the daily limit of confirmation mails was reached, the link expired, or the address was re-added within a day of its last link): nothing goes to it.',
+  })
+  status!: 'confirmed' | 'pending' | 'waiting';
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When the last confirmation mail was written' })
+  confirmationSentAt!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Until when the mailed link works (pending only)' })
+  linkExpiresAt!: string | null;
+}
+
+export class HeldAlertsView {
+  @ApiProperty({ format: 'uuid' })
+  accountId!: string;
+  @ApiProperty({ type: String, nullable: true })
+  accountName!: string | null;
+  @ApiProperty({ enum: ['account', 'workspace'], description: 'Which daily limit held them back' })
+  reached!: 'account' | 'workspace';
+  @ApiProperty({ description: 'Alerts not mailed in the last 24 hours' })
+  count!: number;
+  @ApiProperty({ format: 'date-time' })
+  lastAt!: string;
+}
+
+export class AlertLimitsView {
+  @ApiProperty({ description: 'Alerts mailed per account in any 24 hours' })
+  perAccountPerDay!: number;
+  @ApiProperty({ description: 'Alerts mailed per workspace in any 24 hours' })
+  perWorkspacePerDay!: number;
+  @ApiProperty({
+    type: [HeldAlertsView],
+    description: 'Alerts held back by a limit in the last 24 hours (the digest still lists the failures)',
+  })
+  heldLastDay!: HeldAlertsView[];
+}
+
 export class MailStateView {
   @ApiProperty({ enum: ['pending', 'sending', 'sent', 'failed'], description: 'sent: the mail server accepted it' })
   status!: 'pending' | 'sending' | 'sent' | 'failed';
@@ -115,6 +155,13 @@ export class NotificationSettingsView {
   digest!: DigestSettingsView;
   @ApiProperty({ type: AlertSettingsView })
   alerts!: AlertSettingsView;
+  @ApiProperty({
+    type: [RecipientStatusView],
+    description: 'Where each recipient stands: only confirmed addresses get mail (each confirms through a mailed link)',
+  })
+  recipientStatus!: RecipientStatusView[];
+  @ApiProperty({ type: AlertLimitsView })
+  alertLimits!: AlertLimitsView;
   @ApiProperty({
     enum: ['smtp', 'outbox'],
     description: 'smtp: SMTP_URL is set; outbox: mails are written as .eml files under HERALD_DATA_DIR/outbox/',

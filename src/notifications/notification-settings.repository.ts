@@ -43,8 +43,8 @@ export class NotificationSettingsRepository {
    * Writes the settings. `digest_enabled_at` moves only when the digest goes from off to on
    * (decided here, against the stored row, so two concurrent saves cannot both "switch it on").
    */
-  async save(s: Omit<NotificationSettings, 'digestEnabledAt'>): Promise<NotificationSettings> {
-    const rows = await this.db.query<NotificationSettings>(
+  async save(s: Omit<NotificationSettings, 'digestEnabledAt'>, runner: Sql = this.db): Promise<NotificationSettings> {
+    const rows = await runner.query<NotificationSettings>(
       `INSERT INTO notification_settings AS n (workspace_id, digest_enabled, recipients, digest_hour, timezone, send_when_empty,
                                                alerts_enabled, digest_enabled_at)
        VALUES ($1, $2, $3::text[], $4, $5, $6, $7, CASE WHEN $2 THEN now() END)

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { isEmail } from 'class-validator';
 import type { AuthContext } from '../access/auth-context';
 import { AuditService } from '../audit/audit.service';
 import { diffFields } from '../audit/audit.types';
@@ -10,8 +9,14 @@ import { isValidTimeZone } from '../digest/local-time';
 import type { DigestSettingsSource } from '../digest/digest.types';
 import { MailOutbox } from '../mail/mail-outbox.service';
 import { excerpt } from '../mail/mail-format';
+import { recipientProblem } from './recipient-address';
 import type { DigestPreviewView, NotificationSettingsView, UpdateNotificationSettingsDto } from './notification-settings.dto';
+import { AccountReportsService } from '../accounts/account-reports.service';
+import type { Sql } from '../database/db';
+import { AccountEventsRepository } from './account-events.repository';
+import { ALERTS_PER_ACCOUNT_PER_DAY, ALERTS_PER_WORKSPACE_PER_DAY, dayBefore } from './mail-limits';
 import { NotificationSettings, NotificationSettingsRepository } from './notification-settings.repository';
+import { RecipientsService } from './recipients.service';
 
 /**
  * A workspace's notification settings (`GET|PUT /v1/settings/notifications`, docs/notifications.md) and the
@@ -25,12 +30,24 @@ export class NotificationSettingsService {
     private readonly outbox: MailOutbox,
     private readonly digest: DigestService,
     private readonly audit: AuditService,
+    private readonly recipients: RecipientsService,
+    private readonly alerts: AccountEventsRepository,
+    private readonly accounts: AccountReportsService,
   ) {
-    this.digestSettings = { enabled: () => settings.digestEnabled(), get: (workspaceId, runner) => settings.get(workspaceId, runner) };
+    // The digest sees the confirmed recipients only: with none, no digest is due (it waits, and
+    // then covers the whole time since the previous one).
+    this.digestSettings = {
+      enabled: async () => Promise.all((await settings.digestEnabled()).map((s) => this.confirmedOnly(s))),
+      get: async (workspaceId, runner) => this.confirmedOnly(await settings.get(workspaceId, runner), runner),
+    };
   }
 
   /** The digest's settings, as the digest reads them (DigestService.sweep and preview). */
   readonly digestSettings: DigestSettingsSource;
+
+  private async confirmedOnly(s: NotificationSettings, runner?: Sql): Promise<NotificationSettings> {
+    return { ...s, recipients: await this.recipients.confirmedOf(s.workspaceId, s.recipients, runner) };
+  }
 
   async get(workspaceId: string): Promise<NotificationSettingsView> {
     return this.view(await this.settings.get(workspaceId));
@@ -58,7 +75,13 @@ export class NotificationSettingsService {
     if (next.digestEnabled && next.recipients.length === 0) {
       throw invalidInput('digest.recipients must list at least one address while digest.enabled is true');
     }
-    const saved = await this.settings.save(next);
+    // The list and its confirmation rows change together; new addresses get their link at once.
+    const saved = await this.recipients.transaction(async (tx) => {
+      const row = await this.settings.save(next, tx);
+      await this.recipients.sync(tx, workspaceId, row.recipients);
+      return row;
+    });
+    await this.recipients.sendDue(workspaceId);
     const changes = diffFields(notificationFields(current), notificationFields(saved));
     if (Object.keys(changes.after).length > 0) {
       await this.audit.record(null, auth, {
@@ -85,12 +108,33 @@ export class NotificationSettingsService {
     };
   }
 
-  private async view(s: NotificationSettings): Promise<NotificationSettingsView> {
+  private async view(s: NotificationSettings, now = new Date()): Promise<NotificationSettingsView> {
     const last = await this.digest.last(s.workspaceId);
     const mail = last?.mailId ? await this.outbox.state(last.mailId) : null;
+    const states = await this.recipients.states(s.workspaceId, s.recipients, now);
+    const capped = await this.alerts.cappedSince(s.workspaceId, dayBefore(now));
     return {
       digest: { enabled: s.digestEnabled, recipients: s.recipients, hour: s.hour, timezone: s.timezone, sendWhenEmpty: s.sendWhenEmpty },
       alerts: { enabled: s.alertsEnabled },
+      recipientStatus: states.map((r) => ({
+        address: r.address,
+        status: r.status,
+        confirmationSentAt: r.confirmationSentAt?.toISOString() ?? null,
+        linkExpiresAt: r.linkExpiresAt?.toISOString() ?? null,
+      })),
+      alertLimits: {
+        perAccountPerDay: ALERTS_PER_ACCOUNT_PER_DAY,
+        perWorkspacePerDay: ALERTS_PER_WORKSPACE_PER_DAY,
+        heldLastDay: await Promise.all(
+          capped.map(async (c) => ({
+            accountId: c.accountId,
+            accountName: (await this.accounts.find(c.accountId))?.name ?? null,
+            reached: c.reached,
+            count: c.count,
+            lastAt: c.lastAt.toISOString(),
+          })),
+        ),
+      },
       delivery: this.config.smtpUrl ? 'smtp' : 'outbox',
       lastDigest: last && {
         localDate: last.localDate,
@@ -112,10 +156,11 @@ function checkRecipients(list: string[]): string[] {
   const seen = new Set<string>();
   return list.map((raw, i) => {
     const address = raw.trim();
-    // isEmail refuses display names ("Ann <a@x.org>"), quotes, spaces and line breaks: an
-    // address can neither carry a second recipient nor break out of the To: header.
-    if (!isEmail(address))
-      throw invalidInput(`digest.recipients.${i} "${excerpt(address, 80)}" is not a valid email address (name@example.com)`);
+    // A plain address only (recipient-address.ts): no display name ("Ann <a@x.org>"), no quotes,
+    // backslashes, spaces or control characters, so it can neither carry a second recipient nor
+    // break out of the To: header.
+    const problem = recipientProblem(address);
+    if (problem) throw invalidInput(`digest.recipients.${i} "${excerpt(address, 80)}" ${problem}`);
     const key = address.toLowerCase();
     if (seen.has(key)) throw invalidInput(`digest.recipients.${i} "${excerpt(address, 80)}" is listed twice`);
     seen.add(key);

@@ -12,6 +12,8 @@ import { NotificationSettingsController } from './notification-settings.controll
 import { NotificationSettingsRepository } from './notification-settings.repository';
 import { NotificationSettingsService } from './notification-settings.service';
 import { NotificationsScheduler } from './notifications.scheduler';
+import { NotificationRecipientsRepository } from './notification-recipients.repository';
+import { RecipientsService } from './recipients.service';
 
 /**
  * Mail to people: notification settings, the schedule of the daily digest (src/digest, its own module), alerts from the outbox
@@ -20,7 +22,15 @@ import { NotificationsScheduler } from './notifications.scheduler';
 @Module({
   imports: [AuditModule, MailModule, AccountsModule, JobsModule, WorkspacesModule, DigestModule],
   controllers: [NotificationSettingsController, DigestPreviewController],
-  providers: [NotificationSettingsRepository, NotificationSettingsService, AccountEventsRepository, AlertsService, NotificationsScheduler],
-  exports: [NotificationSettingsService, NotificationsScheduler],
+  providers: [
+    NotificationSettingsRepository,
+    NotificationSettingsService,
+    AccountEventsRepository,
+    AlertsService,
+    NotificationsScheduler,
+    NotificationRecipientsRepository,
+    RecipientsService,
+  ],
+  exports: [NotificationSettingsService, NotificationsScheduler, RecipientsService],
 })
 export class NotificationsModule {}

@@ -5,6 +5,7 @@ import { DigestService } from '../digest/digest.service';
 import { MailSender } from '../mail/mail-sender.service';
 import { AlertsService } from './alerts.service';
 import { NotificationSettingsService } from './notification-settings.service';
+import { RecipientsService } from './recipients.service';
 
 const POLL = 'herald-notifications-poll';
 
@@ -32,6 +33,7 @@ export class NotificationsScheduler implements OnApplicationBootstrap, BeforeApp
     private readonly alerts: AlertsService,
     private readonly mail: MailSender,
     private readonly settings: NotificationSettingsService,
+    private readonly recipients: RecipientsService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -59,9 +61,10 @@ export class NotificationsScheduler implements OnApplicationBootstrap, BeforeApp
     await this.poll(now);
   }
 
-  /** Alerts out of the event outbox, then whatever mail is due. */
-  async poll(_now: Date): Promise<void> {
-    await this.alerts.processPending();
+  /** Recipient confirmations due, alerts out of the event outbox, then whatever mail is due. */
+  async poll(now: Date): Promise<void> {
+    await this.recipients.sendAllDue(now);
+    await this.alerts.processPending(now);
     await this.mail.deliverDue();
   }
 

@@ -217,6 +217,16 @@ export class AccountsPageController {
     try {
       const config = this.configFrom(card.provider, body, values);
       const updated = await this.accounts.update(session.auth, id, await asDto(UpdateAccountDto, { config }));
+      if (updated.secret) {
+        // Moved to another origin: a new signing secret, shown in this answer only.
+        await this.pages.render(
+          res,
+          'secret',
+          { title: 'Signing secret', section: 'accounts', session },
+          { account: updated, secret: updated.secret, created: false, moved: true },
+        );
+        return;
+      }
       await this.pages.redirect(
         res,
         session,

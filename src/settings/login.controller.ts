@@ -15,6 +15,7 @@ import {
   isHttps,
   LOGIN_COOKIE,
   PageRequest,
+  refuseCrossSite,
   requirePage,
   SESSION_COOKIE,
   setSessionCookie,
@@ -62,6 +63,7 @@ export class LoginController {
    */
   @Post('login')
   async login(@Req() req: PageRequest, @Res() res: Response, @Body() body: Record<string, unknown>): Promise<void> {
+    refuseCrossSite(req, this.config);
     const formToken = field(body, '_csrf');
     const cookieToken = cookie(req, LOGIN_COOKIE) ?? '';
     if (cookieToken === '' || !sameSecret(formToken, cookieToken)) throw new CsrfRefused();
@@ -110,7 +112,7 @@ export class LoginController {
     status = 200,
   ): Promise<void> {
     const token = randomBytes(32).toString('base64url');
-    res.cookie(LOGIN_COOKIE, token, { httpOnly: true, secure: isHttps(this.config), sameSite: 'strict', path: '/settings/login' });
+    res.cookie(LOGIN_COOKIE, token, { httpOnly: true, secure: isHttps(this.config, res.req), sameSite: 'strict', path: '/settings/login' });
     await this.pages.render(
       res,
       'login',

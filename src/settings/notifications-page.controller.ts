@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import * as path from 'node:path';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
+import { CONFIRMATIONS_PER_DAY } from '../notifications/mail-limits';
 import { UpdateNotificationSettingsDto } from '../notifications/notification-settings.dto';
 import { NotificationSettingsService } from '../notifications/notification-settings.service';
 import { Public } from '../workspaces/auth';
@@ -83,11 +84,17 @@ export class NotificationsPageController {
       });
       const saved = await this.notifications.update(session.auth, dto);
       const when = `${String(saved.digest.hour).padStart(2, '0')}:00 ${saved.digest.timezone}`;
+      const unconfirmed = saved.recipientStatus.filter((r) => r.status !== 'confirmed').length;
+      const pendingNote =
+        unconfirmed > 0
+          ? ` ${unconfirmed} address${unconfirmed === 1 ? ' has' : 'es have'} not confirmed yet: nothing goes to ${unconfirmed === 1 ? 'it' : 'them'} until the mailed link is used.`
+          : '';
       await this.pages.redirect(res, session, '/settings/notifications', {
         tone: 'success',
-        text: saved.digest.enabled
-          ? `Saved. The digest goes to ${saved.digest.recipients.length} recipient${saved.digest.recipients.length === 1 ? '' : 's'} every day at ${when}.`
-          : 'Saved. The daily digest is off.',
+        text:
+          (saved.digest.enabled
+            ? `Saved. The digest goes to ${saved.digest.recipients.length} recipient${saved.digest.recipients.length === 1 ? '' : 's'} every day at ${when}.`
+            : 'Saved. The daily digest is off.') + pendingNote,
       });
     } catch (err) {
       const known = personMessage(err);
@@ -116,6 +123,9 @@ export class NotificationsPageController {
         outbox: current.delivery === 'outbox',
         outboxDir: path.join(this.config.dataDir, 'outbox'),
         lastDigest: current.lastDigest,
+        recipientStatus: current.recipientStatus,
+        alertLimits: current.alertLimits,
+        confirmationsPerDay: CONFIRMATIONS_PER_DAY,
         hours: Array.from({ length: 24 }, (_, h) => ({ value: h, label: `${String(h).padStart(2, '0')}:00`, selected: h === values.hour })),
         zones: TIME_ZONES.map((z) => ({ value: z, selected: z === values.timezone })),
         zoneKnown: TIME_ZONES.includes(values.timezone),

@@ -49,7 +49,7 @@ export class PeopleLinksController {
 
   @Post('invitation')
   async acceptInvitation(@Req() req: PageRequest, @Res() res: Response, @Body() body: Record<string, unknown>): Promise<void> {
-    checkFormToken(req, body);
+    checkFormToken(req, body, this.config);
     const token = field(body, 'token');
     const name = field(body, 'name');
     const password = rawField(body, 'password');
@@ -105,7 +105,7 @@ export class PeopleLinksController {
   /** The same answer whatever the address: whether it is a person's is nobody's business here. */
   @Post('forgot-password')
   async forgot(@Req() req: PageRequest, @Res() res: Response, @Body() body: Record<string, unknown>): Promise<void> {
-    checkFormToken(req, body);
+    checkFormToken(req, body, this.config);
     await this.people.requestReset(field(body, 'email').slice(0, 254));
     await this.pages.render(
       res,
@@ -130,7 +130,7 @@ export class PeopleLinksController {
   /** The new password; every other session of the person ends, and this browser is logged in. */
   @Post('reset-password')
   async reset(@Req() req: PageRequest, @Res() res: Response, @Body() body: Record<string, unknown>): Promise<void> {
-    checkFormToken(req, body);
+    checkFormToken(req, body, this.config);
     const token = field(body, 'token');
     const password = rawField(body, 'password');
     const check = await this.people.resetFor(token);

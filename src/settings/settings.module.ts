@@ -34,6 +34,7 @@ import { NotificationsPageController } from './notifications-page.controller';
 import { PostsPageController } from './posts-page.controller';
 import { ActivityPageController } from './activity-page.controller';
 import { PeopleLinksController } from './people-links.controller';
+import { RecipientConfirmController } from './recipient-confirm.controller';
 import { ProfilePageController } from './profile-page.controller';
 import { TeamPageController } from './team-page.controller';
 import { isHttps } from './session/page-request';
@@ -57,6 +58,7 @@ const PAGE_CONTROLLERS = [
   LinkedInOAuthController,
   BlueskyConnectController,
   PeopleLinksController,
+  RecipientConfirmController,
   TeamPageController,
   ProfilePageController,
   ActivityPageController,

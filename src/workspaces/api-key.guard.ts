@@ -4,14 +4,17 @@ import type { Response } from 'express';
 import { AuthenticatedRequest, IS_PUBLIC } from '../access/auth-context';
 import { permissionFor } from '../access/route-permissions';
 import { allows, whoMay } from '../access/roles';
-import { forbidden } from '../common/errors';
+import { DomainError, ErrorCode, forbidden } from '../common/errors';
+import { bearerToken } from './api-key.util';
 import { ApiKeysService } from './api-keys.service';
+import { LoginThrottleService } from './login-throttle.service';
 
 /**
  * Global guard: every route needs an API key unless marked @Public(), and the key's role must
  * allow what the route needs (src/access/route-permissions.ts, the one table of who may do what).
  * A route missing from that table is refused to every key: a new route is closed until someone
  * decides who may use it.
+ * Wrong keys are slowed down per client like the page's logins, in the same count (LoginThrottleService).
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
@@ -20,6 +23,7 @@ export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly apiKeys: ApiKeysService,
+    private readonly throttle: LoginThrottleService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -27,10 +31,34 @@ export class ApiKeyGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
     const http = context.switchToHttp();
     const req = http.getRequest<AuthenticatedRequest>();
+    const res = http.getResponse<Response>();
+    const authorization = req.headers.authorization;
     try {
-      req.auth = await this.apiKeys.authenticate(req.headers.authorization);
+      if (bearerToken(authorization) === null) {
+        // No key at all is not a guess: refused, not counted.
+        req.auth = await this.apiKeys.authenticate(authorization);
+      } else {
+        // A key: wrong ones count against the client, with the page's logins (login-throttle.ts).
+        const client = (req.ip ?? req.socket.remoteAddress ?? 'unknown').slice(0, 100);
+        const outcome = await this.throttle.bearer(
+          client,
+          new Date(),
+          () => this.apiKeys.authenticate(authorization),
+          (err) => err instanceof DomainError && err.code === ErrorCode.Unauthorized,
+        );
+        if (!outcome.ok && 'retryAfterMs' in outcome) {
+          const seconds = Math.ceil(outcome.retryAfterMs / 1000);
+          res.setHeader('Retry-After', String(seconds));
+          throw new DomainError(
+            ErrorCode.TooManyRequests,
+            `Too many wrong API keys were tried from your address; wait ${seconds} second${seconds === 1 ? '' : 's'}, then try again.`,
+          );
+        }
+        if (!outcome.ok) throw outcome.refused;
+        req.auth = outcome.value;
+      }
     } catch (err) {
-      http.getResponse<Response>().setHeader('WWW-Authenticate', 'Bearer realm="herald"');
+      if (err instanceof DomainError && err.code === ErrorCode.Unauthorized) res.setHeader('WWW-Authenticate', 'Bearer realm="herald"');
       throw err;
     }
     const route = (req.route as { path?: unknown } | undefined)?.path;

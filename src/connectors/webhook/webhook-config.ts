@@ -166,3 +166,16 @@ export function storedUrl(config: Record<string, unknown>): URL | null {
     return null;
   }
 }
+
+/**
+ * Do two webhook URLs share an origin (scheme, host and port)? Pure. Anything that is not a URL
+ * (a stored config without one) shares nothing: the stored secrets are not carried over.
+ */
+export function sameOrigin(previousUrl: unknown, nextUrl: string): boolean {
+  if (typeof previousUrl !== 'string') return false;
+  try {
+    return new URL(previousUrl).origin === new URL(nextUrl).origin;
+  } catch {
+    return false;
+  }
+}

@@ -124,18 +124,46 @@ describe('WebhookConnector.prepareAccount', () => {
     expect(prepared.revealOnce).toEqual({ secret });
   });
 
-  it('keeps the secret on a PATCH, and the stored headers when none are given', async () => {
+  it('keeps the secret on a PATCH within the same origin, and the stored headers when none are given', async () => {
     const previous = { secret: 'whsec_dGVzdHNlY3JldA==', headers: { 'X-Key': 'old' } };
-    const same = await connector(true).prepareAccount({ url: 'http://127.0.0.1/new' }, previous);
+    const stored = { url: 'http://127.0.0.1/old', headerNames: ['X-Key'] };
+    const same = await connector(true).prepareAccount({ url: 'http://127.0.0.1/new' }, previous, stored);
     expect(same.credentials).toEqual(previous);
     expect(same.config).toEqual({ url: 'http://127.0.0.1/new', headerNames: ['X-Key'] });
     expect(same.revealOnce).toBeUndefined();
 
-    const replaced = await connector(true).prepareAccount({ url: 'http://127.0.0.1/new', headers: { 'X-Other': 'v' } }, previous);
+    const replaced = await connector(true).prepareAccount({ url: 'http://127.0.0.1/new', headers: { 'X-Other': 'v' } }, previous, stored);
     expect(replaced.credentials).toEqual({ secret: previous.secret, headers: { 'X-Other': 'v' } });
 
-    const cleared = await connector(true).prepareAccount({ url: 'http://127.0.0.1/new', headers: null }, previous);
+    const cleared = await connector(true).prepareAccount({ url: 'http://127.0.0.1/new', headers: null }, previous, stored);
     expect(cleared.credentials.headers).toEqual({});
+  });
+
+  it('carries neither the stored headers nor the secret to another origin (scheme, host or port), unless the headers are given again', async () => {
+    const previous = { secret: 'whsec_dGVzdHNlY3JldA==', headers: { Authorization: 'Bearer blog-token' } };
+    const stored = { url: 'https://blog.example.com/hook', headerNames: ['Authorization'] };
+    for (const url of [
+      'http://127.0.0.1/hook',
+      'https://blog.example.com:8443/hook',
+      'http://blog.example.com/hook',
+      'https://evil.example/hook',
+    ]) {
+      const moved = await connector(true).prepareAccount({ url }, previous, stored);
+      expect(moved.credentials.headers).toEqual({});
+      expect(moved.credentials.secret).not.toBe(previous.secret);
+      expect(moved.revealOnce).toEqual({ secret: moved.credentials.secret });
+      expect(moved.config).toEqual({ url, headerNames: [] });
+    }
+    const given = await connector(true).prepareAccount(
+      { url: 'https://other.example/hook', headers: { Authorization: 'Bearer new' } },
+      previous,
+      stored,
+    );
+    expect(given.credentials.headers).toEqual({ Authorization: 'Bearer new' });
+    // No stored URL to compare with: nothing is carried.
+    expect((await connector(true).prepareAccount({ url: 'https://blog.example.com/hook' }, previous, null)).credentials.headers).toEqual(
+      {},
+    );
   });
 
   it('refuses a loopback URL unless private URLs are allowed', async () => {

@@ -13,7 +13,7 @@ import {
   Provider,
   VerifyResult,
 } from '../connector.interface';
-import { parseWebhookInput, storedHeaders, storedUrl, WebhookConfig, WebhookCredentials } from './webhook-config';
+import { parseWebhookInput, sameOrigin, storedHeaders, storedUrl, WebhookConfig, WebhookCredentials } from './webhook-config';
 import { OutcomeContext, poisonOutcome, webhookOutcome } from './webhook-outcome';
 import { buildPingEvent, buildPublishEvent, PayloadError } from './webhook-payload';
 import { generateSigningSecret, isValidSigningSecret, signatureHeaders } from './webhook-signature';
@@ -36,7 +36,11 @@ export class WebhookConnector implements Connector {
 
   constructor(@Inject(HERALD_CONFIG) private readonly config: WebhookConnectorConfig) {}
 
-  async prepareAccount(input: unknown, previous: Record<string, unknown> | null): Promise<PreparedAccount> {
+  async prepareAccount(
+    input: unknown,
+    previous: Record<string, unknown> | null,
+    previousConfig: Record<string, unknown> | null = null,
+  ): Promise<PreparedAccount> {
     const parsed = parseWebhookInput(input);
     try {
       await assertPublicUrl(parsed.url, this.config.allowPrivateUrls);
@@ -44,10 +48,15 @@ export class WebhookConnector implements Connector {
       if (err instanceof BlockedUrlError) throw new ConnectorInputError(`config.url ${err.message}`);
       throw err;
     }
-    // A PATCH without `headers` keeps the stored ones; the signing secret survives every PATCH
-    // (receivers verify with it) and changes only through rotateSecret.
-    const headers = parsed.headers ?? (previous ? storedHeaders(previous.headers) : {});
-    const kept = previous && isValidSigningSecret(previous.secret) ? previous.secret : null;
+    // A PATCH that keeps the URL's origin keeps the stored headers (unless it gives new ones) and
+    // the signing secret (receivers verify with it; it changes through rotateSecret). A PATCH that
+    // moves the account to another origin (scheme, host or port) carries neither there: the
+    // stored headers (a blog's `Authorization: Bearer …`) are dropped unless given again, and a
+    // new secret is made and shown once. Otherwise anyone who may edit an account could point it
+    // at their own server, press Check, and read the write-only secrets it sends.
+    const carried = previous !== null && sameOrigin(previousConfig?.url, parsed.url);
+    const headers = parsed.headers ?? (carried ? storedHeaders(previous.headers) : {});
+    const kept = carried && isValidSigningSecret(previous.secret) ? previous.secret : null;
     const secret = kept ?? generateSigningSecret();
     const config: WebhookConfig = { url: parsed.url, headerNames: Object.keys(headers) };
     const credentials: WebhookCredentials = { secret, headers };

@@ -51,7 +51,7 @@ export class BlueskyConnectController {
       // but not the Strict session cookie.
       res.cookie(COOKIE, browserToken, {
         httpOnly: true,
-        secure: isHttps(this.config),
+        secure: isHttps(this.config, res.req),
         sameSite: 'lax',
         path: COOKIE_PATH,
         maxAge: FLOW_TTL_MS,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { CreateAccountDto, UpdateAccountDto } from '../../accounts/accounts.dto';
 import { AccountsService } from '../../accounts/accounts.service';
 import { invalidInput } from '../../common/errors';
@@ -116,15 +116,18 @@ export class BlueskyConnectService {
       stateUsed,
     });
     const appState = await this.oauth.pendingAppState(params.get('state') ?? '');
-    const row = appState === null ? null : await this.states.consume(sha256(appState));
+    // Used up only together with the browser check (as for LinkedIn): another browser's
+    // callback leaves the flow to the browser that started it.
+    const browserHash = browserToken && browserToken.length <= 200 ? sha256(browserToken) : null;
+    const row = appState === null || browserHash === null ? null : await this.states.consume(sha256(appState), browserHash);
     stateUsed = row !== null;
     if (!row) {
+      if (appState !== null && (await this.states.pending(sha256(appState)))) {
+        return refuse('This Bluesky answer reached a different browser than the one that started the connection. Nothing was changed.');
+      }
       return refuse(
         'This Bluesky answer does not match a connection started here (unknown, expired or already used). Nothing was changed; start again from the accounts page.',
       );
-    }
-    if (!browserToken || !timingSafeEqual(sha256(browserToken), row.browserHash)) {
-      return refuse('This Bluesky answer reached a different browser than the one that started the connection. Nothing was changed.');
     }
     const session = await this.sessions.resolveById(row.sessionId);
     if (!session) return refuse('Your session ended while you were at Bluesky. Log in and start again; nothing was changed.', null, 401);

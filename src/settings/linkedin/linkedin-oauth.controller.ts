@@ -42,7 +42,7 @@ export class LinkedInOAuthController {
       // cookies but not the Strict session cookie.
       res.cookie(OAUTH_COOKIE, browserToken, {
         httpOnly: true,
-        secure: isHttps(this.config),
+        secure: isHttps(this.config, res.req),
         sameSite: 'lax',
         path: COOKIE_PATH,
         maxAge: STATE_TTL_MS,

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { CreateAccountDto, UpdateAccountDto } from '../../accounts/accounts.dto';
 import { AccountsService } from '../../accounts/accounts.service';
 import { invalidInput } from '../../common/errors';
@@ -116,15 +116,19 @@ export class LinkedInOAuthService {
     if (!this.enabled) return refuse('Connect with LinkedIn is not configured on this Herald.');
     if (query.state === '' || query.state.length > 200)
       return refuse('LinkedIn sent no state back, so this answer cannot be tied to your request. Nothing was changed.');
-    const row = await this.states.consume(sha256(query.state));
+    // The state is used up only by the browser that started the flow (its cookie): another
+    // browser's callback leaves the flow to its owner.
+    const stateHash = sha256(query.state);
+    const browserHash = browserToken && browserToken.length <= 200 ? sha256(browserToken) : null;
+    const row = browserHash ? await this.states.consume(stateHash, browserHash) : null;
     stateUsed = row !== null;
     if (!row) {
+      if (await this.states.pending(stateHash)) {
+        return refuse('This LinkedIn answer reached a different browser than the one that started the connection. Nothing was changed.');
+      }
       return refuse(
         'This LinkedIn answer does not match a connection started here (unknown, expired or already used). Nothing was changed; start again from the accounts page.',
       );
-    }
-    if (!browserToken || !timingSafeEqual(sha256(browserToken), row.browserHash)) {
-      return refuse('This LinkedIn answer reached a different browser than the one that started the connection. Nothing was changed.');
     }
     const session = await this.sessions.resolveById(row.sessionId);
     if (!session) return refuse('Your session ended while you were at LinkedIn. Log in and start again; nothing was changed.', null, 401);

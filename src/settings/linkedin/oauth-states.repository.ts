@@ -33,17 +33,29 @@ export class OAuthStatesRepository {
   }
 
   /**
-   * Marks the state used and returns it, if it exists, is unused and has not expired. One
-   * guarded UPDATE: of two callbacks with the same state, exactly one gets the row.
+   * Marks the state used and returns it, if it exists, is unused, has not expired AND was
+   * started by this browser (its cookie's hash): the state is consumed only together with the
+   * browser check, in one guarded UPDATE. Of two callbacks with the same state and browser,
+   * exactly one gets the row; a callback from another browser gets nothing and uses nothing up,
+   * so someone who saw a person's state cannot spoil that person's flow.
    */
-  async consume(stateHash: Buffer): Promise<OAuthStateRow | null> {
+  async consume(stateHash: Buffer, browserHash: Buffer): Promise<OAuthStateRow | null> {
     const rows = await this.db.query<OAuthStateRow>(
       `UPDATE settings_oauth_states SET used_at = now()
-       WHERE state_hash = $1 AND used_at IS NULL AND expires_at > now()
+       WHERE state_hash = $1 AND browser_hash = $2 AND used_at IS NULL AND expires_at > now()
        RETURNING session_id AS "sessionId", browser_hash AS "browserHash", account_id AS "accountId",
                  account_name AS "accountName", requested_scopes AS "requestedScopes"`,
-      [stateHash],
+      [stateHash, browserHash],
     );
     return rows[0] ?? null;
+  }
+
+  /** Is this state waiting for its callback (unused, unexpired)? Reads only: for the refusal's wording. */
+  async pending(stateHash: Buffer): Promise<boolean> {
+    const rows = await this.db.query(
+      `SELECT 1 FROM settings_oauth_states WHERE state_hash = $1 AND used_at IS NULL AND expires_at > now()`,
+      [stateHash],
+    );
+    return rows.length > 0;
   }
 }

@@ -1,8 +1,9 @@
-import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable, Logger } from '@nestjs/common';
+import { HERALD_CONFIG, HeraldConfig } from '../../config/config';
 import { permissionFor } from '../../access/route-permissions';
 import { allows, whoMay } from '../../access/roles';
 import { CsrfRefused, LoginRequired, RoleRefused } from './page-errors';
-import { cookie, PageRequest, SESSION_COOKIE } from './page-request';
+import { cookie, PageRequest, refuseCrossSite, SESSION_COOKIE } from './page-request';
 import { sameSecret, SessionsService } from './sessions.service';
 
 /**
@@ -11,13 +12,17 @@ import { sameSecret, SessionsService } from './sessions.service';
  * guard reads too; a route missing from it is refused).
  * The session cookie is SameSite=Strict, so a form posted from another site arrives without it
  * (and is sent to the login); the token also refuses a post that carries the cookie but did not
- * come from one of our pages.
+ * come from one of our pages; and a post whose Origin or Sec-Fetch-Site says another site is
+ * refused even with a valid token (same-origin.ts).
  */
 @Injectable()
 export class PageSessionGuard implements CanActivate {
   private readonly logger = new Logger('PageSessionGuard');
 
-  constructor(private readonly sessions: SessionsService) {}
+  constructor(
+    private readonly sessions: SessionsService,
+    @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<PageRequest>();
@@ -25,6 +30,8 @@ export class PageSessionGuard implements CanActivate {
     const reading = req.method === 'GET' || req.method === 'HEAD';
     if (!session) throw new LoginRequired(reading ? req.originalUrl : null);
     if (!reading) {
+      // A second line behind the token: a form the browser says came from another site.
+      refuseCrossSite(req, this.config);
       const body = req.body as Record<string, unknown> | undefined;
       const token = typeof body?._csrf === 'string' ? body._csrf : '';
       if (!sameSecret(token, session.csrfToken)) throw new CsrfRefused();

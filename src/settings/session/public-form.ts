@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { HeraldConfig } from '../../config/config';
 import { field } from '../page-input';
 import { CsrfRefused } from './page-errors';
-import { cookie, isHttps, PageRequest } from './page-request';
+import { cookie, isHttps, PageRequest, refuseCrossSite } from './page-request';
 import { sameSecret } from './sessions.service';
 
 /**
@@ -16,11 +16,12 @@ export const FORM_COOKIE = 'herald_form';
 
 export function issueFormToken(res: Response, config: HeraldConfig, path: string): string {
   const token = randomBytes(32).toString('base64url');
-  res.cookie(FORM_COOKIE, token, { httpOnly: true, secure: isHttps(config), sameSite: 'strict', path });
+  res.cookie(FORM_COOKIE, token, { httpOnly: true, secure: isHttps(config, res.req), sameSite: 'strict', path });
   return token;
 }
 
-export function checkFormToken(req: PageRequest, body: unknown): void {
+export function checkFormToken(req: PageRequest, body: unknown, config: Pick<HeraldConfig, 'publicUrl'>): void {
+  refuseCrossSite(req, config);
   const expected = cookie(req, FORM_COOKIE) ?? '';
   if (expected === '' || !sameSecret(field(body, '_csrf'), expected)) throw new CsrfRefused();
 }

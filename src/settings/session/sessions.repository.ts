@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../database/db';
-import type { ThrottleState } from './login-throttle';
 
 /** A message for the next page a session sees (post/redirect/get). Never holds a secret. */
 export interface Flash {
@@ -26,7 +25,7 @@ export interface SessionRow {
 const SESSION_COLUMNS = `id, workspace_id AS "workspaceId", api_key_id AS "apiKeyId", person_id AS "personId", csrf_token AS "csrfToken", flash,
   created_at AS "createdAt", expires_at AS "expiresAt"`;
 
-/** SQL of the page's own tables: settings_sessions and settings_login_throttle. */
+/** SQL of the page's own table settings_sessions (the wrong-key counts are src/workspaces/login-throttle.repository.ts's). */
 @Injectable()
 export class SessionsRepository {
   constructor(private readonly db: Db) {}
@@ -104,78 +103,10 @@ export class SessionsRepository {
     await this.db.query(`UPDATE settings_sessions SET flash = NULL WHERE id = $1 AND flash IS NOT NULL`, [id]);
   }
 
-  /**
-   * Sessions (and, by cascade, their OAuth states) that ended more than a day ago, and wrong-key
-   * counts that have been quiet for a day (a count restarts after 15 minutes anyway).
-   */
+  /** Sessions (and, by cascade, their OAuth states) that ended more than a day ago. */
   async purgeEnded(): Promise<void> {
     await this.db.query(
       `DELETE FROM settings_sessions WHERE expires_at < now() - interval '1 day' OR revoked_at < now() - interval '1 day'`,
     );
-    await this.db.query(`DELETE FROM settings_login_throttle WHERE last_failure_at < now() - interval '1 day'`);
-  }
-
-  /**
-   * Like withThrottle, for several counts at once (a password login counts per client and per
-   * address): their rows are locked in key order, so two logins never wait for each other in
-   * a cycle. `work` gets the states in the order of `keys` and returns the next ones likewise.
-   */
-  async withThrottles<T>(
-    keys: string[],
-    work: (states: ThrottleState[]) => Promise<{ result: T; next: (ThrottleState | null)[] }>,
-  ): Promise<T> {
-    return this.db.transaction(async (m) => {
-      const byKey = new Map<string, ThrottleState>();
-      for (const key of [...new Set(keys)].sort()) {
-        await m.query(`INSERT INTO settings_login_throttle (client) VALUES ($1) ON CONFLICT (client) DO NOTHING`, [key]);
-        const [state] = await m.query<ThrottleState>(
-          `SELECT failures, last_failure_at AS "lastFailureAt", blocked_until AS "blockedUntil"
-           FROM settings_login_throttle WHERE client = $1 FOR UPDATE`,
-          [key],
-        );
-        byKey.set(key, state);
-      }
-      const { result, next } = await work(keys.map((k) => byKey.get(k)!));
-      for (const [i, key] of keys.entries()) {
-        const state = next[i];
-        if (state === null) await m.query(`DELETE FROM settings_login_throttle WHERE client = $1`, [key]);
-        else
-          await m.query(`UPDATE settings_login_throttle SET failures = $2, last_failure_at = $3, blocked_until = $4 WHERE client = $1`, [
-            key,
-            state.failures,
-            state.lastFailureAt,
-            state.blockedUntil,
-          ]);
-      }
-      return result;
-    });
-  }
-
-  /**
-   * Runs `work` holding the row lock of this client's throttle row (created when missing), so
-   * concurrent logins from one client take turns: each sees the count the previous one left.
-   * `work` returns the state to keep, or null to forget the client (a correct key).
-   */
-  async withThrottle<T>(client: string, work: (state: ThrottleState) => Promise<{ result: T; next: ThrottleState | null }>): Promise<T> {
-    return this.db.transaction(async (m) => {
-      await m.query(`INSERT INTO settings_login_throttle (client) VALUES ($1) ON CONFLICT (client) DO NOTHING`, [client]);
-      const [state] = await m.query<ThrottleState>(
-        `SELECT failures, last_failure_at AS "lastFailureAt", blocked_until AS "blockedUntil"
-         FROM settings_login_throttle WHERE client = $1 FOR UPDATE`,
-        [client],
-      );
-      const { result, next } = await work(state);
-      if (next === null) {
-        await m.query(`DELETE FROM settings_login_throttle WHERE client = $1`, [client]);
-      } else {
-        await m.query(`UPDATE settings_login_throttle SET failures = $2, last_failure_at = $3, blocked_until = $4 WHERE client = $1`, [
-          client,
-          next.failures,
-          next.lastFailureAt,
-          next.blockedUntil,
-        ]);
-      }
-      return result;
-    });
   }
 }

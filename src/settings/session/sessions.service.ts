@@ -4,7 +4,8 @@ import { DomainError, ErrorCode } from '../../common/errors';
 import { PeopleService } from '../../people/people.service';
 import { ApiKeysService } from '../../workspaces/api-keys.service';
 import type { AuthContext } from '../../workspaces/auth';
-import { checkThrottle, recordFailure, ThrottleState } from './login-throttle';
+import { checkThrottle, recordFailure, ThrottleState } from '../../workspaces/login-throttle';
+import { LoginThrottleService } from '../../workspaces/login-throttle.service';
 import { Flash, SessionRow, SessionsRepository } from './sessions.repository';
 
 /** A session ends after this long without a request… */
@@ -50,6 +51,7 @@ export class SessionsService {
     private readonly sessions: SessionsRepository,
     private readonly apiKeys: ApiKeysService,
     private readonly people: PeopleService,
+    private readonly throttle: LoginThrottleService,
   ) {}
 
   /**
@@ -57,7 +59,7 @@ export class SessionsService {
    * slowed down (login-throttle.ts). The answer never says why a key was refused.
    */
   async login(apiKey: string, client: string, now = new Date()): Promise<LoginResult> {
-    const result = await this.sessions.withThrottle<LoginResult>(client, async (state) => {
+    const result = await this.throttle.withThrottle<LoginResult>(client, async (state) => {
       const decision = checkThrottle(state, now);
       if (!decision.allowed) return { result: { ok: false, reason: 'throttled', retryAfterMs: decision.retryAfterMs }, next: state };
       const auth = await this.authenticate(apiKey);
@@ -76,7 +78,7 @@ export class SessionsService {
    */
   async loginPerson(email: string, password: string, client: string, now = new Date()): Promise<LoginResult> {
     const address = `address:${createHash('sha256').update(email.trim().toLowerCase(), 'utf8').digest('hex')}`;
-    const result = await this.sessions.withThrottles<LoginResult>([client, address], async (states) => {
+    const result = await this.throttle.withThrottles<LoginResult>([client, address], async (states) => {
       const waits = states.map((s) => checkThrottle(s, now)).filter((d) => !d.allowed);
       if (waits.length > 0) {
         const retryAfterMs = Math.max(...waits.map((d) => (d.allowed ? 0 : d.retryAfterMs)));
@@ -107,7 +109,9 @@ export class SessionsService {
   private afterLogin(result: LoginResult): void {
     if (result.ok) {
       // Old rows go when someone logs in: no timer needed, and the table stays small.
-      this.sessions.purgeEnded().catch((err: unknown) => this.logger.warn(`purging ended sessions failed: ${String(err)}`));
+      Promise.all([this.sessions.purgeEnded(), this.throttle.purgeQuiet()]).catch((err: unknown) =>
+        this.logger.warn(`purging ended sessions failed: ${String(err)}`),
+      );
     }
   }
 
