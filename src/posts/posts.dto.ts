@@ -146,9 +146,9 @@ export class CreatePostDto {
 
   @ApiPropertyOptional({
     enum: CREATE_STATUSES,
-    default: 'scheduled',
+    // No `default:` here: generated clients (openapi-typescript) would make a field with a default required.
     description:
-      '`draft`: keep the post without a time, never published until scheduled with `PATCH /v1/posts/{id}` `{ "status": "scheduled" }` (a draft takes no `scheduledAt` or `publishBy`; platform limits are checked when it is scheduled)',
+      '`scheduled` when left out. `draft`: keep the post without a time, never published until scheduled with `PATCH /v1/posts/{id}` `{ "status": "scheduled" }` (a draft takes no `scheduledAt` or `publishBy`; platform limits are checked when it is scheduled)',
   })
   @IsOptional()
   @IsIn(CREATE_STATUSES, { message: `status must be one of: ${CREATE_STATUSES.join(', ')}` })
