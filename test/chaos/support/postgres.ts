@@ -91,7 +91,10 @@ export async function startPgBouncer(serverUrl: string, poolSize = 4): Promise<P
   fs.chmodSync(dir, 0o777); // PgBouncer refuses to run as root: it switches to `postgres` (-u)
   const port = await freePort();
   const ini = path.join(dir, 'pgbouncer.ini');
-  fs.writeFileSync(path.join(dir, 'userlist.txt'), `"${user}" ""\n`);
+  // Clients log in to PgBouncer without a password (trust); PgBouncer logs in to the server with
+  // the userlist's password: the server URL's (the embedded server asks for one, a trust server ignores it).
+  const password = decodeURIComponent(server.password).replace(/"/g, '""');
+  fs.writeFileSync(path.join(dir, 'userlist.txt'), `"${user}" "${password}"\n`);
   fs.writeFileSync(
     ini,
     [
