@@ -37,18 +37,25 @@ export class LoginThrottleService {
    * is blocked every key is refused at once without being looked at, so parallel guesses gain
    * nothing; a right key clears the count. On the fast path, wrong keys sent in parallel before
    * the first one is counted each get an answer (at most the first burst), then the count holds.
+   *
+   * The read of the count and the key's lookup (both reads, no side effect) go out together, so
+   * a request with a right key waits for one round trip, not two; for a client with a count the
+   * early lookup's answer is dropped unseen and the key is looked at again under its row's turn.
    */
   async bearer<T>(client: string, now: Date, check: () => Promise<T>, isRefusal: (err: unknown) => boolean): Promise<BearerOutcome<T>> {
+    const early = check().then(
+      (value) => ({ value }),
+      (err: unknown) => ({ err }),
+    );
     const seen = await this.throttles.peek(client);
     if (seen === null || seen.failures === 0) {
-      try {
-        return { ok: true, value: await check() };
-      } catch (err) {
-        if (!isRefusal(err)) throw err;
-        await this.throttles.withThrottle(client, (state) => Promise.resolve({ result: null, next: recordFailure(state, now) }));
-        return { ok: false, refused: err };
-      }
+      const answer = await early;
+      if ('value' in answer) return { ok: true, value: answer.value };
+      if (!isRefusal(answer.err)) throw answer.err;
+      await this.throttles.withThrottle(client, (state) => Promise.resolve({ result: null, next: recordFailure(state, now) }));
+      return { ok: false, refused: answer.err };
     }
+    await early; // settled before the turn on the row; its answer is not used
     return this.throttles.withThrottle<BearerOutcome<T>>(client, async (state) => {
       const decision = checkThrottle(state, now);
       if (!decision.allowed) return { result: { ok: false, retryAfterMs: decision.retryAfterMs }, next: state };
