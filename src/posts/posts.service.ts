@@ -87,6 +87,12 @@ export class PostsService {
     return this.media.requireMany(workspaceId, media ?? []);
   }
 
+  /** The thread after a PATCH: `thread` absent keeps the post's, null drops it (a single post), an array replaces it. */
+  private patchedThread(workspaceId: string, post: PostRow, patch: ThreadPartDto[] | null | undefined) {
+    if (patch !== undefined) return this.resolveThread(workspaceId, patch);
+    return this.resolveThread(workspaceId, post.thread?.map((p) => ({ ...p, link: p.link ?? undefined })) ?? null);
+  }
+
   /** A thread's parts as stored, each part's media looked up in the workspace (a 400 names `thread.i.media`). */
   private async resolveThread(
     workspaceId: string,
@@ -165,6 +171,7 @@ export class PostsService {
     const media = mediaInfo.map((m) => m.id);
     const thread = await this.resolveThread(workspaceId, dto.thread);
 
+    // As sent (a 400 names an account id as the request spelled it); buildJobs matches them in lower case.
     const targets = dto.targets.map((t) => ({ accountId: t.accountId, ...(t.text !== undefined ? { text: t.text } : {}) }));
     const jobs = await this.buildJobs(workspaceId, targets);
     this.checkPlatforms(
@@ -257,10 +264,7 @@ export class PostsService {
     }
     const media = (await this.resolveMedia(workspaceId, dto.media)).map((m) => m.id);
     const thread = await this.resolveThread(workspaceId, dto.thread);
-    const draftTargets = dto.targets.map((t) => ({
-      accountId: t.accountId.toLowerCase(),
-      ...(t.text !== undefined ? { text: t.text } : {}),
-    }));
+    const draftTargets = draftTargetsOf(dto.targets);
     await this.checkTargets(workspaceId, draftTargets);
     const now = new Date();
     const post: PostRow = {
@@ -382,11 +386,7 @@ export class PostsService {
       this.validateSchedule(next.scheduledAt, next.publishBy, now);
       const mediaInfo = await this.resolveMedia(workspaceId, next.media);
       next.media = mediaInfo.map((mi) => mi.id);
-      // `thread` absent: kept; null: the post becomes a single post; an array replaces the thread.
-      const thread =
-        dto.thread === undefined
-          ? await this.resolveThread(workspaceId, post.thread?.map((p) => ({ ...p, link: p.link ?? undefined })) ?? null)
-          : await this.resolveThread(workspaceId, dto.thread);
+      const thread = await this.patchedThread(workspaceId, post, dto.thread);
       next.thread = thread.thread;
       const waiting = (await this.jobs.forPosts(workspaceId, [id], m)).filter((j) => j.status === 'scheduled' || j.status === 'paused');
       this.checkPlatforms(
@@ -423,18 +423,11 @@ export class PostsService {
     if (!scheduling && (dto.scheduledAt !== undefined || dto.publishBy !== undefined)) {
       throw invalidInput('a draft has no time: send status "scheduled" with scheduledAt (default: now) to schedule it');
     }
-    const draftTargets =
-      dto.targets === undefined
-        ? (post.draftTargets ?? [])
-        : dto.targets.map((t) => ({ accountId: t.accountId.toLowerCase(), ...(t.text !== undefined ? { text: t.text } : {}) }));
+    const draftTargets = dto.targets === undefined ? (post.draftTargets ?? []) : draftTargetsOf(dto.targets);
     const content = applyContentPatch(post, dto);
     const mediaInfo = await this.resolveMedia(workspaceId, content.media);
     content.media = mediaInfo.map((mi) => mi.id);
-    // `thread` as on a scheduled post: absent keeps it, null drops it, an array replaces it.
-    const thread =
-      dto.thread === undefined
-        ? await this.resolveThread(workspaceId, post.thread?.map((p) => ({ ...p, link: p.link ?? undefined })) ?? null)
-        : await this.resolveThread(workspaceId, dto.thread);
+    const thread = await this.patchedThread(workspaceId, post, dto.thread);
     content.thread = thread.thread;
     if (!scheduling) {
       await this.checkTargets(workspaceId, draftTargets);
@@ -511,6 +504,11 @@ export class PostsService {
     });
     return deletedDraft ?? this.get(workspaceId, id);
   }
+}
+
+/** A request's targets as a post keeps them: the account id in lower case, the text override only when given. */
+function draftTargetsOf(targets: readonly { accountId: string; text?: string }[]): DraftTarget[] {
+  return targets.map((t) => ({ accountId: t.accountId.toLowerCase(), ...(t.text !== undefined ? { text: t.text } : {}) }));
 }
 
 /** A post's fields for the audit trail. */
