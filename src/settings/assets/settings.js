@@ -99,65 +99,79 @@
     show();
   });
 
-  // The composer's counters: one per chosen account, counted as its platform counts.
+  // The composer's counters: under the text and under each thread part, one per chosen account,
+  // counted as its platform counts.
   document.querySelectorAll('form[data-compose]').forEach(function (form) {
-    var area = form.querySelector('[data-compose-text]');
-    var list = form.querySelector('[data-counters]');
-    if (!area || !list) return;
     var boxes = form.querySelectorAll('input[type="checkbox"][name="accounts"][data-limit]');
-    function line(name, platform, limit, unit) {
-      var used = measure(area.value, unit);
-      var over = used - limit;
-      var li = document.createElement('li');
-      li.className = 'counter' + (over > 0 ? ' over' : '');
-      li.textContent = name + ' (' + platform + '): ' + used + ' / ' + limit + ' characters' + (over > 0 ? ': ' + over + ' too many' : '');
-      return { li: li, over: over > 0 };
-    }
-    function update() {
-      var any = false;
-      var items = [];
-      if (boxes.length > 0) {
-        boxes.forEach(function (box) {
-          if (!box.checked) return;
-          var l = line(
-            box.getAttribute('data-account-name'),
-            box.getAttribute('data-account-platform'),
-            Number(box.getAttribute('data-limit')),
-            box.getAttribute('data-unit'),
-          );
-          any = any || l.over;
-          items.push(l.li);
-        });
-      } else {
-        list.querySelectorAll('li[data-limit]').forEach(function (old) {
-          var l = line(
-            old.getAttribute('data-account-name'),
-            old.getAttribute('data-account-platform'),
-            Number(old.getAttribute('data-limit')),
-            old.getAttribute('data-unit'),
-          );
-          ['data-limit', 'data-unit', 'data-account-name', 'data-account-platform'].forEach(function (a) {
-            l.li.setAttribute(a, old.getAttribute(a));
+    form.querySelectorAll('textarea[data-compose-text]').forEach(function (area) {
+      var list = document.getElementById(area.getAttribute('data-counters'));
+      if (!list) return;
+      var isPart = area.hasAttribute('data-part');
+      // Scheduled posts have fixed accounts: the server's lines carry what to count by.
+      var fixed = Array.prototype.map.call(list.querySelectorAll('li[data-limit]'), function (old) {
+        return {
+          name: old.getAttribute('data-account-name'),
+          platform: old.getAttribute('data-account-platform'),
+          limit: Number(old.getAttribute('data-limit')),
+          unit: old.getAttribute('data-unit'),
+        };
+      });
+      function line(name, platform, limit, unit) {
+        var used = measure(area.value, unit);
+        var over = used - limit;
+        var li = document.createElement('li');
+        li.className = 'counter' + (over > 0 ? ' over' : '');
+        li.textContent =
+          name + ' (' + platform + '): ' + used + ' / ' + limit + ' characters' + (over > 0 ? ': ' + over + ' too many' : '');
+        return { li: li, over: over > 0 };
+      }
+      function update() {
+        var any = false;
+        var items = [];
+        var chosen = [];
+        if (boxes.length > 0) {
+          boxes.forEach(function (box) {
+            if (box.checked)
+              chosen.push({
+                name: box.getAttribute('data-account-name'),
+                platform: box.getAttribute('data-account-platform'),
+                limit: Number(box.getAttribute('data-limit')),
+                unit: box.getAttribute('data-unit'),
+                threads: box.getAttribute('data-threads') !== 'false',
+              });
           });
+        } else {
+          chosen = fixed;
+        }
+        chosen.forEach(function (a) {
+          if (isPart && a.threads === false) {
+            var refused = document.createElement('li');
+            refused.className = 'counter over';
+            refused.textContent = a.name + ' (' + a.platform + '): has no threads';
+            items.push(refused);
+            any = true;
+            return;
+          }
+          var l = line(a.name, a.platform, a.limit, a.unit);
           any = any || l.over;
           items.push(l.li);
         });
+        if (items.length === 0) {
+          var none = document.createElement('li');
+          none.className = 'counter muted';
+          none.textContent = 'Choose an account to see its counter.';
+          items.push(none);
+        }
+        list.replaceChildren.apply(list, items);
+        if (any) area.setAttribute('aria-invalid', 'true');
+        else area.removeAttribute('aria-invalid');
       }
-      if (items.length === 0) {
-        var none = document.createElement('li');
-        none.className = 'counter muted';
-        none.textContent = 'Choose an account below to see its counter.';
-        items.push(none);
-      }
-      list.replaceChildren.apply(list, items);
-      if (any) area.setAttribute('aria-invalid', 'true');
-      else area.removeAttribute('aria-invalid');
-    }
-    area.addEventListener('input', update);
-    boxes.forEach(function (box) {
-      box.addEventListener('change', update);
+      area.addEventListener('input', update);
+      boxes.forEach(function (box) {
+        box.addEventListener('change', update);
+      });
+      update();
     });
-    update();
   });
 
   // "Select all on this page" for the failed posts.

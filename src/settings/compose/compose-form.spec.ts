@@ -1,4 +1,14 @@
-import { counterText, instantsOf, moveMedia, parseAction, previewFor, readComposeForm, withAccountNames } from './compose-form';
+import {
+  counterText,
+  instantsOf,
+  moveMedia,
+  moveParts,
+  parseAction,
+  previewFor,
+  readComposeForm,
+  threadOf,
+  withAccountNames,
+} from './compose-form';
 
 const A = '11111111-1111-4111-8111-111111111111';
 const B = '22222222-2222-4222-8222-222222222222';
@@ -83,5 +93,81 @@ describe('the composer form', () => {
         { label: 'targets.1', name: 'Blog' },
       ]),
     ).toBe('Herald on Bluesky (bluesky): text is 301 graphemes, the limit is 300; Blog (webhook): x');
+  });
+
+  it("reads a thread's parts in the form's order, keeps what each part had, and drops what is past the count or not an id", () => {
+    const { values, action } = readComposeForm(
+      {
+        text: 'Part one',
+        partCount: '2',
+        part_text_0: 'Two ',
+        part_link_0: ' https://example.com/two ',
+        part_media_0: [C, 'not-an-id'],
+        part_text_1: 'Three',
+        part_text_2: 'past the count',
+        action: 'part-down:0',
+      },
+      'UTC',
+    );
+    expect(values.parts).toEqual([
+      { text: 'Two ', link: 'https://example.com/two', media: [C] },
+      { text: 'Three', link: '', media: [] },
+    ]);
+    expect(action).toEqual({ kind: 'part-down', index: 0 });
+    expect(readComposeForm({ partCount: '999' }, 'UTC').values.parts).toHaveLength(25);
+    expect(readComposeForm({ partCount: '-3' }, 'UTC').values.parts).toEqual([]);
+    expect(parseAction('part-sideways:1')).toEqual({ kind: 'none' });
+  });
+
+  it("adds parts (the API's minimum of two at first, then one at a time, up to 25), moves and removes them", () => {
+    const p = (text: string) => ({ text, link: '', media: [] });
+    const started = moveParts([], { kind: 'add-part' });
+    expect(started).toEqual([p(''), p('')]);
+    expect(moveParts([p('a'), p('b')], { kind: 'add-part' })).toEqual([p('a'), p('b'), p('')]);
+    const full = Array.from({ length: 25 }, (_, i) => p(String(i)));
+    expect(moveParts(full, { kind: 'add-part' })).toHaveLength(25);
+    expect(moveParts([p('a'), p('b'), p('c')], { kind: 'part-up', index: 2 })).toEqual([p('a'), p('c'), p('b')]);
+    expect(moveParts([p('a'), p('b'), p('c')], { kind: 'part-up', index: 0 })).toEqual([p('a'), p('b'), p('c')]);
+    expect(moveParts([p('a'), p('b'), p('c')], { kind: 'part-down', index: 0 })).toEqual([p('b'), p('a'), p('c')]);
+    expect(moveParts([p('a'), p('b'), p('c')], { kind: 'part-remove', index: 1 })).toEqual([p('a'), p('c')]);
+    expect(moveParts([p('a')], { kind: 'part-remove', index: 7 })).toEqual([p('a')]);
+    expect(threadOf([])).toBeNull();
+    expect(threadOf([{ text: 'x', link: 'https://e.x/', media: [C] }, p('y')])).toEqual([
+      { text: 'x', link: 'https://e.x/', media: [C] },
+      { text: 'y' },
+    ]);
+  });
+
+  it('counts and checks each part as the first, and shows LinkedIn refusing the thread as a whole', () => {
+    const values = readComposeForm(
+      {
+        text: 'One',
+        partCount: '2',
+        part_text_0: `${'a'.repeat(289)}${family.repeat(12)}`,
+        part_text_1: 'Three',
+        part_link_1: 'https://example.com/3',
+      },
+      'UTC',
+    ).values;
+    const sky = previewFor({ id: A, name: 'Sky', provider: 'bluesky', providerLabel: 'Bluesky' }, values, []);
+    expect(sky.threadRefused).toBeNull();
+    expect(sky.parts).toEqual([
+      {
+        number: 2,
+        used: 301,
+        limit: 300,
+        over: 1,
+        counter: '301 / 300 characters: 1 too many',
+        text: `${'a'.repeat(289)}${family.repeat(12)}`,
+        problems: ['text is 301 graphemes, the limit is 300'],
+      },
+      { number: 3, used: 5, limit: 300, over: 0, counter: '5 / 300 characters', text: 'Three', problems: [] },
+    ]);
+    const linkedIn = previewFor({ id: B, name: 'Company page', provider: 'linkedin', providerLabel: 'LinkedIn' }, values, []);
+    expect(linkedIn.threadRefused).toMatch(/^thread: LinkedIn has no threads/);
+    expect(linkedIn.parts.map((part) => part.problems)).toEqual([[], []]);
+    expect(withAccountNames('targets.0 (bluesky): thread.0: text is 301 graphemes; thread.10.text should not be empty', [])).toBe(
+      'targets.0 (bluesky): part 2: text is 301 graphemes; part 12.text should not be empty',
+    );
   });
 });

@@ -1,6 +1,13 @@
 import type { Provider } from '../../connectors/connector.interface';
 import { composeText } from '../../connectors/bluesky/bluesky-post';
-import { measureText, PLATFORM_LIMITS, validateForPlatform, type MediaRuleInfo } from '../../posts/platform-rules';
+import {
+  measureText,
+  PLATFORM_LIMITS,
+  validateForPlatform,
+  validateThreadForPlatform,
+  type MediaRuleInfo,
+} from '../../posts/platform-rules';
+import { MAX_THREAD_PARTS, MIN_THREAD_PARTS } from '../../posts/posts.dto';
 import { field, fields, isUuid, rawField } from '../page-input';
 import { isTimeZone, zonedToInstant } from './zoned-time';
 
@@ -22,9 +29,23 @@ export type ComposeAction =
   | { kind: 'up'; mediaId: string }
   | { kind: 'down'; mediaId: string }
   | { kind: 'remove'; mediaId: string }
+  | { kind: 'add-part' }
+  /** A thread part moved or removed, by its index among the further parts (0: the post's part 2). */
+  | { kind: 'part-up' | 'part-down' | 'part-remove'; index: number }
   | { kind: 'none' };
 
-const SIMPLE_ACTIONS = ['now', 'schedule', 'draft', 'preview', 'card', 'upload'] as const;
+const SIMPLE_ACTIONS = ['now', 'schedule', 'draft', 'preview', 'card', 'upload', 'add-part'] as const;
+
+/**
+ * A thread's further part as the composer edits it: text and link. Images a part already has
+ * (from the API or the failed-posts page) are kept as they are; the composer adds images to the
+ * first part only.
+ */
+export interface ComposePart {
+  text: string;
+  link: string;
+  media: string[];
+}
 
 export interface ComposeValues {
   text: string;
@@ -42,6 +63,8 @@ export interface ComposeValues {
   zone: string;
   deadlineDate: string;
   deadlineTime: string;
+  /** The thread's further parts (none: a single post). */
+  parts: ComposePart[];
 }
 
 export const MAX_IMAGES = 4;
@@ -60,6 +83,7 @@ export function emptyValues(zone: string): ComposeValues {
     zone,
     deadlineDate: '',
     deadlineTime: '',
+    parts: [],
   };
 }
 
@@ -94,13 +118,32 @@ export function readComposeForm(body: unknown, fallbackZone: string): { values: 
     zone: isTimeZone(zone) ? zone : fallbackZone,
     deadlineDate: field(body, 'deadlineDate'),
     deadlineTime: field(body, 'deadlineTime'),
+    parts: readParts(body),
   };
   return { values, action: parseAction(field(body, 'action')) };
+}
+
+/** The thread's parts, as the form numbers them (`partCount`, then `part_text_0`, `part_link_0`, `part_media_0`, …). */
+function readParts(body: unknown): ComposePart[] {
+  const count = Math.min(MAX_THREAD_PARTS, Math.max(0, Number.parseInt(field(body, 'partCount'), 10) || 0));
+  return Array.from({ length: count }, (_, i) => ({
+    text: rawField(body, `part_text_${i}`),
+    link: field(body, `part_link_${i}`),
+    media: [
+      ...new Set(
+        fields(body, `part_media_${i}`)
+          .filter(isUuid)
+          .map((id) => id.toLowerCase()),
+      ),
+    ].slice(0, MAX_IMAGES),
+  }));
 }
 
 export function parseAction(value: string): ComposeAction {
   const simple = SIMPLE_ACTIONS.find((a) => a === value);
   if (simple) return { kind: simple };
+  const part = /^part-(up|down|remove):(\d{1,2})$/.exec(value);
+  if (part) return { kind: `part-${part[1]}` as 'part-up' | 'part-down' | 'part-remove', index: Number(part[2]) };
   const m = /^(up|down|remove):([0-9a-f-]{36})$/i.exec(value);
   if (m && isUuid(m[2])) return { kind: m[1].toLowerCase() as 'up' | 'down' | 'remove', mediaId: m[2].toLowerCase() };
   return { kind: 'none' };
@@ -118,6 +161,40 @@ export function moveMedia(media: readonly string[], action: ComposeAction): stri
     if (j >= 0 && j < list.length) [list[i], list[j]] = [list[j], list[i]];
   }
   return list;
+}
+
+/**
+ * The thread after "add a part", "move up", "move down" or "remove". A post without a thread gets
+ * the API's minimum of further parts at once (a thread has 2 to 25 besides the first), then one
+ * more each time, up to the maximum.
+ */
+export function moveParts(parts: readonly ComposePart[], action: ComposeAction): ComposePart[] {
+  const list = parts.map((p) => ({ ...p, media: [...p.media] }));
+  const empty = (): ComposePart => ({ text: '', link: '', media: [] });
+  if (action.kind === 'add-part') {
+    const want = list.length === 0 ? MIN_THREAD_PARTS : list.length + 1;
+    while (list.length < Math.min(want, MAX_THREAD_PARTS)) list.push(empty());
+    return list;
+  }
+  if (action.kind !== 'part-up' && action.kind !== 'part-down' && action.kind !== 'part-remove') return list;
+  const i = action.index;
+  if (i < 0 || i >= list.length) return list;
+  if (action.kind === 'part-remove') list.splice(i, 1);
+  else {
+    const j = action.kind === 'part-up' ? i - 1 : i + 1;
+    if (j >= 0 && j < list.length) [list[i], list[j]] = [list[j], list[i]];
+  }
+  return list;
+}
+
+/** The thread as the API takes it (`thread`), or null for a single post. */
+export function threadOf(parts: readonly ComposePart[]): { text: string; link?: string; media?: string[] }[] | null {
+  if (parts.length === 0) return null;
+  return parts.map((p) => ({
+    text: p.text,
+    ...(p.link !== '' ? { link: p.link } : {}),
+    ...(p.media.length > 0 ? { media: p.media } : {}),
+  }));
 }
 
 export type When = { ok: true; scheduledAt: string | null; publishBy: string | null } | { ok: false; problem: string };
@@ -171,6 +248,21 @@ export interface AccountPreview {
   problems: string[];
   /** Bluesky builds a link card (no images, a link). */
   card: boolean;
+  /** Each further part of the thread, counted and checked as the first. */
+  parts: PartPreview[];
+  /** Why the platform refuses the thread as a whole (LinkedIn has no threads); null when it takes one. */
+  threadRefused: string | null;
+}
+
+export interface PartPreview {
+  /** The part's number as a person counts: the post's own text is part 1. */
+  number: number;
+  used: number;
+  limit: number;
+  over: number;
+  counter: string;
+  text: string;
+  problems: string[];
 }
 
 /** The counter's sentence (settings.js writes the same one as a person types). */
@@ -180,13 +272,37 @@ export function counterText(used: number, limit: number): string {
 }
 
 /** What each chosen account gets, counted and checked as the intake does (platform-rules.ts). */
-export function previewFor(account: ComposeAccount, values: ComposeValues, media: readonly MediaRuleInfo[]): AccountPreview {
+export function previewFor(
+  account: ComposeAccount,
+  values: ComposeValues,
+  media: readonly MediaRuleInfo[],
+  partMedia: (id: string) => MediaRuleInfo | undefined = () => undefined,
+): AccountPreview {
   const limits = PLATFORM_LIMITS[account.provider];
   const used = measureText(values.text, limits.textUnit);
   const link = values.link === '' ? null : values.link;
   const card = account.provider === 'bluesky' && media.length === 0 && link !== null;
   // Bluesky puts the link in the text when it cannot be a card (with images); the others send it apart.
-  const text = account.provider === 'bluesky' ? composeText(values.text, link, media.length > 0) : values.text;
+  const shown = (t: string, l: string | null, images: number) => (account.provider === 'bluesky' ? composeText(t, l, images > 0) : t);
+  const text = shown(values.text, link, media.length);
+  const contents = values.parts.map((p) => ({
+    text: p.text,
+    link: p.link === '' ? null : p.link,
+    media: p.media.map(partMedia).filter((m): m is MediaRuleInfo => m !== undefined),
+  }));
+  const threadRefused = limits.threads || contents.length === 0 ? null : validateThreadForPlatform(account.provider, contents)[0];
+  const parts = contents.map((c, i): PartPreview => {
+    const partUsed = measureText(c.text, limits.textUnit);
+    return {
+      number: i + 2,
+      used: partUsed,
+      limit: limits.maxText,
+      over: Math.max(0, partUsed - limits.maxText),
+      counter: counterText(partUsed, limits.maxText),
+      text: shown(c.text, c.link, c.media.length),
+      problems: threadRefused === null ? validateForPlatform(account.provider, c) : [],
+    };
+  });
   return {
     accountId: account.id,
     name: account.name,
@@ -200,6 +316,8 @@ export function previewFor(account: ComposeAccount, values: ComposeValues, media
     text,
     problems: validateForPlatform(account.provider, { text: values.text, media, link }),
     card,
+    parts,
+    threadRefused: threadRefused ?? null,
   };
 }
 
@@ -210,5 +328,6 @@ export function previewFor(account: ComposeAccount, values: ComposeValues, media
 export function withAccountNames(message: string, targets: readonly { label: string; name: string }[]): string {
   let out = message;
   for (const t of targets) out = out.split(`${t.label} (`).join(`${t.name} (`);
-  return out;
+  // A thread's part as the page numbers it: `thread.0` is the post's part 2.
+  return out.replace(/\bthread\.(\d+)/g, (_, i: string) => `part ${Number(i) + 2}`);
 }

@@ -10,7 +10,7 @@ import type { MediaInfo } from '../../media/media.types';
 import { MediaService } from '../../media/media.service';
 import { PLATFORM_LIMITS } from '../../posts/platform-rules';
 import type { PostView } from '../../posts/post.types';
-import { CreatePostDto, UpdatePostDto } from '../../posts/posts.dto';
+import { CreatePostDto, MAX_THREAD_PARTS, UpdatePostDto } from '../../posts/posts.dto';
 import { PostsService } from '../../posts/posts.service';
 import { Public } from '../../workspaces/auth';
 import { AccountsPageService, PROVIDER_LABELS } from '../accounts-page.service';
@@ -28,8 +28,10 @@ import {
   instantsOf,
   MAX_IMAGES,
   moveMedia,
+  moveParts,
   previewFor,
   readComposeForm,
+  threadOf,
   withAccountNames,
 } from './compose-form';
 import { isTimeZone, timeZones, wallTimeOf, zoneLabel } from './zoned-time';
@@ -144,6 +146,7 @@ export class ComposeController {
       zone,
       deadlineDate: by.date,
       deadlineTime: by.time,
+      parts: (post.thread ?? []).map((p) => ({ text: p.text, link: p.link ?? '', media: [...p.media] })),
     };
     await this.show(res, session, mode, values, {});
   }
@@ -210,6 +213,26 @@ export class ComposeController {
         );
         await this.show(res, session, mode, values, { notes });
         return;
+      case 'add-part':
+      case 'part-up':
+      case 'part-down':
+      case 'part-remove': {
+        const before = values.parts.length;
+        values.parts = moveParts(values.parts, action);
+        notes.push(
+          action.kind === 'add-part'
+            ? values.parts.length === before
+              ? 'A thread has at most 25 further parts.'
+              : before === 0
+                ? 'Thread started: parts 2 and 3 are below the text (a thread has 2 to 25 further parts).'
+                : `Part ${values.parts.length + 1} added.`
+            : action.kind === 'part-remove'
+              ? 'Part removed from the thread (nothing is saved until you schedule or save it).'
+              : 'Parts reordered.',
+        );
+        await this.show(res, session, mode, values, { notes });
+        return;
+      }
       case 'card':
         await this.show(res, session, mode, values, { notes, card: await this.linkCard(values) });
         return;
@@ -252,6 +275,7 @@ export class ComposeController {
       ...(values.link !== '' ? { link: values.link } : {}),
       media: values.media,
     };
+    const thread = threadOf(values.parts);
     const targets = values.accounts.map((accountId) => ({ accountId }));
     let labels = values.accounts.map((id, i) => ({ label: `targets.${i}`, name: names.get(id) ?? 'an account' }));
     try {
@@ -264,13 +288,18 @@ export class ComposeController {
         : {};
       let post: PostView;
       if (mode.kind === 'new') {
-        const dto = await asDto(CreatePostDto, { ...content, targets, ...(action.kind === 'draft' ? { status: 'draft' } : time) });
+        const dto = await asDto(CreatePostDto, {
+          ...content,
+          ...(thread ? { thread } : {}),
+          targets,
+          ...(action.kind === 'draft' ? { status: 'draft' } : time),
+        });
         post = (await this.posts.create(auth, dto, dto)).body as PostView;
       } else if (mode.kind === 'draft') {
         const patch =
           action.kind === 'draft'
-            ? { ...content, title: content.title ?? null, link: content.link ?? null, targets }
-            : { ...content, title: content.title ?? null, link: content.link ?? null, targets, status: 'scheduled', ...time };
+            ? { ...content, title: content.title ?? null, link: content.link ?? null, thread, targets }
+            : { ...content, title: content.title ?? null, link: content.link ?? null, thread, targets, status: 'scheduled', ...time };
         post = await this.posts.update(auth, mode.post.id, await asDto(UpdatePostDto, patch));
       } else {
         if (action.kind === 'draft') throw new PageProblem('a scheduled post does not go back to being a draft');
@@ -280,6 +309,7 @@ export class ComposeController {
           ...content,
           title: content.title ?? null,
           link: content.link ?? null,
+          thread,
           scheduledAt: action.kind === 'now' ? now : (time.scheduledAt ?? now),
           publishBy: time.publishBy ?? null,
         };
@@ -391,7 +421,20 @@ export class ComposeController {
       view: a,
     }));
     const chosenAccounts = composeAccounts.filter((a) => chosen.has(a.id));
-    const previews = chosenAccounts.map((a) => ({ ...previewFor(a, values, media), needsPerson: a.view.status !== 'active' }));
+    // The images thread parts already have (kept as they are): read for the parts' checks.
+    const partMedia = new Map<string, MediaInfo>();
+    const partIds = [...new Set(values.parts.flatMap((p) => p.media))];
+    for (const id of partIds) {
+      try {
+        partMedia.set(id, (await this.media.requireMany(ws, [id]))[0]);
+      } catch {
+        // gone: the API names it when the post is saved
+      }
+    }
+    const previews = chosenAccounts.map((a) => ({
+      ...previewFor(a, values, media, (id) => partMedia.get(id)),
+      needsPerson: a.view.status !== 'active',
+    }));
     const at = new Date();
     const title = mode.kind === 'new' ? 'Write a post' : mode.kind === 'draft' ? 'Edit the draft' : 'Edit the scheduled post';
     await this.pages.render(
@@ -417,6 +460,7 @@ export class ComposeController {
           checked: chosen.has(a.id),
           limit: PLATFORM_LIMITS[a.provider].maxText,
           unit: PLATFORM_LIMITS[a.provider].textUnit,
+          threads: PLATFORM_LIMITS[a.provider].threads,
           needsPerson: a.view.status !== 'active',
           why:
             a.view.status === 'disabled'
@@ -436,6 +480,25 @@ export class ComposeController {
           last: i === media.length - 1,
         })),
         canAddImage: media.length < MAX_IMAGES,
+        parts: values.parts.map((p, i) => ({
+          index: i,
+          number: i + 2,
+          text: p.text,
+          link: p.link,
+          media: p.media,
+          first: i === 0,
+          last: i === values.parts.length - 1,
+          counters: previews.map((pv) => ({
+            name: pv.name,
+            providerLabel: pv.providerLabel,
+            unit: pv.unit,
+            refused: pv.threadRefused !== null,
+            ...pv.parts[i],
+          })),
+        })),
+        partCount: values.parts.length,
+        threadLabel: values.parts.length === 0 ? 'optional' : `${values.parts.length} further part${values.parts.length === 1 ? '' : 's'}`,
+        canAddPart: values.parts.length < MAX_THREAD_PARTS,
         previews,
         card: extra.card ?? null,
         anyCard: previews.some((p) => p.card),
