@@ -192,6 +192,34 @@ describe('DELETE /v1/media/:id', () => {
     await t.http().delete(`/v1/media/${id}`).set(bearer(ws.key)).expect(204);
   });
 
+  it("refuses while a draft (no jobs yet) holds it, in its own images or a thread part's; once the draft no longer does, it deletes", async () => {
+    const own = await uploadImage(t, ws.key, await makeImage('png'));
+    const inPart = await uploadImage(t, ws.key, await makeImage('png'));
+    const draft = (
+      await t
+        .http()
+        .post('/v1/posts')
+        .set(bearer(ws.key))
+        .send({
+          text: 'a draft with images',
+          media: [own],
+          thread: [{ text: 'two', media: [inPart] }, { text: 'three' }],
+          status: 'draft',
+          targets: [{ accountId: account }],
+        })
+        .expect(201)
+    ).body as { id: string; jobs: unknown[] };
+    expect(draft.jobs).toEqual([]);
+    for (const id of [own, inPart]) {
+      const refused = await t.http().delete(`/v1/media/${id}`).set(bearer(ws.key)).expect(409);
+      expect(refused.body.message).toContain(`still needed by posts not yet published or waiting in the dead-letter queue: ${draft.id}.`);
+      await t.http().get(`/v1/media/${id}`).set(bearer(ws.key)).expect(200);
+    }
+    await t.http().patch(`/v1/posts/${draft.id}`).set(bearer(ws.key)).send({ media: [], thread: null }).expect(200);
+    await t.http().delete(`/v1/media/${own}`).set(bearer(ws.key)).expect(204);
+    await t.http().delete(`/v1/media/${inPart}`).set(bearer(ws.key)).expect(204);
+  });
+
   it('refuses while a dead job could be requeued with it; after the discard it deletes', async () => {
     const id = await uploadImage(t, ws.key, await makeImage('png'));
     const post = await createPost(t, ws.key, { text: 'failed with an image', media: [id], targets: [{ accountId: account }] });
