@@ -12,7 +12,7 @@ import {
   PHONE,
   screenshot,
 } from './support/browser';
-import { createWebhookAccount } from './support/engine';
+import { connectBlueskyAccount, createWebhookAccount } from './support/engine';
 import { makeImage } from './support/media';
 import { pollUntil } from './support/poll';
 import { startPds, TestBskyAccount, TestPdsHandle } from './support/pds';
@@ -60,17 +60,7 @@ describe('settings page: composer and calendar, in a browser', () => {
     t = await bootPageApp({}, { engine: true });
     blog = (await createWebhookAccount(t, t.adminKey, receiver.urlFor('/hook'), { name: 'Company blog' })).id;
     author = await pds.createAccount('composer');
-    const res = await t
-      .http()
-      .post('/v1/accounts')
-      .set(bearer(t.adminKey))
-      .send({
-        provider: 'bluesky',
-        name: 'Herald on Bluesky',
-        config: { identifier: author.handle, appPassword: author.appPassword, service: pds.url },
-      });
-    expect(res.status).toBe(201);
-    sky = res.body.id as string;
+    sky = await connectBlueskyAccount(t, t.adminKey, author, pds.url, 'Herald on Bluesky');
     context = await browser.newContext({ viewport: DESKTOP, locale: 'en-GB', timezoneId: ZONE });
     page = await context.newPage();
     page.on('pageerror', (err) => {
@@ -226,17 +216,7 @@ describe('settings page: composer and calendar, in a browser', () => {
 
   it('writes a thread on the page: parts added, reordered and removed, each with its counter; kept as a draft, then published to a Bluesky account as replies and to the blog in one delivery', async () => {
     const threader = await pds.createAccount('threader');
-    const created = await t
-      .http()
-      .post('/v1/accounts')
-      .set(bearer(t.adminKey))
-      .send({
-        provider: 'bluesky',
-        name: 'Threads on Bluesky',
-        config: { identifier: threader.handle, appPassword: threader.appPassword, service: pds.url },
-      })
-      .expect(201);
-    const threads = created.body.id as string;
+    const threads = await connectBlueskyAccount(t, t.adminKey, threader, pds.url, 'Threads on Bluesky');
     const partCounters = (i: number) => page.locator(`#counters-part-${i} li`);
 
     await page.goto(`${t.baseUrl}/settings/compose`);
@@ -293,7 +273,7 @@ describe('settings page: composer and calendar, in a browser', () => {
       'the thread to reach the PDS',
       async () =>
         (await pds.network.pds.getClient().com.atproto.repo.listRecords({ repo: threader.did, collection: 'app.bsky.feed.post' })).data
-          .records as { uri: string; value: { text: string; reply?: Reply } }[],
+          .records as unknown as { uri: string; value: { text: string; reply?: Reply } }[],
       (r) => r.length >= 3,
       60_000,
       200,

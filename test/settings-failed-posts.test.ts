@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { bearer } from './support/app';
 import { bootPageApp, criticalViolations, eventually, launchBrowser, logIn, newPage, PageApp, screenshot } from './support/browser';
 import { killJobs } from './support/dlq';
-import { createPost, createWebhookAccount } from './support/engine';
+import { connectBlueskyAccount, createPost, createWebhookAccount } from './support/engine';
 import { startPds, TestBskyAccount, TestPdsHandle } from './support/pds';
 import { Receiver, startReceiver } from './support/receiver';
 
@@ -50,18 +50,8 @@ describe('settings page: failed posts, in a browser', () => {
     return post.jobs[0].id;
   }
 
-  async function connectBluesky(account: TestBskyAccount): Promise<string> {
-    const res = await t
-      .http()
-      .post('/v1/accounts')
-      .set(bearer(t.adminKey))
-      .send({
-        provider: 'bluesky',
-        name: 'Herald on Bluesky',
-        config: { identifier: account.handle, appPassword: account.appPassword, service: pds.url },
-      });
-    expect(res.status).toBe(201);
-    return res.body.id as string;
+  function connectBluesky(account: TestBskyAccount): Promise<string> {
+    return connectBlueskyAccount(t, t.adminKey, account, pds.url, 'Herald on Bluesky');
   }
 
   it('edits a dead Bluesky post: the counter and the server refuse 301 graphemes; fixed and requeued, the PDS gets the new text', async () => {

@@ -9,7 +9,15 @@ import { BlueskyConnector } from '../src/connectors/bluesky/bluesky.connector';
 import type { DeliveryAccount, DeliveryJob } from '../src/connectors/connector.interface';
 import { bearer, TestApp } from './support/app';
 import { withClient } from './support/database';
-import { bootEngine, createPost, createWebhookAccount, fastEngine, verifySignature, waitForJob } from './support/engine';
+import {
+  bootEngine,
+  connectBlueskyAccount,
+  createPost,
+  createWebhookAccount,
+  fastEngine,
+  verifySignature,
+  waitForJob,
+} from './support/engine';
 import { makeImage, uploadImage } from './support/media';
 import { startPds, TestBskyAccount, TestPdsHandle } from './support/pds';
 import { Receiver, startReceiver } from './support/receiver';
@@ -95,18 +103,8 @@ describe('threads', () => {
     await Promise.all([pds?.close(), receiver?.close(), page?.close()]);
   });
 
-  async function connect(account: TestBskyAccount): Promise<string> {
-    const res = await t
-      .http()
-      .post('/v1/accounts')
-      .set(bearer(key))
-      .send({
-        provider: 'bluesky',
-        name: account.handle,
-        config: { identifier: account.handle, appPassword: account.appPassword, service: proxy.url },
-      });
-    expect(res.status).toBe(201);
-    return res.body.id as string;
+  function connect(account: TestBskyAccount): Promise<string> {
+    return connectBlueskyAccount(t, key, account, proxy.url);
   }
 
   /** Every post record of the account, oldest key first, with its cid. */

@@ -167,6 +167,27 @@ export async function createWebhookAccount(
   return { id: res.body.id, secret: res.body.secret };
 }
 
+/**
+ * A Bluesky account connected with an app password (POST /v1/accounts), as a person would: the
+ * handle and app password of an account on a test PDS (`service`: the PDS or a proxy in front
+ * of it). Returns its id; throws with the API's answer when it is not 201.
+ */
+export async function connectBlueskyAccount(
+  t: TestApp,
+  key: string,
+  account: { handle: string; appPassword: string },
+  service: string,
+  name: string = account.handle,
+): Promise<string> {
+  const res = await t
+    .http()
+    .post('/v1/accounts')
+    .set(bearer(key))
+    .send({ provider: 'bluesky', name, config: { identifier: account.handle, appPassword: account.appPassword, service } });
+  if (res.status !== 201) throw new Error(`bluesky account creation failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.id as string;
+}
+
 export async function createPost(t: TestApp, key: string, body: Record<string, unknown>): Promise<{ id: string; jobs: { id: string }[] }> {
   const res = await t.http().post('/v1/posts').set(bearer(key)).send(body);
   if (res.status !== 201) throw new Error(`post creation failed: ${res.status} ${JSON.stringify(res.body)}`);
