@@ -26,6 +26,8 @@ import { roundStatements, StatementCosts } from './round-statements';
  *   BENCH_PROFILE=<dir>: worker processes write a CPU profile there (node --cpu-prof); API-only
  *   processes too with BENCH_PROFILE_API=1
  *   BENCH_NODE_ARGS: more node flags for every Herald process (e.g. --heap-prof, --trace-gc)
+ *   BENCH_JOBS_FILLFACTOR=<n>: the writes section repacks Herald's jobs table with this fillfactor
+ *   first (an experiment docs/benchmarks.md reports; Herald's schema has none)
  */
 const ROOT = path.resolve(__dirname, '../..');
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
@@ -456,6 +458,14 @@ async function graphileThroughput(db: Db, receiver: Receiver, mode: 'default' | 
 
 /** Before a measured write run: statistics and visibility settled (VACUUM ANALYZE), and a checkpoint, so both systems start with no full-page image written since. */
 async function prepareWrites(db: Db, url: string): Promise<void> {
+  if (process.env.BENCH_JOBS_FILLFACTOR)
+    await db.with(url, async (c) => {
+      const has = (await c.query(`SELECT 1 FROM pg_tables WHERE tablename = 'jobs' AND schemaname = 'public'`)).rowCount;
+      if (has) {
+        await c.query(`ALTER TABLE jobs SET (fillfactor = ${Number(process.env.BENCH_JOBS_FILLFACTOR)})`);
+        await c.query('VACUUM FULL jobs');
+      }
+    });
   await db.with(url, (c) => c.query('VACUUM ANALYZE'));
   await db.admin((c) => c.query('CHECKPOINT')).catch(() => undefined); // a non-superuser cannot: then the first run pays more full-page images
 }
@@ -987,7 +997,7 @@ async function main(): Promise<void> {
           all[i].push(w);
           const t = totals(w);
           say(
-            `  run ${r + 1} ${labels[i]}: WAL ${fmt(t.walBytes)} B/delivery (${t.walFpi === null ? '—' : fmt(t.walFpi, 3)} FPI), ${fmt(t.ins, 2)} ins + ${fmt(t.upd, 2)} upd (${fmt(t.hot, 2)} HOT) + ${fmt(t.del, 2)} del rows, indexes +${fmt(t.indexBytes)} B, ${fmt(t.commits, 3)} commits per delivery`,
+            `  run ${r + 1} ${labels[i]}: WAL ${fmt(t.walBytes)} B/delivery (${t.walFpi === null ? '—' : fmt(t.walFpi, 3)} FPI), ${fmt(t.ins, 2)} ins + ${fmt(t.upd, 2)} upd (${fmt(t.hot, 2)} HOT) + ${fmt(t.del, 2)} del rows, indexes +${fmt(t.indexBytes)} B, ${fmt(t.commits, 3)} commits per delivery; WAL ${w.walRange}`,
           );
         });
       }

@@ -44,6 +44,8 @@ export interface WriteSnapshot {
 /** What a run wrote: differences of two snapshots (dead tuples and index counts: the end's). */
 export interface Writes {
   deliveries: number;
+  /** The run's WAL range, `from..to` as PostgreSQL spells LSNs: what `pg_waldump -s from -e to` reads, record by record. */
+  walRange: string;
   walBytes: number;
   walRecords: number | null;
   walFpi: number | null;
@@ -55,6 +57,8 @@ const lsnValue = (lsn: string): bigint => {
   const [hi, lo] = lsn.split('/');
   return (BigInt(`0x${hi}`) << 32n) | BigInt(`0x${lo}`);
 };
+
+const lsnText = (lsn: bigint): string => `${(lsn >> 32n).toString(16).toUpperCase()}/${(lsn & 0xffffffffn).toString(16).toUpperCase()}`;
 
 async function withClient<T>(url: string, work: (c: Client) => Promise<T>): Promise<T> {
   const c = new Client({ connectionString: url });
@@ -173,6 +177,7 @@ export function writesBetween(before: WriteSnapshot, after: WriteSnapshot, deliv
   }
   return {
     deliveries,
+    walRange: `${lsnText(before.lsn)}..${lsnText(after.lsn)}`,
     walBytes: Number(after.lsn - before.lsn),
     walRecords: after.walRecords !== null && before.walRecords !== null ? after.walRecords - before.walRecords : null,
     walFpi: after.walFpi !== null && before.walFpi !== null ? after.walFpi - before.walFpi : null,
