@@ -45,6 +45,19 @@ import type { Candidate } from '../queue.types';
  * serve this form: 0.9 ms, and the claim's database CPU fell from ~45 to ~10 µs per job
  * (measured with the round's statements replayed on their own; docs/benchmarks.md).
  */
+/**
+ * The slow start's ramp as the scan computes it, in two pieces so that a test can run them alone
+ * on PostgreSQL against leaseCapacity (worker/slow-start.ts), which the plan uses
+ * (test/slow-start-sql.test.ts). SINCE_CLOSE_MS reads `a.circuit_closed_at`; LEASES reads
+ * `a.max_in_flight`, `e.ms` (SINCE_CLOSE_MS), `$3` (prefetch) and `$4` (the ramp, ms).
+ */
+export const SINCE_CLOSE_MS = `extract(epoch FROM now() - a.circuit_closed_at) * 1000 + 1`;
+export const LEASES = `CASE
+                   WHEN a.circuit_closed_at IS NULL OR $4::int <= 0 OR a.max_in_flight <= 1 OR e.ms >= $4::int THEN a.max_in_flight * $3
+                   WHEN e.ms <= 0 THEN 1
+                   ELSE least(a.max_in_flight, 1 + floor((a.max_in_flight - 1) * e.ms / $4::int))::int
+                 END`;
+
 export const CLAIM_CANDIDATES_SQL = `WITH RECURSIVE ready AS (
                (SELECT account_id, run_at FROM jobs WHERE status = 'scheduled' ORDER BY account_id, run_at LIMIT 1)
                UNION ALL
@@ -65,14 +78,10 @@ export const CLAIM_CANDIDATES_SQL = `WITH RECURSIVE ready AS (
                  FROM jobs x WHERE x.account_id = a.id AND x.status = 'in_progress'
                ) f
                CROSS JOIN LATERAL (
-                 SELECT extract(epoch FROM now() - a.circuit_closed_at) * 1000 + 1 AS ms
+                 SELECT ${SINCE_CLOSE_MS} AS ms
                ) e
                CROSS JOIN LATERAL (
-                 SELECT CASE
-                   WHEN a.circuit_closed_at IS NULL OR $4::int <= 0 OR a.max_in_flight <= 1 OR e.ms >= $4::int THEN a.max_in_flight * $3
-                   WHEN e.ms <= 0 THEN 1
-                   ELSE least(a.max_in_flight, 1 + floor((a.max_in_flight - 1) * e.ms / $4::int))::int
-                 END AS leases
+                 SELECT ${LEASES} AS leases
                ) s
                WHERE r.run_at <= now() AND a.status = 'active' AND a.deleted_at IS NULL
                  AND (a.circuit_state = 'closed' OR a.circuit_open_until <= now())
