@@ -16,7 +16,7 @@ import { claimJobs } from './sql/claim-jobs';
 import { expireDeadlines } from './sql/expire-deadlines';
 import { expireLeasedJobs } from './sql/expire-leased-jobs';
 import { extendLeases } from './sql/extend-leases';
-import { pauseAccountJobs } from './sql/pause-jobs';
+import { pauseAccountJobs, pauseStragglers } from './sql/pause-jobs';
 import { reclaimExpiredLeases } from './sql/reclaim-expired-leases';
 import { recordAttempts } from './sql/record-attempts';
 import { recordLateSuccesses } from './sql/record-late-successes';
@@ -187,6 +187,11 @@ export class JobStore {
 
   reclaimExpiredLeases(defaultMaxAttempts: number, owner: string, held: string[]): Promise<number> {
     return reclaimExpiredLeases(this.db, { defaultMaxAttempts, owner, held });
+  }
+
+  /** Waiting jobs of accounts that are not active, missed by the round's pause (pause-jobs.ts). */
+  pauseStragglers(): Promise<number> {
+    return pauseStragglers(this.db);
   }
 
   expireDeadlines(): Promise<number> {

@@ -309,12 +309,14 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     return [...this.leases.heldIds(), ...this.pending.map((a) => a.jobId), ...this.recording.map((a) => a.jobId)];
   }
 
-  /** Every poll interval: crash recovery, deadlines, and a claim in case a wake-up was missed. */
+  /** Every poll interval: crash recovery, stragglers of inactive accounts, deadlines, and a claim in case a wake-up was missed. */
   private async maintain(): Promise<void> {
     if (this.mode !== 'running') return;
     try {
       const reclaimed = await this.queue.reclaimExpiredLeases(this.config.retry.maxAttempts, this.owner, this.ownJobIds());
       if (reclaimed > 0) this.logger.warn(`reclaimed ${reclaimed} jobs whose worker stopped (lease expired)`);
+      const paused = await this.queue.pauseStragglers();
+      if (paused > 0) this.logger.log(`paused ${paused} waiting jobs of accounts that are not active (accepted as the account changed)`);
       await this.queue.expireDeadlines();
     } catch (err) {
       this.logger.error(`queue maintenance failed: ${isConnectionError(err) ? 'the database is unavailable' : String(err)}`);

@@ -20,3 +20,34 @@ export async function pauseAccountJobs(q: Sql, accountIds: string[], onlyIfInact
   if (accountIds.length === 0) return 0;
   return (await q.query(SQL, [accountIds, onlyIfInactive])).length;
 }
+
+/**
+ * pause, as a sweep (every poll interval, queue maintenance): waiting jobs of accounts that are
+ * not active. The round pauses an account's waiting jobs right after the commit that made it
+ * inactive, but a post accepted in that instant (its intake read the account as active a moment
+ * before) can commit its job as `scheduled` after that pause ran: the claim skips the account,
+ * so the job would wait as "scheduled" instead of "paused" until a person fixed the account.
+ * This finds those.
+ *
+ * The accounts are locked FOR SHARE (SKIP LOCKED): while the sweep runs, a person's enable or
+ * reconnect (which resumes the account's paused jobs in its own transaction) waits for it, so it
+ * sees and resumes what the sweep paused; one that committed first is seen here as active. The
+ * jobs are locked SKIP LOCKED too: the sweep never waits on anything, so it cannot deadlock with
+ * a person's disable (jobs, then the account) or a cancel; what it skips, the next sweep sees.
+ */
+const STRAGGLERS_SQL = `WITH inactive AS (
+               SELECT a.id FROM accounts a
+               WHERE a.status <> 'active'
+                 AND EXISTS (SELECT 1 FROM jobs x WHERE x.account_id = a.id AND x.status = 'scheduled')
+               FOR SHARE OF a SKIP LOCKED
+             )
+             UPDATE jobs j SET status = 'paused', updated_at = now()
+             WHERE j.id IN (
+               SELECT x.id FROM jobs x
+               WHERE x.account_id IN (SELECT id FROM inactive) AND ${guard('pause', 'x.status')}
+               FOR UPDATE OF x SKIP LOCKED)
+             RETURNING j.id`;
+
+export async function pauseStragglers(q: Sql): Promise<number> {
+  return (await q.query(STRAGGLERS_SQL, [])).length;
+}
