@@ -256,6 +256,15 @@ describe('roles on every route of the API and the page', () => {
     expect(Object.fromEntries(rows)).toEqual(table);
   });
 
+  it("documents the page's rows of the same table in docs/settings.md", async () => {
+    const fs = await import('node:fs');
+    const path = await import('node:path');
+    const doc = fs.readFileSync(path.resolve(__dirname, '../docs/settings.md'), 'utf8');
+    const rows = new Map([...doc.matchAll(/^\| `([A-Z]+ \/settings[^`]*)` +\| (\w+) +\|/gm)].map((m) => [m[1], m[2]]));
+    const table = Object.fromEntries(Object.entries(ROUTE_PERMISSIONS).filter(([k]) => / \/settings(\/|$)/.test(k)));
+    expect(Object.fromEntries(rows)).toEqual(table);
+  });
+
   it('refuses a form of the page to a person whose role was lowered since the page was loaded', async () => {
     const { agent, csrf } = await personAgent(t, 'viewer-person@example.test');
     const post = await createPost(t, f.key, {
