@@ -157,9 +157,10 @@ describe('postJson', () => {
 
   it('leaves no listener on a signal shared by many requests once they settle', async () => {
     const shared = new AbortController();
-    const results = await Promise.all(
-      Array.from({ length: 30 }, () => postJson(receiver.url, '{}', JSON_HEADERS, { ...OPTS, signal: shared.signal })),
-    );
+    // What is checked is the listeners, not speed: deadlines far above what 30 requests at once
+    // take on a loaded machine (with OPTS' 1 s / 2 s, one of them timed out at load average 7).
+    const roomy = { ...OPTS, connectTimeoutMs: 15_000, totalTimeoutMs: 30_000, signal: shared.signal };
+    const results = await Promise.all(Array.from({ length: 30 }, () => postJson(receiver.url, '{}', JSON_HEADERS, roomy)));
     expect(results.every((r) => r.kind === 'response' && r.status === 200)).toBe(true);
     expect(getEventListeners(shared.signal, 'abort')).toHaveLength(0);
   });
