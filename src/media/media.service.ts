@@ -185,6 +185,11 @@ export class MediaService {
     return { ...row, maxAgeSeconds: Math.max(0, Number(exp) - Math.floor(now.getTime() / 1000)) };
   }
 
+  /** The workspace's media among `ids` that exist (any order): one query, nothing refused (the composer's preview). */
+  findExisting(workspaceId: string, ids: readonly string[]): Promise<MediaInfo[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.media.findMany(workspaceId, [...ids]);
+  }
+
   /**
    * The workspace's media for `ids`, in the order given. An unknown id — or another
    * workspace's, which must look the same — is a 400 naming it (post intake and DLQ edits).

@@ -422,15 +422,9 @@ export class ComposeController {
     }));
     const chosenAccounts = composeAccounts.filter((a) => chosen.has(a.id));
     // The images thread parts already have (kept as they are): read for the parts' checks.
-    const partMedia = new Map<string, MediaInfo>();
+    // One query; an image that is gone is left out here, and the API names it when the post is saved.
     const partIds = [...new Set(values.parts.flatMap((p) => p.media))];
-    for (const id of partIds) {
-      try {
-        partMedia.set(id, (await this.media.requireMany(ws, [id]))[0]);
-      } catch {
-        // gone: the API names it when the post is saved
-      }
-    }
+    const partMedia = new Map((await this.media.findExisting(ws, partIds)).map((m): [string, MediaInfo] => [m.id, m]));
     const previews = chosenAccounts.map((a) => ({
       ...previewFor(a, values, media, (id) => partMedia.get(id)),
       needsPerson: a.view.status !== 'active',
