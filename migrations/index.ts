@@ -13,6 +13,7 @@ import { Threads1765100000000 } from './1765100000000-threads';
 import { PostDrafts1765200000000 } from './1765200000000-post-drafts';
 import { SlowStart1765400000000 } from './1765400000000-slow-start';
 import { MailAbuse1765180000000 } from './1765180000000-mail-abuse';
+import { NarrowJobState1765600000000 } from './1765600000000-narrow-job-state';
 
 /** Every migration, in order. Listed explicitly so the build and the tests load the same set. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   MailAbuse1765180000000,
   PostDrafts1765200000000,
   SlowStart1765400000000,
+  NarrowJobState1765600000000,
 ];

@@ -155,7 +155,7 @@ describe('attempts longer than a lease', () => {
     await r.waitFor(1);
 
     await withClient(owner.databaseUrl, (db) =>
-      db.query(`UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [jobId]),
+      db.query(`UPDATE job_state SET lease_expires_at = now() - interval '1 second' WHERE job_id = $1`, [jobId]),
     );
     await engine.worker(leases(30_000), owner); // another process: its crash recovery takes the lapsed lease over
     const reclaimed = await waitForJob<JobView>(owner, owner.adminKey, jobId, (j) => j.status === 'dead');

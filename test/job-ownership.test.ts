@@ -22,9 +22,12 @@ describe('jobs outlive the rows they point to', () => {
       ]);
       await db.query(`INSERT INTO posts (id, workspace_id, text, scheduled_at) VALUES ($1, $2, 'hello', now())`, [ids.post, ids.workspace]);
       await db.query(
-        `INSERT INTO jobs (id, workspace_id, post_id, account_id, provider, status, run_at, idempotency_key, payload)
-         VALUES ($1, $2, $3, $4, 'webhook', 'scheduled', now(), $5, '{}')`,
-        [ids.job, ids.workspace, ids.post, ids.account, ids.job],
+        `WITH p AS (
+           INSERT INTO job_payloads (id, workspace_id, post_id, account_id, provider, idempotency_key, payload)
+           VALUES ($1::uuid, $2, $3, $4, 'webhook', $1::uuid::text, '{}')
+         )
+         INSERT INTO job_state (job_id, workspace_id, account_id, status, run_at) VALUES ($1::uuid, $2, $4, 'scheduled', now())`,
+        [ids.job, ids.workspace, ids.post, ids.account],
       );
     });
   });

@@ -324,19 +324,27 @@ async function setUp(db: Db, workspaceId: string, specs: Setup[]): Promise<Row[]
   // A job as the state it is in looks: in flight with a lease (of OWNER, attempt 1), dead and
   // discarded with their reason, finished ones with their time; due a minute ago.
   await db.query(
-    `INSERT INTO jobs (id, workspace_id, post_id, account_id, provider, status, run_at, publish_by, attempt_count, idempotency_key,
-                      payload, dead_reason, lease_owner, lease_expires_at, finished_at, created_at, updated_at)
-     SELECT r.id, $1, r.post_id, r.account_id, 'webhook', r.status, now() - interval '1 minute',
-            CASE WHEN r.publish_by_past THEN now() - interval '1 second' END, 1, r.id::text,
-            jsonb_build_object('text', 'case', 'title', NULL, 'link', NULL, 'media', '[]'::jsonb, 'metadata', NULL, 'scheduledAt', $2::text),
+    `WITH r AS (
+       SELECT * FROM unnest($4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::bool[], $9::bool[])
+         AS r(id, post_id, account_id, status, publish_by_past, lease_expired)
+     ), p AS (
+       INSERT INTO job_payloads (id, workspace_id, post_id, account_id, provider, idempotency_key, payload, created_at)
+       SELECT r.id, $1, r.post_id, r.account_id, 'webhook', r.id::text,
+              jsonb_build_object('text', 'case', 'title', NULL, 'link', NULL, 'media', '[]'::jsonb, 'metadata', NULL, 'scheduledAt', $2::text),
+              $2::timestamptz
+       FROM r
+     )
+     INSERT INTO job_state (job_id, workspace_id, account_id, status, run_at, publish_by, attempt_count, dead_reason, lease_owner,
+                            lease_expires_at, finished_at, updated_at)
+     SELECT r.id, $1, r.account_id, r.status, now() - interval '1 minute',
+            CASE WHEN r.publish_by_past THEN now() - interval '1 second' END, 1,
             CASE WHEN r.status IN ('dead', 'discarded') THEN 'permanent' END,
             CASE WHEN r.status = 'in_progress' THEN $3 END,
             CASE WHEN r.status = 'in_progress' THEN
               CASE WHEN r.lease_expired THEN now() - interval '1 minute' ELSE now() + interval '1 hour' END END,
             CASE WHEN r.status IN ('succeeded', 'dead', 'cancelled', 'discarded') THEN now() - interval '1 hour' END,
-            $2::timestamptz, $2::timestamptz
-     FROM unnest($4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::bool[], $9::bool[])
-       AS r(id, post_id, account_id, status, publish_by_past, lease_expired)`,
+            $2::timestamptz
+     FROM r`,
     [
       workspaceId,
       BEFORE,

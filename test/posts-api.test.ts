@@ -553,11 +553,11 @@ describe('posts API', () => {
         });
         for (const [i, j] of jobs.entries()) {
           await q(
-            `UPDATE jobs SET status = $2, attempt_count = $3,
+            `UPDATE job_state SET status = $2, attempt_count = $3,
                dead_reason = CASE WHEN $2 = 'dead' THEN 'permanent' END,
                lease_owner = CASE WHEN $2 = 'in_progress' THEN 'test' END,
                lease_expires_at = CASE WHEN $2 = 'in_progress' THEN now() + interval '1 hour' END
-             WHERE post_id = $1 AND account_id = $4`,
+             WHERE job_id IN (SELECT id FROM jobs WHERE post_id = $1 AND account_id = $4)`,
             [p.id, j.status, j.attempts ?? 0, acc[i]],
           );
         }
@@ -700,7 +700,7 @@ describe('posts API', () => {
 
     it('409 once a job started, and nothing changes', async () => {
       const p = await createPost(t, t.adminKey, { text: 'Started', targets: [{ accountId: a }, { accountId: b }], scheduledAt: FUTURE });
-      await q('UPDATE jobs SET attempt_count = 1 WHERE post_id = $1 AND account_id = $2', [p.id, a]);
+      await q('UPDATE job_state SET attempt_count = 1 WHERE job_id IN (SELECT id FROM jobs WHERE post_id = $1 AND account_id = $2)', [p.id, a]);
       const before = await snapshot(p.id);
       const res = await t
         .http()
@@ -717,7 +717,7 @@ describe('posts API', () => {
       // A job in progress (attempt not yet counted) blocks too.
       const p2 = await createPost(t, t.adminKey, { text: 'In flight', targets: [{ accountId: a }], scheduledAt: FUTURE });
       await q(
-        `UPDATE jobs SET status = 'in_progress', lease_owner = 'w', lease_expires_at = now() + interval '1 minute' WHERE post_id = $1`,
+        `UPDATE job_state SET status = 'in_progress', lease_owner = 'w', lease_expires_at = now() + interval '1 minute' WHERE job_id IN (SELECT id FROM jobs WHERE post_id = $1)`,
         [p2.id],
       );
       await t.http().patch(`/v1/posts/${p2.id}`).set(bearer(t.adminKey)).send({ text: 'Too late' }).expect(409);
@@ -867,7 +867,7 @@ describe('posts API', () => {
   describe('DELETE /v1/posts/:id', () => {
     it('cancels the waiting jobs: the post becomes cancelled', async () => {
       const p = await createPost(t, t.adminKey, { text: 'Cancel me', targets: [{ accountId: a }, { accountId: b }], scheduledAt: FUTURE });
-      await q(`UPDATE jobs SET status = 'paused' WHERE post_id = $1 AND account_id = $2`, [p.id, b]);
+      await q(`UPDATE job_state SET status = 'paused' WHERE job_id IN (SELECT id FROM jobs WHERE post_id = $1 AND account_id = $2)`, [p.id, b]);
       const res = await t.http().delete(`/v1/posts/${p.id}`).set(bearer(t.adminKey)).expect(200);
       expect(res.body.status).toBe('cancelled');
       expect(res.body.jobs.map((j: { status: string }) => j.status)).toEqual(['cancelled', 'cancelled']);
@@ -885,11 +885,11 @@ describe('posts API', () => {
         scheduledAt: FUTURE,
       });
       await q(
-        `UPDATE jobs SET status = 'succeeded', attempt_count = 1, remote_url = 'https://x.example/1' WHERE post_id = $1 AND account_id = $2`,
+        `UPDATE job_state SET status = 'succeeded', attempt_count = 1, remote_url = 'https://x.example/1' WHERE job_id IN (SELECT id FROM jobs WHERE post_id = $1 AND account_id = $2)`,
         [p.id, a],
       );
       await q(
-        `UPDATE jobs SET status = 'in_progress', attempt_count = 1, lease_owner = 'w', lease_expires_at = now() + interval '1 minute' WHERE post_id = $1 AND account_id = $2`,
+        `UPDATE job_state SET status = 'in_progress', attempt_count = 1, lease_owner = 'w', lease_expires_at = now() + interval '1 minute' WHERE job_id IN (SELECT id FROM jobs WHERE post_id = $1 AND account_id = $2)`,
         [p.id, c],
       );
       const res = await t.http().delete(`/v1/posts/${p.id}`).set(bearer(t.adminKey)).expect(200);
@@ -903,7 +903,7 @@ describe('posts API', () => {
       });
       expect(res.body.status).toBe('publishing');
       // Once the in-flight attempt succeeds, the post counts as published (cancelled jobs aside).
-      await q(`UPDATE jobs SET status = 'succeeded', lease_owner = NULL, lease_expires_at = NULL WHERE post_id = $1 AND account_id = $2`, [
+      await q(`UPDATE job_state SET status = 'succeeded', lease_owner = NULL, lease_expires_at = NULL WHERE job_id IN (SELECT id FROM jobs WHERE post_id = $1 AND account_id = $2)`, [
         p.id,
         c,
       ]);

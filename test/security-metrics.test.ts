@@ -119,14 +119,15 @@ describe('/metrics cost', () => {
     const { url } = await createTestDatabase();
     const t = await bootTestApp({ databaseUrl: url });
     try {
-      await withClient(url, (c) => c.query('ALTER TABLE jobs RENAME TO jobs_hidden'));
+      // The queue's gauges read job_state, the dead-letter ones the jobs view: hide both.
+      await withClient(url, (c) => c.query('ALTER TABLE job_state RENAME TO job_state_hidden; ALTER VIEW jobs RENAME TO jobs_hidden'));
       const text = await scrapeMetrics(t);
       expect(text).toContain('herald_process_cpu_user_seconds_total');
       expect(text).not.toMatch(/^herald_dlq_size\{/m);
       expect(text).not.toMatch(/^herald_queue_jobs\{/m);
       // The counter is written before the gauges read, so a failure shows from the next scrape on.
       expect(await scrapeMetrics(t)).toMatch(/herald_metrics_read_errors_total\{source="dlq"\} [1-9]/);
-      await withClient(url, (c) => c.query('ALTER TABLE jobs_hidden RENAME TO jobs'));
+      await withClient(url, (c) => c.query('ALTER TABLE job_state_hidden RENAME TO job_state; ALTER VIEW jobs_hidden RENAME TO jobs'));
       expect(await scrapeMetrics(t)).toMatch(/^herald_dlq_size\{/m);
     } finally {
       await t.close();

@@ -49,7 +49,7 @@ export class PostsRepository {
   /**
    * The post, its jobs and the Idempotency-Key's stored answer in ONE statement: it commits as a
    * whole (the API answers 201 only after it returns), and POST /v1/posts costs one round trip
-   * for its writes. The jobs' INSERT is the queue's (`jobs`: JobLifecycle.enqueue builds it, its
+   * for its writes. The jobs' INSERTs are the queue's (the CTEs `j_payloads` and `j`: JobLifecycle.enqueue builds them, their
    * parameters numbered from POST_PARAMS + 1); workers are woken after the commit.
    */
   async create(
@@ -62,10 +62,7 @@ export class PostsRepository {
       `WITH p AS (
          INSERT INTO posts (id, workspace_id, text, title, link, media, metadata, thread, scheduled_at, publish_by, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $14, $11, $12, $13, $13)
-       ), j AS (
-         ${jobs.cte}
-         RETURNING 1
-       ), k AS (
+       ), ${jobs.cte}, k AS (
          UPDATE idempotency_keys SET state = 'completed', response_status = $9, response_body = $10
          WHERE workspace_id = $2 AND key = $8 AND $8::text IS NOT NULL
          RETURNING 1
@@ -120,15 +117,12 @@ export class PostsRepository {
 
   /**
    * A draft scheduled: its time, deadline and content set and its draft targets cleared, in the
-   * statement that writes its jobs (the queue's INSERT, `jobs`, its parameters numbered from
+   * statement that writes its jobs (the queue's INSERTs, CTEs `j_payloads` and `j`, their parameters numbered from
    * SCHEDULE_PARAMS + 1). False when the post was no longer a draft.
    */
   async scheduleDraft(m: Sql, post: PostRow, jobs: { cte: string; params: unknown[] }): Promise<boolean> {
     const rows: { n: string }[] = await m.query(
-      `WITH j AS (
-         ${jobs.cte}
-         RETURNING 1
-       )
+      `WITH ${jobs.cte}
        UPDATE posts SET text = $3, title = $4, link = $5, media = $6, metadata = $7, scheduled_at = $8, publish_by = $9,
                         thread = $10, draft_targets = NULL, updated_at = now()
        WHERE workspace_id = $1 AND id = $2 AND draft_targets IS NOT NULL

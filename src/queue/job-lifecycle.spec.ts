@@ -146,6 +146,6 @@ describe('the job lifecycle table', () => {
     // retry: "retry now" of a waiting job here; of a dead job, the revive rule shared with requeue.
     expect(text).toContain("guardFrom('retry', 'scheduled')");
     expect(fromStates('retry')).toEqual(expect.arrayContaining(fromStates('requeue')));
-    expect(text).toContain('INSERT INTO jobs');
+    expect(text).toContain('INSERT INTO job_state');
   });
 });

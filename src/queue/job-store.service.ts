@@ -210,10 +210,10 @@ export class JobStore {
   /** Unfinished jobs per state, each counted on its own partial index (cheap at any table size). */
   async waitingCounts(): Promise<Record<'due' | 'later' | 'in_progress' | 'paused', number>> {
     const rows = await this.db.query<{ state: 'due' | 'later' | 'in_progress' | 'paused'; n: number }>(
-      `SELECT 'due' AS state, count(*)::int AS n FROM jobs WHERE status = 'scheduled' AND run_at <= now()
-       UNION ALL SELECT 'later', count(*)::int FROM jobs WHERE status = 'scheduled' AND run_at > now()
-       UNION ALL SELECT 'in_progress', count(*)::int FROM jobs WHERE status = 'in_progress'
-       UNION ALL SELECT 'paused', count(*)::int FROM jobs WHERE status = 'paused'`,
+      `SELECT 'due' AS state, count(*)::int AS n FROM job_state WHERE status = 'scheduled' AND run_at <= now()
+       UNION ALL SELECT 'later', count(*)::int FROM job_state WHERE status = 'scheduled' AND run_at > now()
+       UNION ALL SELECT 'in_progress', count(*)::int FROM job_state WHERE status = 'in_progress'
+       UNION ALL SELECT 'paused', count(*)::int FROM job_state WHERE status = 'paused'`,
     );
     const counts = { due: 0, later: 0, in_progress: 0, paused: 0 };
     for (const r of rows) counts[r.state] = r.n;
@@ -223,7 +223,7 @@ export class JobStore {
   /** Seconds since the oldest due job became due (0 when none is). */
   async oldestDueSeconds(): Promise<number> {
     const rows = await this.db.query<{ s: number | null }>(
-      `SELECT extract(epoch FROM now() - min(run_at))::float8 AS s FROM jobs WHERE status = 'scheduled' AND run_at <= now()`,
+      `SELECT extract(epoch FROM now() - min(run_at))::float8 AS s FROM job_state WHERE status = 'scheduled' AND run_at <= now()`,
     );
     return Math.max(0, rows[0]?.s ?? 0);
   }
@@ -264,7 +264,7 @@ function latestCredentialsPerAccount(finished: FinishedAttempt[]): { accountId: 
 async function nextScheduledRunAt(q: Sql): Promise<Date | null> {
   const rows = await q.prepared<{ runAt: Date | null }>(
     'herald_next_run_at',
-    `SELECT min(run_at) AS "runAt" FROM jobs WHERE status = 'scheduled' AND run_at > now()`,
+    `SELECT min(run_at) AS "runAt" FROM job_state WHERE status = 'scheduled' AND run_at > now()`,
   );
   return rows[0]?.runAt ?? null;
 }

@@ -24,13 +24,13 @@ export async function killJobs(databaseUrl: string, jobIds: string[], o: DeathOp
   await withClient(databaseUrl, async (db) => {
     await db.query(
       `WITH d AS (
-         UPDATE jobs SET status = 'dead', dead_reason = $2, error_class = $3, last_error = $4,
+         UPDATE job_state SET status = 'dead', dead_reason = $2, error_class = $3, last_error = $4,
                 attempt_count = attempt_count + 1, finished_at = coalesce($7::timestamptz, now()), updated_at = now()
-         WHERE id = ANY($1::uuid[]) RETURNING id, attempt_count, idempotency_key, finished_at)
+         WHERE job_id = ANY($1::uuid[]) RETURNING job_id AS id, attempt_count, finished_at)
        INSERT INTO attempts (job_id, number, started_at, finished_at, http_status, error_class, decision, latency_ms,
                              response_excerpt, message, idempotency_key, worker)
-       SELECT id, attempt_count, finished_at - interval '12 milliseconds', finished_at, $5, $3, 'dead', 12, $6, $4, idempotency_key, 'test'
-       FROM d`,
+       SELECT d.id, d.attempt_count, d.finished_at - interval '12 milliseconds', d.finished_at, $5, $3, 'dead', 12, $6, $4, p.idempotency_key, 'test'
+       FROM d JOIN job_payloads p ON p.id = d.id`,
       [
         jobIds,
         reason,

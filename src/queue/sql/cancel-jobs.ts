@@ -7,10 +7,11 @@ import { guard } from '../job-lifecycle';
  * recorded; finished jobs stay as they are. A leased job that has not started goes back as
  * cancelled when its worker releases it (release-jobs.ts reads the account's deletion).
  */
-const BY_POST = `UPDATE jobs SET status = 'cancelled', finished_at = now(), updated_at = now()
-                 WHERE workspace_id = $1 AND post_id = $2 AND ${guard('cancel')} RETURNING id`;
-const BY_ACCOUNT = `UPDATE jobs SET status = 'cancelled', finished_at = now(), updated_at = now()
-                    WHERE workspace_id = $1 AND account_id = $2 AND ${guard('cancel')} RETURNING id`;
+const BY_POST = `UPDATE job_state SET status = 'cancelled', finished_at = now(), updated_at = now()
+                 WHERE workspace_id = $1 AND job_id IN (SELECT id FROM job_payloads WHERE post_id = $2) AND ${guard('cancel')}
+                 RETURNING job_id`;
+const BY_ACCOUNT = `UPDATE job_state SET status = 'cancelled', finished_at = now(), updated_at = now()
+                    WHERE workspace_id = $1 AND account_id = $2 AND ${guard('cancel')} RETURNING job_id`;
 
 export async function cancelPostJobs(q: Sql, workspaceId: string, postId: string): Promise<number> {
   return (await q.query(BY_POST, [workspaceId, postId])).length;

@@ -59,11 +59,11 @@ export const LEASES = `CASE
                  END`;
 
 export const CLAIM_CANDIDATES_SQL = `WITH RECURSIVE ready AS (
-               (SELECT account_id, run_at FROM jobs WHERE status = 'scheduled' ORDER BY account_id, run_at LIMIT 1)
+               (SELECT account_id, run_at FROM job_state WHERE status = 'scheduled' ORDER BY account_id, run_at LIMIT 1)
                UNION ALL
                SELECT n.account_id, n.run_at FROM ready r
                CROSS JOIN LATERAL (
-                 SELECT j.account_id, j.run_at FROM jobs j
+                 SELECT j.account_id, j.run_at FROM job_state j
                  WHERE j.status = 'scheduled' AND j.account_id > r.account_id
                  ORDER BY j.account_id, j.run_at LIMIT 1
                ) n
@@ -75,7 +75,7 @@ export const CLAIM_CANDIDATES_SQL = `WITH RECURSIVE ready AS (
                JOIN accounts a ON a.id = r.account_id
                CROSS JOIN LATERAL (
                  SELECT count(*) AS total, count(*) FILTER (WHERE x.lease_owner <> $2) AS others
-                 FROM jobs x WHERE x.account_id = a.id AND x.status = 'in_progress'
+                 FROM job_state x WHERE x.account_id = a.id AND x.status = 'in_progress'
                ) f
                CROSS JOIN LATERAL (
                  SELECT ${SINCE_CLOSE_MS} AS ms
@@ -87,7 +87,7 @@ export const CLAIM_CANDIDATES_SQL = `WITH RECURSIVE ready AS (
                  AND (a.circuit_state = 'closed' OR a.circuit_open_until <= now())
              ) a
              CROSS JOIN LATERAL (
-               SELECT j.id, j.run_at FROM jobs j
+               SELECT j.job_id AS id, j.run_at FROM job_state j
                WHERE (j.account_id, j.run_at) BETWEEN (a.id, '-infinity') AND (a.id, now()) AND j.status = 'scheduled'
                  AND (j.publish_by IS NULL OR j.publish_by >= now())
                ORDER BY j.account_id, j.run_at

@@ -11,14 +11,14 @@ import type { ClaimedJob } from '../queue.types';
  * in the same statement (payload, a thread's parts already published, the previous outcome LinkedIn reads, the account's credentials
  * version and retry policy), so starting an attempt costs no further query.
  */
-const SQL = `UPDATE jobs j SET status = 'in_progress', lease_owner = $2,
+const SQL = `UPDATE job_state j SET status = 'in_progress', lease_owner = $2,
                     lease_expires_at = now() + $3 * interval '1 millisecond',
                     attempt_count = j.attempt_count + 1, updated_at = now()
-             FROM accounts a
-             WHERE j.id = ANY($1::uuid[]) AND a.id = j.account_id AND ${guard('claim', 'j.status')}
-             RETURNING j.id, j.post_id AS "postId", j.account_id AS "accountId", j.workspace_id AS "workspaceId",
-                       j.provider, j.idempotency_key AS "idempotencyKey", j.attempt_count AS "attemptNumber",
-                       j.attempt_count - 1 - j.attempt_base AS "attemptsInBudget", j.payload, j.parts AS published,
+             FROM accounts a, job_payloads p
+             WHERE j.job_id = ANY($1::uuid[]) AND a.id = j.account_id AND p.id = j.job_id AND ${guard('claim', 'j.status')}
+             RETURNING j.job_id AS id, p.post_id AS "postId", j.account_id AS "accountId", j.workspace_id AS "workspaceId",
+                       p.provider, p.idempotency_key AS "idempotencyKey", j.attempt_count AS "attemptNumber",
+                       j.attempt_count - 1 - j.attempt_base AS "attemptsInBudget", p.payload, j.parts AS published,
                        j.publish_by AS "publishBy",
                        j.error_class AS "previousErrorClass", j.last_http_status AS "previousHttpStatus",
                        j.last_network_error AS "previousNetworkError", a.credentials_version AS "credentialsVersion",

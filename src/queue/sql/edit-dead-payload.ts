@@ -8,8 +8,11 @@ import { guard } from '../job-lifecycle';
  * current idempotency key was issued, so the revival sends it under a new key. Guarded by its
  * status: false when the job is no longer dead.
  */
-const SQL = `UPDATE jobs SET payload = $2, payload_edited_at = now(), payload_changed_since_key = true, updated_at = now()
-             WHERE id = $1 AND ${guard('edit')} RETURNING id`;
+const SQL = `WITH s AS (
+               UPDATE job_state SET updated_at = now() WHERE job_id = $1 AND ${guard('edit')} RETURNING job_id
+             )
+             UPDATE job_payloads p SET payload = $2, payload_edited_at = now(), payload_changed_since_key = true
+             FROM s WHERE p.id = s.job_id RETURNING p.id`;
 
 export async function editDeadPayload(q: Sql, id: string, payload: JobPayload): Promise<boolean> {
   return (await q.query(SQL, [id, JSON.stringify(payload)])).length > 0;

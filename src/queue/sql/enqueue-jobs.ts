@@ -2,7 +2,7 @@ import type { JobPayload } from '../../connectors/connector.interface';
 import type { NewJob } from '../queue.types';
 import { targets } from '../job-lifecycle';
 
-/** A new job's status, or NULL (refused by jobs.status NOT NULL) when the table does not let a job start there. */
+/** A new job's status, or NULL (refused by job_state.status NOT NULL) when the table does not let a job start there. */
 const START_STATUS = `CASE WHEN r.status IN (${targets('enqueue', null)
   .map((s) => `'${s}'`)
   .join(', ')}) THEN r.status END`;
@@ -17,10 +17,12 @@ const START_STATUS = `CASE WHEN r.status IN (${targets('enqueue', null)
  * accepted post costs a single commit (measured: 3 round trips per request in all; a
  * transaction of separate statements would add BEGIN, COMMIT and one per table).
  *
- * One row per target through unnest (one array per column): one INSERT whatever the number of
- * targets. Each job carries its own copy of the payload, so a later edit of one dead job
- * touches only it. The jobs' foreign key to the post is checked at the end of the statement,
- * when the post row exists. Parameters are numbered from `first`, after the embedding
+ * Two CTEs, `j_payloads` and `j` (the embedding statement counts `j`'s rows): a job is two rows,
+ * its payload (job_payloads, written once) and its state (job_state: what the queue updates;
+ * migrations/1765600000000-narrow-job-state.ts). One row per target through unnest (one array
+ * per column): two INSERTs whatever the number of targets. Each job carries its own copy of the payload, so a later edit of one dead job
+ * touches only it. The foreign keys (payload → post, state → payload) are checked at the end of
+ * the statement, when the rows they point at exist. Parameters are numbered from `first`, after the embedding
  * statement's own. A status the lifecycle table does not start a job in (anything but
  * scheduled or paused) fails the whole statement: the post is not accepted with a job that
  * skipped the queue.
@@ -32,14 +34,19 @@ export function enqueueJobsCte(
 ): { cte: string; params: unknown[] } {
   const p = (i: number) => `$${first + i}`;
   const { jobs } = input;
+  const rows = `unnest(${p(5)}::uuid[], ${p(6)}::uuid[], ${p(7)}::text[], ${p(8)}::text[], ${p(9)}::text[], ${p(10)}::text[], ${p(11)}::jsonb[])
+           AS r(id, account_id, provider, status, idempotency_key, text_override, payload)`;
   return {
-    cte: `INSERT INTO jobs (id, workspace_id, post_id, account_id, provider, status, run_at, publish_by, idempotency_key,
-                           text_override, payload, created_at, updated_at)
-         SELECT r.id, ${p(0)}::uuid, ${p(1)}::uuid, r.account_id, r.provider, ${START_STATUS}, ${p(2)}::timestamptz, ${p(3)}::timestamptz,
-                r.idempotency_key, r.text_override, r.payload, ${p(4)}::timestamptz, ${p(4)}::timestamptz
-         FROM unnest(${p(5)}::uuid[], ${p(6)}::uuid[], ${p(7)}::text[], ${p(8)}::text[],
-                     ${p(9)}::text[], ${p(10)}::text[], ${p(11)}::jsonb[])
-           AS r(id, account_id, provider, status, idempotency_key, text_override, payload)`,
+    cte: `j_payloads AS (
+         INSERT INTO job_payloads (id, workspace_id, post_id, account_id, provider, idempotency_key, text_override, payload, created_at)
+         SELECT r.id, ${p(0)}::uuid, ${p(1)}::uuid, r.account_id, r.provider, r.idempotency_key, r.text_override, r.payload, ${p(4)}::timestamptz
+         FROM ${rows}
+       ), j AS (
+         INSERT INTO job_state (job_id, account_id, workspace_id, status, run_at, publish_by, updated_at)
+         SELECT r.id, r.account_id, ${p(0)}::uuid, ${START_STATUS}, ${p(2)}::timestamptz, ${p(3)}::timestamptz, ${p(4)}::timestamptz
+         FROM ${rows}
+         RETURNING 1
+       )`,
     params: [
       input.workspaceId,
       input.postId,

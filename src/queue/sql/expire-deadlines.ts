@@ -8,13 +8,13 @@ import { guard } from '../job-lifecycle';
  * interval on the partial index jobs_publish_by; SKIP LOCKED so sweeps of several processes and
  * a person's edit never wait on each other.
  */
-const SQL = `UPDATE jobs SET status = 'dead', dead_reason = 'expired', finished_at = now(), updated_at = now(),
+const SQL = `UPDATE job_state SET status = 'dead', dead_reason = 'expired', finished_at = now(), updated_at = now(),
               last_error = 'publishBy (' || to_char(publish_by AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || ') passed before the job could be published'
-       WHERE id IN (
-         SELECT id FROM jobs
+       WHERE job_id IN (
+         SELECT job_id FROM job_state
          WHERE ${guard('expire')} AND publish_by IS NOT NULL AND publish_by < now()
          LIMIT $1 FOR UPDATE SKIP LOCKED)
-       RETURNING id`;
+       RETURNING job_id`;
 
 export async function expireDeadlines(q: Sql, limit = 1000): Promise<number> {
   const rows = await q.query(SQL, [limit]);

@@ -10,9 +10,9 @@ import type { Sql } from '../../database/db';
  *
  * One statement for all held jobs (≤ WORKER_CONCURRENCY rows, by primary key).
  */
-const SQL = `UPDATE jobs SET lease_expires_at = now() + $3 * interval '1 millisecond'
-             WHERE id = ANY($2::uuid[]) AND status = 'in_progress' AND lease_owner = $1
-             RETURNING id`;
+const SQL = `UPDATE job_state SET lease_expires_at = now() + $3 * interval '1 millisecond'
+             WHERE job_id = ANY($2::uuid[]) AND status = 'in_progress' AND lease_owner = $1
+             RETURNING job_id AS id`;
 
 export async function extendLeases(q: Sql, owner: string, ids: string[], leaseMs: number): Promise<Set<string>> {
   if (ids.length === 0) return new Set();

@@ -29,13 +29,16 @@ export interface LockedJob {
  * WHERE is evaluated again on its new version (PostgreSQL's re-check after a lock wait), so a
  * job requeued meanwhile drops out instead of being taken twice.
  */
+/** Both rows of a job are locked (FOR UPDATE): its state, and the payload an edit or a reschedule rewrites. */
+const LOCKED = `j.job_id AS id, j.account_id AS "accountId", j.status, p.idempotency_key AS "idempotencyKey", j.run_at AS "runAt",
+            j.publish_by AS "publishBy", p.payload, p.provider, j.attempt_count AS "attemptCount", j.parts`;
+
 export function lockJobs(m: Sql, workspaceId: string, ids: string[], onlyDead: boolean): Promise<LockedJob[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return m.query(
-    `SELECT j.id, j.account_id AS "accountId", j.status, j.idempotency_key AS "idempotencyKey", j.run_at AS "runAt",
-            j.publish_by AS "publishBy", j.payload, j.provider, j.attempt_count AS "attemptCount", j.parts
-     FROM jobs j WHERE j.workspace_id = $1 AND j.id = ANY($2::uuid[]) AND (NOT $3::boolean OR j.status = 'dead')
-     ORDER BY j.id FOR UPDATE`,
+    `SELECT ${LOCKED} FROM job_state j JOIN job_payloads p ON p.id = j.job_id
+     WHERE j.workspace_id = $1 AND j.job_id = ANY($2::uuid[]) AND (NOT $3::boolean OR j.status = 'dead')
+     ORDER BY j.job_id FOR UPDATE`,
     [workspaceId, ids, onlyDead],
   );
 }
@@ -43,9 +46,8 @@ export function lockJobs(m: Sql, workspaceId: string, ids: string[], onlyDead: b
 /** Every job of a post, for its edit or cancel: whether any has started is decided under these locks. */
 export function lockPostJobs(m: Sql, workspaceId: string, postId: string): Promise<LockedJob[]> {
   return m.query(
-    `SELECT j.id, j.account_id AS "accountId", j.status, j.idempotency_key AS "idempotencyKey", j.run_at AS "runAt",
-            j.publish_by AS "publishBy", j.payload, j.provider, j.attempt_count AS "attemptCount", j.parts
-     FROM jobs j WHERE j.workspace_id = $1 AND j.post_id = $2 ORDER BY j.id FOR UPDATE`,
+    `SELECT ${LOCKED} FROM job_state j JOIN job_payloads p ON p.id = j.job_id
+     WHERE j.workspace_id = $1 AND p.post_id = $2 ORDER BY j.job_id FOR UPDATE`,
     [workspaceId, postId],
   );
 }

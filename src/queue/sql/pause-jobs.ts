@@ -11,10 +11,10 @@ import { guard } from '../job-lifecycle';
  * may have been re-enabled in between, so it re-checks the account's status here. A person's
  * disable runs it inside the same transaction as the account change, before it (the lock order).
  */
-const SQL = `UPDATE jobs j SET status = 'paused', updated_at = now()
+const SQL = `UPDATE job_state j SET status = 'paused', updated_at = now()
              WHERE j.account_id = ANY($1::uuid[]) AND ${guard('pause', 'j.status')}
                AND (NOT $2::boolean OR EXISTS (SELECT 1 FROM accounts a WHERE a.id = j.account_id AND a.status <> 'active'))
-             RETURNING j.id`;
+             RETURNING j.job_id`;
 
 export async function pauseAccountJobs(q: Sql, accountIds: string[], onlyIfInactive: boolean): Promise<number> {
   if (accountIds.length === 0) return 0;
@@ -38,15 +38,15 @@ export async function pauseAccountJobs(q: Sql, accountIds: string[], onlyIfInact
 const STRAGGLERS_SQL = `WITH inactive AS (
                SELECT a.id FROM accounts a
                WHERE a.status <> 'active'
-                 AND EXISTS (SELECT 1 FROM jobs x WHERE x.account_id = a.id AND x.status = 'scheduled')
+                 AND EXISTS (SELECT 1 FROM job_state x WHERE x.account_id = a.id AND x.status = 'scheduled')
                FOR SHARE OF a SKIP LOCKED
              )
-             UPDATE jobs j SET status = 'paused', updated_at = now()
-             WHERE j.id IN (
-               SELECT x.id FROM jobs x
+             UPDATE job_state j SET status = 'paused', updated_at = now()
+             WHERE j.job_id IN (
+               SELECT x.job_id FROM job_state x
                WHERE x.account_id IN (SELECT id FROM inactive) AND ${guard('pause', 'x.status')}
                FOR UPDATE OF x SKIP LOCKED)
-             RETURNING j.id`;
+             RETURNING j.job_id`;
 
 export async function pauseStragglers(q: Sql): Promise<number> {
   return (await q.query(STRAGGLERS_SQL, [])).length;

@@ -13,24 +13,24 @@ import { guard } from '../job-lifecycle';
  * loop was busy), and taking them would put a second attempt in flight next to its own.
  */
 const SQL = `WITH expired AS (
-         SELECT j.id, j.lease_owner, j.lease_expires_at, j.attempt_count, j.idempotency_key,
+         SELECT j.job_id AS id, j.lease_owner, j.lease_expires_at, j.attempt_count, p.idempotency_key,
                 j.attempt_count - j.attempt_base >= coalesce((a.retry_policy->>'maxAttempts')::int, $1) AS exhausted
-         FROM jobs j JOIN accounts a ON a.id = j.account_id
+         FROM job_state j JOIN accounts a ON a.id = j.account_id JOIN job_payloads p ON p.id = j.job_id
          WHERE ${guard('reclaim', 'j.status')} AND j.lease_expires_at < now()
-           AND NOT (j.lease_owner = $3 AND j.id = ANY($4::uuid[]))
+           AND NOT (j.lease_owner = $3 AND j.job_id = ANY($4::uuid[]))
          ORDER BY j.lease_expires_at
          LIMIT $2
          FOR UPDATE OF j SKIP LOCKED
        ), moved AS (
-         UPDATE jobs j SET
+         UPDATE job_state j SET
            status = CASE WHEN e.exhausted THEN 'dead' ELSE 'scheduled' END,
            dead_reason = CASE WHEN e.exhausted THEN 'max_attempts' END,
            run_at = now(), lease_owner = NULL, lease_expires_at = NULL, error_class = 'transient',
            last_http_status = NULL, last_network_error = 'worker_lost',
            last_error = 'the worker running this attempt stopped before recording its outcome (lease expired)',
            finished_at = CASE WHEN e.exhausted THEN now() END, updated_at = now()
-         FROM expired e WHERE j.id = e.id
-         RETURNING j.id
+         FROM expired e WHERE j.job_id = e.id
+         RETURNING j.job_id AS id
        )
        INSERT INTO attempts (job_id, number, started_at, finished_at, network_error, error_class, decision, retry_at,
                              latency_ms, message, idempotency_key, worker)

@@ -44,7 +44,7 @@ const SQL = `WITH r0 AS (
                    THEN 'retry' ELSE r0.decision END AS applied
                FROM r0
              ), done AS (
-               UPDATE jobs j SET
+               UPDATE job_state j SET
                  status = ${recordStatusCase('r.applied')},
                  run_at = CASE WHEN r.applied = 'retry'
                                THEN clock_timestamp() + coalesce(r.delay_ms, 0) * interval '1 millisecond' ELSE j.run_at END,
@@ -60,8 +60,8 @@ const SQL = `WITH r0 AS (
                  finished_at = CASE WHEN r.applied IN ('succeed', 'dead') THEN now() ELSE NULL END,
                  updated_at = now()
                FROM r
-               WHERE j.id = r.job_id AND ${guard('record', 'j.status')} AND j.lease_owner = $1 AND j.attempt_count = r.number
-               RETURNING j.id, j.run_at
+               WHERE j.job_id = r.job_id AND ${guard('record', 'j.status')} AND j.lease_owner = $1 AND j.attempt_count = r.number
+               RETURNING j.job_id AS id, j.run_at
              )
              INSERT INTO attempts (job_id, number, started_at, finished_at, http_status, network_error, error_class, decision,
                                    retry_at, latency_ms, response_excerpt, message, idempotency_key, worker, warnings)

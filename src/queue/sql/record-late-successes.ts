@@ -24,17 +24,17 @@ const SQL = `WITH r AS (
                                     $7::text[], $8::text[], $9::text[], $10::jsonb[])
                  AS r(job_id, number, idempotency_key, started_at, finished_at, http_status, remote_id, remote_url, worker, parts)
              ), moved AS (
-               UPDATE jobs j SET
+               UPDATE job_state j SET
                  status = 'succeeded', error_class = 'success', last_error = NULL, dead_reason = NULL,
                  last_http_status = r.http_status, last_network_error = NULL,
                  remote_id = coalesce(j.remote_id, r.remote_id), remote_url = coalesce(j.remote_url, r.remote_url),
                  parts = CASE WHEN jsonb_array_length(coalesce(r.parts, '[]')) > jsonb_array_length(j.parts) THEN r.parts ELSE j.parts END,
                  lease_owner = NULL, lease_expires_at = NULL, finished_at = coalesce(j.finished_at, now()),
-                 attempt_count = greatest(j.attempt_count, (SELECT coalesce(max(a.number), 0) FROM attempts a WHERE a.job_id = j.id)) + 1,
+                 attempt_count = greatest(j.attempt_count, (SELECT coalesce(max(a.number), 0) FROM attempts a WHERE a.job_id = j.job_id)) + 1,
                  updated_at = now()
                FROM r
-               WHERE j.id = r.job_id AND (${guard('recordLate', 'j.status')})
-               RETURNING j.id, j.attempt_count
+               WHERE j.job_id = r.job_id AND (${guard('recordLate', 'j.status')})
+               RETURNING j.job_id AS id, j.attempt_count
              )
              INSERT INTO attempts (job_id, number, started_at, finished_at, http_status, error_class, decision, latency_ms,
                                    message, idempotency_key, worker)

@@ -8,10 +8,16 @@ import { guard } from '../job-lifecycle';
  * run time and publishBy. The caller holds the jobs' row locks (PostsService.update checked that
  * none started), so no worker can claim one in between.
  */
-const SQL = `UPDATE jobs j SET payload = r.payload, run_at = $2, publish_by = $3, updated_at = now()
-             FROM unnest($1::uuid[], $4::jsonb[]) AS r(id, payload)
-             WHERE j.id = r.id AND ${guard('reschedule', 'j.status')}`;
-const WAITING = `SELECT id, text_override AS "textOverride" FROM jobs WHERE post_id = $1 AND ${guard('reschedule')}`;
+const SQL = `WITH s AS (
+               UPDATE job_state j SET run_at = $2, publish_by = $3, updated_at = now()
+               WHERE j.job_id = ANY($1::uuid[]) AND ${guard('reschedule', 'j.status')}
+               RETURNING j.job_id
+             )
+             UPDATE job_payloads p SET payload = r.payload
+             FROM unnest($1::uuid[], $4::jsonb[]) AS r(id, payload), s
+             WHERE p.id = r.id AND s.job_id = r.id`;
+const WAITING = `SELECT j.job_id AS id, p.text_override AS "textOverride" FROM job_state j JOIN job_payloads p ON p.id = j.job_id
+                 WHERE p.post_id = $1 AND ${guard('reschedule', 'j.status')}`;
 
 export async function reschedulePostJobs(
   q: Sql,

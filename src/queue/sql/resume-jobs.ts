@@ -8,10 +8,10 @@ import { guard } from '../job-lifecycle';
  * case (a job paused by a refusal of credentials that a person had already replaced).
  */
 // run_at is kept: a job paused before its time still waits for it (the others are due already).
-const BY_ACCOUNT = `UPDATE jobs SET status = 'scheduled', updated_at = now()
-                    WHERE account_id = $1 AND ${guard('resume')} RETURNING id`;
-const BY_JOB = `UPDATE jobs SET status = 'scheduled', run_at = now(), updated_at = now()
-                WHERE id = ANY($1::uuid[]) AND ${guard('resume')} RETURNING id`;
+const BY_ACCOUNT = `UPDATE job_state SET status = 'scheduled', updated_at = now()
+                    WHERE account_id = $1 AND ${guard('resume')} RETURNING job_id`;
+const BY_JOB = `UPDATE job_state SET status = 'scheduled', run_at = now(), updated_at = now()
+                WHERE job_id = ANY($1::uuid[]) AND ${guard('resume')} RETURNING job_id`;
 
 export async function resumeAccountJobs(q: Sql, accountId: string): Promise<number> {
   return (await q.query(BY_ACCOUNT, [accountId])).length;

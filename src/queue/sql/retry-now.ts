@@ -6,8 +6,8 @@ import { guardFrom } from '../job-lifecycle';
  * nothing else changes (its budget, key and publishBy stay). A dead job takes the revive rule
  * instead (revive-dead-jobs.ts). Guarded by its status: false when it is not waiting.
  */
-const SQL = `UPDATE jobs SET run_at = now(), updated_at = now()
-             WHERE workspace_id = $1 AND id = $2 AND ${guardFrom('retry', 'scheduled')} RETURNING id`;
+const SQL = `UPDATE job_state SET run_at = now(), updated_at = now()
+             WHERE workspace_id = $1 AND job_id = $2 AND ${guardFrom('retry', 'scheduled')} RETURNING job_id`;
 
 export async function retryNow(q: Sql, workspaceId: string, id: string): Promise<boolean> {
   return (await q.query(SQL, [workspaceId, id])).length > 0;

@@ -23,20 +23,23 @@ import { REVIVE_KEY_SQL } from '../job-columns';
  * caller's row locks: of two concurrent revivals exactly one moves the job, and a job in flight
  * (never dead) is never put in the queue a second time.
  */
-const SQL = `UPDATE jobs j SET
-         status = r.status,
-         run_at = coalesce($3::timestamptz, now()),
-         attempt_base = j.attempt_count,
-         dead_reason = NULL,
-         finished_at = NULL,
-         idempotency_key = ${REVIVE_KEY_SQL},
-         payload_changed_since_key = false,
-         publish_by = CASE WHEN j.publish_by <= coalesce($3::timestamptz, now()) THEN NULL ELSE j.publish_by END,
-         updated_at = now()
-       FROM unnest($1::uuid[], $2::text[]) AS r(id, status)
-       WHERE j.id = r.id AND ${pairs('requeue', 'j.status', 'r.status')}
-       RETURNING j.id, j.account_id AS "accountId", j.status, j.idempotency_key AS "idempotencyKey", j.run_at AS "runAt",
-                 j.publish_by AS "publishBy"`;
+const SQL = `WITH moved AS (
+         UPDATE job_state s SET
+           status = r.status,
+           run_at = coalesce($3::timestamptz, now()),
+           attempt_base = s.attempt_count,
+           dead_reason = NULL,
+           finished_at = NULL,
+           publish_by = CASE WHEN s.publish_by <= coalesce($3::timestamptz, now()) THEN NULL ELSE s.publish_by END,
+           updated_at = now()
+         FROM unnest($1::uuid[], $2::text[]) AS r(id, status)
+         WHERE s.job_id = r.id AND ${pairs('requeue', 's.status', 'r.status')}
+         RETURNING s.job_id, s.account_id, s.status, s.run_at, s.publish_by
+       )
+       UPDATE job_payloads j SET idempotency_key = ${REVIVE_KEY_SQL}, payload_changed_since_key = false
+       FROM moved m WHERE j.id = m.job_id
+       RETURNING j.id, m.account_id AS "accountId", m.status, j.idempotency_key AS "idempotencyKey", m.run_at AS "runAt",
+                 m.publish_by AS "publishBy"`;
 
 /** Where a revived job goes (the table's targets of retry and requeue from dead). */
 export type ReviveTarget = 'scheduled' | 'paused';
