@@ -85,10 +85,15 @@ export async function roundStatements(url: string, jobs: number): Promise<Statem
       [Math.ceil(jobs / 20)],
     );
     await c.query(
-      `INSERT INTO jobs (workspace_id, post_id, account_id, provider, status, run_at, idempotency_key, payload)
-       SELECT a.workspace_id, p.id, a.id, 'webhook', 'scheduled', now() - interval '1 second', gen_random_uuid()::text,
-              '{"text":"bench post","title":null,"link":null,"media":[],"metadata":null,"scheduledAt":"2026-12-01T00:00:00.000Z"}'
-       FROM posts p CROSS JOIN accounts a`,
+      `WITH w AS (
+         INSERT INTO job_payloads (workspace_id, post_id, account_id, provider, idempotency_key, payload)
+         SELECT a.workspace_id, p.id, a.id, 'webhook', gen_random_uuid()::text,
+                '{"text":"bench post","title":null,"link":null,"media":[],"metadata":null,"scheduledAt":"2026-12-01T00:00:00.000Z"}'
+         FROM posts p CROSS JOIN accounts a
+         RETURNING id, account_id, workspace_id
+       )
+       INSERT INTO job_state (job_id, account_id, workspace_id, status, run_at)
+       SELECT id, account_id, workspace_id, 'scheduled', now() - interval '1 second' FROM w`,
     );
     await c.query('VACUUM ANALYZE');
     const pid = (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;

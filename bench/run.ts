@@ -26,7 +26,7 @@ import { roundStatements, StatementCosts } from './round-statements';
  *   BENCH_PROFILE=<dir>: worker processes write a CPU profile there (node --cpu-prof); API-only
  *   processes too with BENCH_PROFILE_API=1
  *   BENCH_NODE_ARGS: more node flags for every Herald process (e.g. --heap-prof, --trace-gc)
- *   BENCH_JOBS_FILLFACTOR=<n>: the writes section repacks Herald's jobs table with this fillfactor
+ *   BENCH_JOBS_FILLFACTOR=<n>: the writes section repacks Herald's job_state table with this fillfactor
  *   first (an experiment docs/benchmarks.md reports; Herald's schema has none)
  */
 const ROOT = path.resolve(__dirname, '../..');
@@ -292,7 +292,8 @@ async function heraldThroughput(db: Db, receiver: Receiver, workers: number, acc
       async () =>
         db.with(
           url,
-          async (c) => (await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE status = 'succeeded'`)).rows[0].n >= JOBS,
+          async (c) =>
+            (await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM job_state WHERE status = 'succeeded'`)).rows[0].n >= JOBS,
         ),
       300_000,
       'Herald outcomes',
@@ -460,10 +461,10 @@ async function graphileThroughput(db: Db, receiver: Receiver, mode: 'default' | 
 async function prepareWrites(db: Db, url: string): Promise<void> {
   if (process.env.BENCH_JOBS_FILLFACTOR)
     await db.with(url, async (c) => {
-      const has = (await c.query(`SELECT 1 FROM pg_tables WHERE tablename = 'jobs' AND schemaname = 'public'`)).rowCount;
+      const has = (await c.query(`SELECT 1 FROM pg_tables WHERE tablename = 'job_state' AND schemaname = 'public'`)).rowCount;
       if (has) {
-        await c.query(`ALTER TABLE jobs SET (fillfactor = ${Number(process.env.BENCH_JOBS_FILLFACTOR)})`);
-        await c.query('VACUUM FULL jobs');
+        await c.query(`ALTER TABLE job_state SET (fillfactor = ${Number(process.env.BENCH_JOBS_FILLFACTOR)})`);
+        await c.query('VACUUM FULL job_state');
       }
     });
   await db.with(url, (c) => c.query('VACUUM ANALYZE'));
@@ -501,7 +502,7 @@ async function heraldWrites(db: Db, receiver: Receiver): Promise<Writes> {
     const polls = await countedPoll(
       url,
       db,
-      `SELECT count(*)::int AS n FROM jobs WHERE status = 'succeeded'`,
+      `SELECT count(*)::int AS n FROM job_state WHERE status = 'succeeded'`,
       (n) => n >= JOBS,
       'Herald outcomes',
     );
@@ -814,17 +815,19 @@ async function addFinishedJobs(c: Client, n: number): Promise<void> {
     [posts, batch],
   );
   await c.query(
-    `INSERT INTO jobs (workspace_id, post_id, account_id, provider, status, run_at, idempotency_key, payload,
-                       dead_reason, error_class, last_error, attempt_count, finished_at)
-     SELECT a.workspace_id, p.id, a.id, 'webhook',
-            CASE WHEN (p.n + a.n) % 10 = 0 THEN 'dead' ELSE 'succeeded' END,
-            now() - interval '30 days', p.id || '-' || a.id, '{"text":"old"}',
-            CASE WHEN (p.n + a.n) % 10 = 0 THEN 'permanent' END,
-            CASE WHEN (p.n + a.n) % 10 = 0 THEN 'permanent' ELSE 'success' END,
-            CASE WHEN (p.n + a.n) % 10 = 0 THEN 'HTTP 410 Gone' END,
-            1, now() - interval '30 days' + (p.n || ' seconds')::interval
-     FROM (SELECT id, row_number() OVER () AS n FROM posts WHERE text = $1) p
-     CROSS JOIN (SELECT id, workspace_id, row_number() OVER (ORDER BY created_at) AS n FROM accounts) a`,
+    `WITH src AS MATERIALIZED (
+       SELECT gen_random_uuid() AS id, p.id AS post_id, a.id AS account_id, a.workspace_id, (p.n + a.n) % 10 = 0 AS dead, p.n
+       FROM (SELECT id, row_number() OVER () AS n FROM posts WHERE text = $1) p
+       CROSS JOIN (SELECT id, workspace_id, row_number() OVER (ORDER BY created_at) AS n FROM accounts) a
+     ), w AS (
+       INSERT INTO job_payloads (id, workspace_id, post_id, account_id, provider, idempotency_key, payload)
+       SELECT id, workspace_id, post_id, account_id, 'webhook', post_id || '-' || account_id, '{"text":"old"}' FROM src
+     )
+     INSERT INTO job_state (job_id, account_id, workspace_id, status, run_at, dead_reason, error_class, last_error, attempt_count, finished_at)
+     SELECT id, account_id, workspace_id, CASE WHEN dead THEN 'dead' ELSE 'succeeded' END, now() - interval '30 days',
+            CASE WHEN dead THEN 'permanent' END, CASE WHEN dead THEN 'permanent' ELSE 'success' END,
+            CASE WHEN dead THEN 'HTTP 410 Gone' END, 1, now() - interval '30 days' + (n || ' seconds')::interval
+     FROM src`,
     [batch],
   );
   await c.query('VACUUM ANALYZE');
@@ -866,7 +869,7 @@ async function dataScaling(db: Db): Promise<{ claims: [number, number][]; dlq: {
     );
     const dead = await db.with(
       url,
-      async (c) => (await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE status = 'dead'`)).rows[0].n,
+      async (c) => (await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM job_state WHERE status = 'dead'`)).rows[0].n,
     );
     const herald = await startHerald(url, { WORKER_ENABLED: 'false' });
     const times: number[] = [];

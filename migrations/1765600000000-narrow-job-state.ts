@@ -86,7 +86,9 @@ export class NarrowJobState1765600000000 implements MigrationInterface {
       FROM job_payloads`);
 
     await q.query(`ALTER TABLE attempts DROP CONSTRAINT attempts_job_id_fkey`);
-    await q.query(`ALTER TABLE attempts ADD CONSTRAINT attempts_job_id_fkey FOREIGN KEY (job_id) REFERENCES job_state(job_id) ON DELETE CASCADE`);
+    await q.query(
+      `ALTER TABLE attempts ADD CONSTRAINT attempts_job_id_fkey FOREIGN KEY (job_id) REFERENCES job_state(job_id) ON DELETE CASCADE`,
+    );
 
     // Dropping the state columns drops the old partial indexes and the checks on them.
     await q.query(`
@@ -105,7 +107,9 @@ export class NarrowJobState1765600000000 implements MigrationInterface {
     await q.query(`CREATE INDEX jobs_ready ON job_state (run_at) WHERE status = 'scheduled'`);
     await q.query(`CREATE INDEX jobs_in_progress ON job_state (account_id, lease_expires_at) WHERE status = 'in_progress'`);
     await q.query(`CREATE INDEX jobs_paused_account ON job_state (account_id) WHERE status = 'paused'`);
-    await q.query(`CREATE INDEX jobs_publish_by ON job_state (publish_by) WHERE status IN ('scheduled', 'paused') AND publish_by IS NOT NULL`);
+    await q.query(
+      `CREATE INDEX jobs_publish_by ON job_state (publish_by) WHERE status IN ('scheduled', 'paused') AND publish_by IS NOT NULL`,
+    );
     await q.query(`CREATE INDEX jobs_dlq ON job_state (workspace_id, finished_at DESC, job_id DESC) WHERE status IN ('dead', 'discarded')`);
   }
 

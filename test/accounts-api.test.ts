@@ -304,7 +304,9 @@ describe('accounts API', () => {
       });
       const p2 = await createPost(t, t.adminKey, { text: 'two', targets: [{ accountId: acc.id }], scheduledAt: FUTURE });
       const p3 = await createPost(t, t.adminKey, { text: 'done', targets: [{ accountId: acc.id }], scheduledAt: FUTURE });
-      await q(`UPDATE job_state SET status = 'succeeded', attempt_count = 1 WHERE job_id IN (SELECT id FROM jobs WHERE post_id = $1)`, [p3.id]);
+      await q(`UPDATE job_state SET status = 'succeeded', attempt_count = 1 WHERE job_id IN (SELECT id FROM jobs WHERE post_id = $1)`, [
+        p3.id,
+      ]);
       const statuses = async () =>
         (
           await q<{ post_id: string; account_id: string; status: string }>(
@@ -470,7 +472,9 @@ describe('accounts API', () => {
         scheduledAt: FUTURE,
       });
       const p2 = await createPost(t, t.adminKey, { text: 'sent', targets: [{ accountId: acc.id }], scheduledAt: FUTURE });
-      await q(`UPDATE job_state SET status = 'succeeded', attempt_count = 1 WHERE job_id IN (SELECT id FROM jobs WHERE post_id = $1)`, [p2.id]);
+      await q(`UPDATE job_state SET status = 'succeeded', attempt_count = 1 WHERE job_id IN (SELECT id FROM jobs WHERE post_id = $1)`, [
+        p2.id,
+      ]);
       const p3 = await createPost(t, t.adminKey, { text: 'paused', targets: [{ accountId: acc.id }], scheduledAt: FUTURE });
       await q(`UPDATE job_state SET status = 'paused' WHERE job_id IN (SELECT id FROM jobs WHERE post_id = $1)`, [p3.id]);
 

@@ -126,10 +126,10 @@ describe('list cursors over rows created within one millisecond', () => {
     }
     await withClient(t.databaseUrl, async (db: Client) => {
       for (const [i, id] of jobIds.entries()) {
-        await db.query(`UPDATE job_state SET status = 'dead', dead_reason = 'max_attempts', finished_at = $2::timestamptz WHERE job_id = $1`, [
-          id,
-          SAME_MS(i),
-        ]);
+        await db.query(
+          `UPDATE job_state SET status = 'dead', dead_reason = 'max_attempts', finished_at = $2::timestamptz WHERE job_id = $1`,
+          [id, SAME_MS(i)],
+        );
       }
     });
     expect(await walk(`/v1/dlq?accountId=${account.id}`)).toEqual(newestFirst(jobIds));

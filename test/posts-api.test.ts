@@ -700,7 +700,10 @@ describe('posts API', () => {
 
     it('409 once a job started, and nothing changes', async () => {
       const p = await createPost(t, t.adminKey, { text: 'Started', targets: [{ accountId: a }, { accountId: b }], scheduledAt: FUTURE });
-      await q('UPDATE job_state SET attempt_count = 1 WHERE job_id IN (SELECT id FROM jobs WHERE post_id = $1 AND account_id = $2)', [p.id, a]);
+      await q('UPDATE job_state SET attempt_count = 1 WHERE job_id IN (SELECT id FROM jobs WHERE post_id = $1 AND account_id = $2)', [
+        p.id,
+        a,
+      ]);
       const before = await snapshot(p.id);
       const res = await t
         .http()
@@ -867,7 +870,10 @@ describe('posts API', () => {
   describe('DELETE /v1/posts/:id', () => {
     it('cancels the waiting jobs: the post becomes cancelled', async () => {
       const p = await createPost(t, t.adminKey, { text: 'Cancel me', targets: [{ accountId: a }, { accountId: b }], scheduledAt: FUTURE });
-      await q(`UPDATE job_state SET status = 'paused' WHERE job_id IN (SELECT id FROM jobs WHERE post_id = $1 AND account_id = $2)`, [p.id, b]);
+      await q(`UPDATE job_state SET status = 'paused' WHERE job_id IN (SELECT id FROM jobs WHERE post_id = $1 AND account_id = $2)`, [
+        p.id,
+        b,
+      ]);
       const res = await t.http().delete(`/v1/posts/${p.id}`).set(bearer(t.adminKey)).expect(200);
       expect(res.body.status).toBe('cancelled');
       expect(res.body.jobs.map((j: { status: string }) => j.status)).toEqual(['cancelled', 'cancelled']);
@@ -903,10 +909,10 @@ describe('posts API', () => {
       });
       expect(res.body.status).toBe('publishing');
       // Once the in-flight attempt succeeds, the post counts as published (cancelled jobs aside).
-      await q(`UPDATE job_state SET status = 'succeeded', lease_owner = NULL, lease_expires_at = NULL WHERE job_id IN (SELECT id FROM jobs WHERE post_id = $1 AND account_id = $2)`, [
-        p.id,
-        c,
-      ]);
+      await q(
+        `UPDATE job_state SET status = 'succeeded', lease_owner = NULL, lease_expires_at = NULL WHERE job_id IN (SELECT id FROM jobs WHERE post_id = $1 AND account_id = $2)`,
+        [p.id, c],
+      );
       expect((await t.http().get(`/v1/posts/${p.id}`).set(bearer(t.adminKey)).expect(200)).body.status).toBe('published');
     });
 

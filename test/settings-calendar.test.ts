@@ -86,9 +86,10 @@ describe('settings page: calendar and safe editing, over HTTP', () => {
         (j: { accountId: string; id: string }) => [j.accountId, j.id],
       ),
     );
-    await sql(`UPDATE job_state SET status = 'succeeded', attempt_count = 1, remote_url = 'https://blog.example/half-out' WHERE job_id = $1`, [
-      byAccount[blog],
-    ]);
+    await sql(
+      `UPDATE job_state SET status = 'succeeded', attempt_count = 1, remote_url = 'https://blog.example/half-out' WHERE job_id = $1`,
+      [byAccount[blog]],
+    );
     await killJobs(t.databaseUrl, [byAccount[news]]);
     const page = await agent.get(`/settings/posts/${post.id}/edit`).expect(200);
     expect(page.text).toContain(

@@ -1,25 +1,33 @@
 /**
- * SQL for reading the jobs table (its owner is the queue: every statement that writes it is in
- * ./sql). These are expressions over `jobs j` for the modules that read jobs: the job and
- * dead-letter views.
+ * SQL for reading jobs. A job is two rows (migrations/1765600000000-narrow-job-state.ts):
+ * `job_payloads` (what it sends: payload, idempotency key, text override; written once, then
+ * only by a reschedule or a dead-letter edit or revival) and `job_state` (where it stands:
+ * status, run_at, lease, attempt counts, last outcome; what a claim and a record update).
+ * The view `jobs` joins them, one row per job with the old table's columns; the modules that
+ * read jobs (the job and dead-letter views, posts, digest, reports) read it with the
+ * expressions here. Only the queue writes, in ./sql, to the two tables.
  *
- * Why each index of `jobs` exists, the statement it serves (docs/benchmarks.md "Writes per
- * delivery": every status change writes a new row version and an entry in each index whose
- * predicate the new version matches, so each one here is paid for on the hot path):
+ * Why each index exists, the statement it serves (docs/benchmarks.md "Writes per delivery":
+ * every status change writes a new version of the state row and an entry in each of its
+ * indexes whose predicate the new version matches, so each one on job_state is paid for on
+ * the hot path; job_payloads' are written once, at intake):
  *
  * | index                                  | serves                                                                                  |
  * |----------------------------------------|-----------------------------------------------------------------------------------------|
- * | jobs_pkey (id)                         | every statement by job id: record, extend leases, the job and DLQ views, attempts' FK   |
- * | jobs_post_id_account_id_key (unique)   | one job per post and account (intake); a post's jobs (posts views, cancel by post)      |
+ * | job_state_pkey (job_id)                | every statement by job id: record, extend leases, the job and DLQ views, attempts' FK   |
  * | jobs_ready_account (account_id, run_at) WHERE scheduled | the claim's per-account scan and its skip scan over accounts (claim-candidates.ts) |
  * | jobs_ready (run_at) WHERE scheduled    | the next wake-up (nextScheduledRunAt), the due/later counts and the oldest due age (metrics) |
  * | jobs_in_progress (account_id, lease_expires_at) WHERE in_progress | in-flight counts per account (claim, in-flight-counts.ts), reclaim of expired leases |
  * | jobs_paused_account (account_id) WHERE paused | resume by account (resume-jobs.ts) when a person fixes the account                |
  * | jobs_publish_by (publish_by) WHERE scheduled/paused and set | the deadline sweep (expire-deadlines.ts)                         |
- * | jobs_dlq (workspace_id, finished_at DESC, id DESC) WHERE dead/discarded | the dead-letter list's pages and counts (dead-letter.repository.ts) |
+ * | jobs_dlq (workspace_id, finished_at DESC, job_id DESC) WHERE dead/discarded | the dead-letter list's pages and counts (dead-letter.repository.ts) |
+ * | job_payloads_pkey (id)                 | the claim's and the views' join from a state row to its payload                          |
+ * | jobs_post_id_account_id_key (unique)   | one job per post and account (intake); a post's jobs (posts views, cancel by post)      |
+ * | job_payloads_id_account_workspace_key (unique) | job_state's composite foreign key: its copies of account and workspace are the job's |
  *
  * `attempts`: its primary key (id), `(job_id, number)` unique (one row per attempt number; a
  * job's history in order), and a BRIN on finished_at (the digest's and reports' time ranges).
+ * Its foreign key points at job_state (the lock it takes lands on a page the record writes anyway).
  */
 
 /** A job row's columns, as JobRow (jobs/job.types.ts) names them. */
