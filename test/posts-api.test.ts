@@ -368,6 +368,17 @@ describe('posts API', () => {
       expect(await q('SELECT count(*)::int AS n FROM jobs WHERE post_id = $1', [first.body.id])).toEqual([{ n: 2 }]);
       const [row] = await q('SELECT state, response_status FROM idempotency_keys WHERE workspace_id = $1 AND key = $2', [adminWs, key]);
       expect(row).toEqual({ state: 'completed', response_status: 201 });
+      // The audit trail has the post once (written by the post's own statement; a replay writes nothing).
+      const audit = await t.http().get(`/v1/audit?kind=post&subjectId=${first.body.id}`).set(bearer(t.adminKey)).expect(200);
+      expect(audit.body.data).toEqual([
+        expect.objectContaining({
+          kind: 'post',
+          action: 'create',
+          subjectId: first.body.id,
+          summary: `Scheduled a post for 2 accounts: “${text}”`,
+          actor: expect.objectContaining({ kind: 'key' }),
+        }),
+      ]);
     });
 
     it('same key, different body → 422, nothing written', async () => {

@@ -13,6 +13,35 @@ export interface AuditFilter {
   subjectId?: string;
 }
 
+/** The INSERT of `entries`, its parameters numbered from `first`. */
+function insertStatement(
+  first: number,
+  workspaceId: string,
+  actor: AuditActor,
+  entries: NewAuditEntry[],
+): { sql: string; params: unknown[] } {
+  const p = (i: number) => `$${first + i}`;
+  return {
+    sql: `INSERT INTO audit_events (workspace_id, actor_kind, actor_id, actor_label, kind, action, subject_id, summary, before, after)
+       SELECT ${p(0)}, ${p(1)}, ${p(2)}, ${p(3)}, r.kind, r.action, r.subject_id, r.summary, r.before, r.after
+       FROM unnest(${p(4)}::text[], ${p(5)}::text[], ${p(6)}::uuid[], ${p(7)}::text[], ${p(8)}::jsonb[], ${p(9)}::jsonb[])
+         WITH ORDINALITY AS r(kind, action, subject_id, summary, before, after, n)
+       ORDER BY r.n`,
+    params: [
+      workspaceId,
+      actor.kind,
+      actor.id,
+      actor.label.slice(0, 400),
+      entries.map((e) => e.kind),
+      entries.map((e) => e.action),
+      entries.map((e) => e.subjectId ?? null),
+      entries.map((e) => e.summary.slice(0, 1000)),
+      entries.map((e) => (e.before ? JSON.stringify(e.before) : null)),
+      entries.map((e) => (e.after ? JSON.stringify(e.after) : null)),
+    ],
+  };
+}
+
 /** SQL of audit_events, the one audit trail (this module's table; others call AuditService). */
 @Injectable()
 export class AuditRepository {
@@ -21,25 +50,18 @@ export class AuditRepository {
   /** Adds entries inside the caller's transaction (or alone), so a change and its record commit together. */
   async insert(q: Sql | null, workspaceId: string, actor: AuditActor, entries: NewAuditEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    await (q ?? this.db).query(
-      `INSERT INTO audit_events (workspace_id, actor_kind, actor_id, actor_label, kind, action, subject_id, summary, before, after)
-       SELECT $1, $2, $3, $4, r.kind, r.action, r.subject_id, r.summary, r.before, r.after
-       FROM unnest($5::text[], $6::text[], $7::uuid[], $8::text[], $9::jsonb[], $10::jsonb[])
-         WITH ORDINALITY AS r(kind, action, subject_id, summary, before, after, n)
-       ORDER BY r.n`,
-      [
-        workspaceId,
-        actor.kind,
-        actor.id,
-        actor.label.slice(0, 400),
-        entries.map((e) => e.kind),
-        entries.map((e) => e.action),
-        entries.map((e) => e.subjectId ?? null),
-        entries.map((e) => e.summary.slice(0, 1000)),
-        entries.map((e) => (e.before ? JSON.stringify(e.before) : null)),
-        entries.map((e) => (e.after ? JSON.stringify(e.after) : null)),
-      ],
-    );
+    const { sql, params } = insertStatement(1, workspaceId, actor, entries);
+    await (q ?? this.db).query(sql, params);
+  }
+
+  /**
+   * The same INSERT as a data-modifying CTE named `audit`, its parameters numbered from `first`,
+   * for a statement of another module to embed (the intake: the post, its jobs and its audit
+   * entry in one statement and one commit; PostsRepository.create). The SQL stays this module's.
+   */
+  insertCte(first: number, workspaceId: string, actor: AuditActor, entries: NewAuditEntry[]): { cte: string; params: unknown[] } {
+    const { sql, params } = insertStatement(first, workspaceId, actor, entries);
+    return { cte: `audit AS (${sql})`, params };
   }
 
   /** Newest first, over audit_events_workspace (or _actor when filtered by actor). */

@@ -24,6 +24,18 @@ export class AuditService {
     return this.audit.insert(q, workspaceId, actor, entries);
   }
 
+  /**
+   * `entries` as a CTE named `audit` for another module's statement to embed, its parameters
+   * numbered from `first`: the entries commit with that statement or not at all.
+   */
+  recordCte(
+    first: number,
+    auth: Pick<AuthContext, 'workspaceId' | 'principal' | 'label'>,
+    ...entries: NewAuditEntry[]
+  ): { cte: string; params: unknown[] } {
+    return this.audit.insertCte(first, auth.workspaceId, actorOf(auth), entries);
+  }
+
   async list(workspaceId: string, filter: AuditFilter, limit = DEFAULT_PAGE_SIZE, cursor?: string): Promise<Page<AuditEventView>> {
     const rows = await this.audit.list(workspaceId, filter, decodeCursor(cursor), limit);
     return toPage(rows, limit, toAuditEventView);

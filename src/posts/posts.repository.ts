@@ -47,22 +47,24 @@ export class PostsRepository {
   }
 
   /**
-   * The post, its jobs and the Idempotency-Key's stored answer in ONE statement: it commits as a
-   * whole (the API answers 201 only after it returns), and POST /v1/posts costs one round trip
-   * for its writes. The jobs' INSERTs are the queue's (the CTEs `j_payloads` and `j`: JobLifecycle.enqueue builds them, their
+   * The post, its jobs, its audit entry and the Idempotency-Key's stored answer in ONE statement:
+   * it commits as a whole (the API answers 201 only after it returns), and POST /v1/posts costs
+   * one round trip and one commit for its writes. The audit entry's INSERT is the audit module's
+   * (the CTE `audit`, AuditService.recordCte, its parameters numbered after the jobs'). The jobs' INSERTs are the queue's (the CTEs `j_payloads` and `j`: JobLifecycle.enqueue builds them, their
    * parameters numbered from POST_PARAMS + 1); workers are woken after the commit.
    */
   async create(
     post: PostRow,
     jobs: { cte: string; params: unknown[] },
     idempotency: { key: string; status: number; body: unknown } | null,
+    audit: { cte: string; params: unknown[] },
   ): Promise<void> {
     await this.db.prepared(
       'herald_create_post',
       `WITH p AS (
          INSERT INTO posts (id, workspace_id, text, title, link, media, metadata, thread, scheduled_at, publish_by, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $14, $11, $12, $13, $13)
-       ), ${jobs.cte}, k AS (
+       ), ${jobs.cte}, ${audit.cte}, k AS (
          UPDATE idempotency_keys SET state = 'completed', response_status = $9, response_body = $10
          WHERE workspace_id = $2 AND key = $8 AND $8::text IS NOT NULL
          RETURNING 1
@@ -84,6 +86,7 @@ export class PostsRepository {
         post.createdAt,
         post.thread === null ? null : JSON.stringify(post.thread),
         ...jobs.params,
+        ...audit.params,
       ],
     );
   }

@@ -207,18 +207,19 @@ export class PostsService {
       { workspaceId, postId: post.id, runAt: scheduledAt, publishBy, createdAt: now, jobs },
       payloadFor,
     );
-    await this.posts.create(post, enqueue, idempotencyKey === undefined ? null : { key: idempotencyKey, status: 201, body: view });
-    // Committed: workers are woken now (this process's at once, others folded: QueueNotifier).
-    if (jobs.some((j) => j.status === 'scheduled')) this.lifecycle.jobsAdded(post.scheduledAt);
-    // After the post's one-statement write (the intake's hot path stays one round trip); a
-    // replay of the same Idempotency-Key returns before this, so a post is recorded once.
-    await this.audit.record(null, auth, {
+    // The audit entry is written by the post's own statement: it commits with the post or not at
+    // all, and the intake costs one commit (it was a second statement and a second commit after
+    // it). A replay of the same Idempotency-Key returns before this, so a post is recorded once.
+    const audit = this.audit.recordCte(POST_PARAMS + 1 + enqueue.params.length, auth, {
       kind: 'post',
       action: 'create',
       subjectId: post.id,
       summary: `Scheduled a post for ${plural(jobs.length, 'account')}: “${excerptOf(post.text)}”`,
       after: { ...postFields(post), accounts: jobs.map((j) => j.accountId) },
     });
+    await this.posts.create(post, enqueue, idempotencyKey === undefined ? null : { key: idempotencyKey, status: 201, body: view }, audit);
+    // Committed: workers are woken now (this process's at once, others folded: QueueNotifier).
+    if (jobs.some((j) => j.status === 'scheduled')) this.lifecycle.jobsAdded(post.scheduledAt);
     return view;
   }
 
