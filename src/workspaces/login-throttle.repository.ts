@@ -11,9 +11,13 @@ import type { ThrottleState } from './login-throttle';
 export class LoginThrottleRepository {
   constructor(private readonly db: Db) {}
 
-  /** The state of one count, without locking (the API's fast path); null when there is none. */
+  /**
+   * The state of one count, without locking (the API's fast path: every request with a key);
+   * null when there is none. Prepared: planned once per connection, not on every request.
+   */
   async peek(client: string): Promise<ThrottleState | null> {
-    const rows = await this.db.query<ThrottleState>(
+    const rows = await this.db.prepared<ThrottleState>(
+      'herald_login_throttle_peek',
       `SELECT failures, last_failure_at AS "lastFailureAt", blocked_until AS "blockedUntil" FROM settings_login_throttle WHERE client = $1`,
       [client],
     );
