@@ -137,9 +137,16 @@ describe('retry storm: a receiver down, then back', () => {
     // machine at load average 14 (full jitter and slow start / no jitter / no slow start: 2.15 /
     // 2.28 / —, then 2.11 / 3.50 / 2.20) the differences were within what load changes, so no
     // bound on it is justified before a full-scale run on a quiet machine.
+    // 2026-12-02, at 0.2 on a quiet machine, one run per commit (full jitter and slow start / no
+    // jitter / no slow start): 4.26 / 7.36 / 5.12 before the job split, 4.74 / 7.00 / 4.42 with
+    // it, 5.16 / 7.00 / 3.40 and 5.43 / 7.00 / 3.30 once the round's record statement lost its
+    // n² plan (a faster engine releases the backlog at each circuit's close in fewer seconds).
+    // At this scale no jitter is every request in one second (7.00 is that wave: the whole drain
+    // over its 7 buckets), and full jitter stays well below it; the absolute bound is 6, above
+    // the measured spread and below the wave. docs/fault-suite.md has the figures.
     if (CHAOS_SCALE >= 1) expect(full.ratio).toBeLessThanOrEqual(3);
     else {
-      expect(full.ratio).toBeLessThanOrEqual(5);
+      expect(full.ratio).toBeLessThanOrEqual(6);
       expect(full.ratio).toBeLessThan(none.ratio);
     }
   });
