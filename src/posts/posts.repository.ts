@@ -49,9 +49,11 @@ export class PostsRepository {
   /**
    * The post, its jobs, its audit entry and the Idempotency-Key's stored answer in ONE statement:
    * it commits as a whole (the API answers 201 only after it returns), and POST /v1/posts costs
-   * one round trip and one commit for its writes. The audit entry's INSERT is the audit module's
-   * (the CTE `audit`, AuditService.recordCte, its parameters numbered after the jobs'). The jobs' INSERTs are the queue's (the CTEs `j_payloads` and `j`: JobLifecycle.enqueue builds them, their
-   * parameters numbered from POST_PARAMS + 1); workers are woken after the commit.
+   * one round trip and one commit for its writes. The jobs' INSERTs are the queue's (the CTEs
+   * `j_payloads` and `j`: JobLifecycle.enqueue builds them, their parameters numbered from
+   * POST_PARAMS + 1); the audit entry's is the audit module's (the CTE `audit`:
+   * AuditService.recordCte, its parameters numbered after the jobs'). Workers are woken after
+   * the commit.
    */
   async create(
     post: PostRow,
@@ -120,8 +122,8 @@ export class PostsRepository {
 
   /**
    * A draft scheduled: its time, deadline and content set and its draft targets cleared, in the
-   * statement that writes its jobs (the queue's INSERTs, CTEs `j_payloads` and `j`, their parameters numbered from
-   * SCHEDULE_PARAMS + 1). False when the post was no longer a draft.
+   * statement that writes its jobs (the queue's INSERTs, the CTEs `j_payloads` and `j`, their
+   * parameters numbered from SCHEDULE_PARAMS + 1). False when the post was no longer a draft.
    */
   async scheduleDraft(m: Sql, post: PostRow, jobs: { cte: string; params: unknown[] }): Promise<boolean> {
     const rows: { n: string }[] = await m.query(

@@ -20,10 +20,10 @@ const START_STATUS = `CASE WHEN r.status IN (${targets('enqueue', null)
  * Two CTEs, `j_payloads` and `j` (the embedding statement counts `j`'s rows): a job is two rows,
  * its payload (job_payloads, written once) and its state (job_state: what the queue updates;
  * migrations/1765600000000-narrow-job-state.ts). One row per target through unnest (one array
- * per column): two INSERTs whatever the number of targets. Each job carries its own copy of the payload, so a later edit of one dead job
- * touches only it. The foreign keys (payload → post, state → payload) are checked at the end of
- * the statement, when the rows they point at exist. Parameters are numbered from `first`, after the embedding
- * statement's own. A status the lifecycle table does not start a job in (anything but
+ * per column): two INSERTs whatever the number of targets. Each job carries its own copy of the
+ * payload, so a later edit of one dead job touches only it. The foreign keys (payload → post,
+ * state → payload) are checked at the end of the statement, when the rows they point at exist.
+ * Parameters are numbered from `first`, after the embedding statement's own. A status the lifecycle table does not start a job in (anything but
  * scheduled or paused) fails the whole statement: the post is not accepted with a job that
  * skipped the queue.
  */

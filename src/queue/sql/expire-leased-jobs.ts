@@ -1,5 +1,6 @@
 import type { Tx } from '../../database/db';
 import { guard } from '../job-lifecycle';
+import { preparedWithoutNestedLoops } from './without-nested-loops';
 
 /**
  * expireLeased (in_progress → dead, expired): a leased job whose publishBy passed before its
@@ -15,5 +16,5 @@ const SQL = `UPDATE job_state j SET status = 'dead', dead_reason = 'expired', fi
 
 export async function expireLeasedJobs(tx: Tx, owner: string, jobs: { id: string; attemptNumber: number }[]): Promise<void> {
   if (jobs.length === 0) return;
-  await tx.prepared('herald_expire_leased', SQL, [owner, jobs.map((j) => j.id), jobs.map((j) => j.attemptNumber)]);
+  await preparedWithoutNestedLoops(tx, 'herald_expire_leased', SQL, [owner, jobs.map((j) => j.id), jobs.map((j) => j.attemptNumber)]);
 }

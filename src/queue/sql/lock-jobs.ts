@@ -23,16 +23,16 @@ export interface LockedJob {
   parts: PublishedPart[];
 }
 
+/** Both rows of a job are locked (FOR UPDATE): its state, and the payload an edit or a reschedule rewrites. */
+const LOCKED = `j.job_id AS id, j.account_id AS "accountId", j.status, p.idempotency_key AS "idempotencyKey", j.run_at AS "runAt",
+            j.publish_by AS "publishBy", p.payload, p.provider, j.attempt_count AS "attemptCount", j.parts`;
+
 /**
  * The workspace's jobs among `ids` (any status: the caller reports why one cannot change).
  * `onlyDead`: dead ones only. A job another transaction is changing is waited for, and the
  * WHERE is evaluated again on its new version (PostgreSQL's re-check after a lock wait), so a
  * job requeued meanwhile drops out instead of being taken twice.
  */
-/** Both rows of a job are locked (FOR UPDATE): its state, and the payload an edit or a reschedule rewrites. */
-const LOCKED = `j.job_id AS id, j.account_id AS "accountId", j.status, p.idempotency_key AS "idempotencyKey", j.run_at AS "runAt",
-            j.publish_by AS "publishBy", p.payload, p.provider, j.attempt_count AS "attemptCount", j.parts`;
-
 export function lockJobs(m: Sql, workspaceId: string, ids: string[], onlyDead: boolean): Promise<LockedJob[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return m.query(

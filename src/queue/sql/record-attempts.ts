@@ -1,6 +1,7 @@
 import type { Tx } from '../../database/db';
 import { guard, RECORD_OUTCOMES, recordStatusCase } from '../job-lifecycle';
 import type { FinishedAttempt } from '../queue.types';
+import { preparedWithoutNestedLoops } from './without-nested-loops';
 
 /**
  * record (in_progress → succeeded | scheduled | paused | dead): the attempts that finished, and
@@ -72,50 +73,33 @@ const SQL = `WITH r0 AS (
              FROM r JOIN done ON done.id = r.job_id
              RETURNING job_id AS "jobId"`;
 
-/**
- * No nested loop for this statement (`enable_nestloop` off for it alone, set and restored around
- * it in the same pipeline, transaction-local). The planner estimates the in-flight jobs at one
- * row (they are rarely in the status column's statistics: at ANALYZE time almost every job is
- * waiting or finished) and the unnest at 10, so the cached plan walked the in-flight jobs and, for
- * each, scanned the whole batch of outcomes: 100 × 100 comparisons per round, 65 µs of the
- * statement's ~80 µs of database time per job (auto_explain: "Rows Removed by Join Filter:
- * 9900"). A hash join does the same match in one pass. The setting cannot be left for the rest
- * of the round: the claim's scan is made of nested loops (claim-candidates.ts).
- */
-const NESTLOOP = `SELECT set_config('enable_nestloop', $1, true)`;
-
 /** Returns the jobs whose outcome was recorded (the others had lost their lease). */
 export async function recordAttempts(tx: Tx, owner: string, attempts: FinishedAttempt[]): Promise<Set<string>> {
   if (attempts.length === 0) return new Set();
   const unknown = attempts.filter((a) => !Object.hasOwn(RECORD_OUTCOMES, a.decision));
   if (unknown.length > 0) throw new Error(`record: unknown outcome ${JSON.stringify(unknown[0].decision)} of job ${unknown[0].jobId}`);
   const col = <K extends keyof FinishedAttempt>(k: K) => attempts.map((a) => a[k]);
-  // The three go out together (pipeline): no round trip is added.
-  const [, written] = await Promise.all([
-    tx.prepared('herald_nestloop_off', NESTLOOP, ['off']),
-    tx.prepared<{ jobId: string }>('herald_record_attempts', SQL, [
-      owner,
-      col('jobId'),
-      col('attemptNumber'),
-      col('idempotencyKey'),
-      col('startedAt'),
-      col('finishedAt'),
-      col('httpStatus'),
-      col('networkError'),
-      col('errorClass'),
-      col('message'),
-      col('responseExcerpt'),
-      col('decision'),
-      col('delayMs'),
-      col('deadReason'),
-      col('remoteId'),
-      col('remoteUrl'),
-      attempts.map((a) => (a.warnings.length > 0 ? a.warnings.join('\n') : null)),
-      col('accountId'),
-      col('credentialsVersion'),
-      attempts.map((a) => (a.parts === null ? null : JSON.stringify(a.parts))),
-    ]),
-    tx.prepared('herald_nestloop_on', NESTLOOP, ['on']),
+  const written = await preparedWithoutNestedLoops<{ jobId: string }>(tx, 'herald_record_attempts', SQL, [
+    owner,
+    col('jobId'),
+    col('attemptNumber'),
+    col('idempotencyKey'),
+    col('startedAt'),
+    col('finishedAt'),
+    col('httpStatus'),
+    col('networkError'),
+    col('errorClass'),
+    col('message'),
+    col('responseExcerpt'),
+    col('decision'),
+    col('delayMs'),
+    col('deadReason'),
+    col('remoteId'),
+    col('remoteUrl'),
+    attempts.map((a) => (a.warnings.length > 0 ? a.warnings.join('\n') : null)),
+    col('accountId'),
+    col('credentialsVersion'),
+    attempts.map((a) => (a.parts === null ? null : JSON.stringify(a.parts))),
   ]);
   return new Set(written.map((w) => w.jobId));
 }

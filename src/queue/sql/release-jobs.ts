@@ -1,5 +1,6 @@
 import type { Tx } from '../../database/db';
 import { guard } from '../job-lifecycle';
+import { preparedWithoutNestedLoops } from './without-nested-loops';
 
 /**
  * release (in_progress → scheduled | paused | cancelled): leased jobs this worker gives back
@@ -23,5 +24,5 @@ const SQL = `UPDATE job_state j SET
 
 export async function releaseJobs(tx: Tx, owner: string, jobs: { id: string; attemptNumber: number }[]): Promise<void> {
   if (jobs.length === 0) return;
-  await tx.prepared('herald_release', SQL, [owner, jobs.map((j) => j.id), jobs.map((j) => j.attemptNumber)]);
+  await preparedWithoutNestedLoops(tx, 'herald_release', SQL, [owner, jobs.map((j) => j.id), jobs.map((j) => j.attemptNumber)]);
 }
