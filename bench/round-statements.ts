@@ -120,7 +120,7 @@ export async function roundStatements(url: string, jobs: number): Promise<Statem
         const written = await timed('record', () => recordAttempts(tx, OWNER, outcomes(previous)));
         if (written.size !== previous.length) throw new Error(`bench: ${written.size} of ${previous.length} outcomes recorded`);
       }
-      const candidates = await timed('candidates', () => claimCandidates(tx, BATCH, OWNER, 2, 10_000));
+      const candidates = await timed('candidates', () => claimCandidates(tx, BATCH, OWNER, 2, { rampMs: 10_000, ratePerS: 20 }));
       const claimed =
         candidates.length > 0
           ? await timed('claim', () =>

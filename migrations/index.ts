@@ -14,6 +14,7 @@ import { PostDrafts1765200000000 } from './1765200000000-post-drafts';
 import { SlowStart1765400000000 } from './1765400000000-slow-start';
 import { MailAbuse1765180000000 } from './1765180000000-mail-abuse';
 import { NarrowJobState1765600000000 } from './1765600000000-narrow-job-state';
+import { SlowStartRate1765700000000 } from './1765700000000-slow-start-rate';
 
 /** Every migration, in order. Listed explicitly so the build and the tests load the same set. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   PostDrafts1765200000000,
   SlowStart1765400000000,
   NarrowJobState1765600000000,
+  SlowStartRate1765700000000,
 ];

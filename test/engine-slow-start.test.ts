@@ -23,7 +23,8 @@ describe('publish engine: slow start after the circuit closes', () => {
   const base = fastEngine();
   const engine = useEngine({
     circuit: { failureThreshold: 3, cooldownMs: 1_000, disableThreshold: 1_000 },
-    worker: { ...base.worker!, slowStartMs: RAMP },
+    // The in-flight ramp alone here (its request rate is the next describe's).
+    worker: { ...base.worker!, slowStartMs: RAMP, slowStartRatePerS: 0 },
   });
 
   it(`ramps the in-flight cap from 1 to ${CAP} over ${RAMP} ms after the circuit closes, then uses the full cap`, async () => {
@@ -89,5 +90,66 @@ describe('publish engine: slow start after the circuit closes', () => {
     // Nothing lost, nothing sent twice after the recovery.
     expect(done.every((j) => j.attempts.filter((a) => a.errorClass === 'success').length === 1)).toBe(true);
     expect(seen).toHaveLength(100);
+  }, 120_000);
+});
+
+/**
+ * The rate ramp (docs/delivery.md "slow start"): against a receiver that answers at once, one
+ * attempt in flight is still a burst, so during the ramp an account's request rate also ramps,
+ * from 0 to WORKER_SLOW_START_RATE. What the receiver sees is checked against the design's
+ * bound: the n-th request of the account after the close arrives no earlier than the moment the
+ * budget 1 + floor(RATE × t² / (2 × RAMP)) reaches n (written out here, not imported). The
+ * receiver counts arrivals; a lease is taken before its request arrives, so arrivals can only
+ * be later than the leases the budget bounds.
+ */
+const RATE = 50;
+/** 1 + floor(50 × t² / 8,000,000), t in ms: 7 by 1 s, 26 by 2 s, 101 by the ramp's end (4 s). */
+const budget = (t: number): number => (t >= RAMP ? Infinity : t <= 0 ? 1 : 1 + Math.floor((RATE * t * t) / (2000 * RAMP)));
+
+describe('publish engine: the request rate ramps after the circuit closes', () => {
+  const base = fastEngine();
+  const engine = useEngine({
+    circuit: { failureThreshold: 3, cooldownMs: 1_000, disableThreshold: 1_000 },
+    worker: { ...base.worker!, slowStartMs: RAMP, slowStartRatePerS: RATE },
+  });
+
+  it(`paces a backlog of 100 to a receiver that answers at once: the n-th request after the close no sooner than the ramp allows`, async () => {
+    let healthy = false;
+    const arrivals: number[] = [];
+    const r = await engine.receiver(() => {
+      if (!healthy) return 503;
+      arrivals.push(Date.now());
+      return { status: 200, body: { id: 'ok' } };
+    });
+    const account = await engine.account(r.urlFor('/hook'));
+    const jobIds = await engine.postMany(account.id, 100, 'Backlog');
+    await pollUntil(
+      'the circuit to open',
+      () => engine.accountView(account.id),
+      (a) => a.circuit.state === 'open',
+    );
+    healthy = true;
+    const done = await pollUntil(
+      'every job to succeed',
+      () => engine.jobs(jobIds),
+      (jobs) => jobs.every((j) => j.status === 'succeeded'),
+      60_000,
+    );
+    const [{ closedAt }] = await engine.sql<{ closedAt: Date }>(`SELECT circuit_closed_at AS "closedAt" FROM accounts WHERE id = $1`, [
+      account.id,
+    ]);
+    const closed = closedAt.getTime();
+    // The probe closed the circuit; the 99 others came after the close.
+    expect(arrivals.filter((t) => t < closed)).toHaveLength(1);
+    const after = arrivals.filter((t) => t >= closed).sort((a, b) => a - b);
+    expect(after).toHaveLength(99);
+    const early = after.map((t, i) => ({ n: i + 1, ms: t - closed, budget: budget(t - closed) })).filter((x) => x.n > x.budget);
+    expect(early).toEqual([]);
+    // Paced, not sent at once: 99 requests need √(2 × RAMP × 98 / RATE) ≈ 3.96 s of the ramp.
+    expect(after[98] - closed).toBeGreaterThanOrEqual(3_900);
+    // And the worker came back at each step rather than at its poll interval or a later
+    // event: the backlog was out soon after the ramp (loose: a loaded machine is slow).
+    expect(after[98] - closed).toBeLessThan(RAMP + 5_000);
+    expect(done.every((j) => j.attempts.filter((a) => a.errorClass === 'success').length === 1)).toBe(true);
   }, 120_000);
 });

@@ -6,7 +6,7 @@ import { AccountFeedback, AccountForRequeue, AccountStatus, circuitPairs, Locked
 /**
  * The only writer of an account's delivery state: `status`, `status_reason`, the circuit
  * breaker's columns (`circuit_*` — `circuit_closed_at` included, the start of the slow start —,
- * `consecutive_failures`) and the last outcome (`last_error`,
+ * `consecutive_failures`), the slow start's count (`slow_start_leased`) and the last outcome (`last_error`,
  * `last_success_at`). The rest of an account row (name, config, credentials, deletion) is
  * AccountsRepository's. Each statement's guard comes from the transition tables
  * (account-state.ts): a move they do not list changes nothing.
@@ -32,6 +32,7 @@ export class AccountStateRepository {
       consecutiveFailures: number;
       maxInFlight: number;
       circuitClosedAt: Date | null;
+      slowStartLeased: number;
       deleted: boolean;
       credentialsVersion: number;
     }>('herald_lock_accounts', LOCK, [ids]);
@@ -41,6 +42,7 @@ export class AccountStateRepository {
       circuit: { state: r.circuitState, openUntil: r.circuitOpenUntil, consecutiveFailures: r.consecutiveFailures } satisfies Circuit,
       maxInFlight: r.maxInFlight,
       circuitClosedAt: r.circuitClosedAt,
+      slowStartLeased: r.slowStartLeased,
       deleted: r.deleted,
       credentialsVersion: r.credentialsVersion,
     }));
@@ -81,6 +83,16 @@ export class AccountStateRepository {
   }
 
   /**
+   * The slow start's count: jobs a round leased of accounts whose ramp runs (worker/slow-start.ts,
+   * the rate ramp), added under the round's account locks so that every process paces an account
+   * from the same count. Only while the circuit is closed; the next close starts it at 0 again.
+   */
+  async countSlowStartLeases(tx: Sql, leased: Map<string, number>): Promise<void> {
+    if (leased.size === 0) return;
+    await tx.prepared('herald_slow_start_leases', SLOW_START_LEASES, [[...leased.keys()], [...leased.values()]]);
+  }
+
+  /**
    * The accounts of jobs a person sends again (requeue, retry), after the jobs (lock order).
    * FOR SHARE: their status cannot change until the caller commits (refuse and autoDisable take
    * FOR UPDATE in a round), so the target decided from it still holds at commit; concurrent
@@ -103,6 +115,7 @@ export class AccountStateRepository {
     const rows = await m.query(
       `UPDATE accounts SET status = 'active', status_reason = NULL, circuit_state = 'closed', circuit_open_until = NULL,
          circuit_closed_at = CASE WHEN circuit_state <> 'closed' THEN now() ELSE circuit_closed_at END,
+         slow_start_leased = CASE WHEN circuit_state <> 'closed' THEN 0 ELSE slow_start_leased END,
          consecutive_failures = 0, updated_at = now()
        WHERE workspace_id = $1 AND id = $2 AND ${statusGuard('reactivate')}
          AND ${circuitPairs('reset', 'circuit_state', "'closed'")} RETURNING id`,
@@ -124,13 +137,14 @@ export class AccountStateRepository {
 
 const LOCK = `SELECT id, status, circuit_state AS "circuitState", circuit_open_until AS "circuitOpenUntil",
                      consecutive_failures AS "consecutiveFailures", max_in_flight AS "maxInFlight",
-                     circuit_closed_at AS "circuitClosedAt", deleted_at IS NOT NULL AS deleted, credentials_version AS "credentialsVersion"
+                     circuit_closed_at AS "circuitClosedAt", slow_start_leased AS "slowStartLeased", deleted_at IS NOT NULL AS deleted, credentials_version AS "credentialsVersion"
               FROM accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`;
 
 const FEEDBACK = `UPDATE accounts a SET
                circuit_state = u.state, circuit_open_until = u.open_until, consecutive_failures = u.failures,
                circuit_opened_at = CASE WHEN u.opened THEN now() ELSE a.circuit_opened_at END,
                circuit_closed_at = CASE WHEN u.closed THEN now() ELSE a.circuit_closed_at END,
+               slow_start_leased = CASE WHEN u.closed THEN 0 ELSE a.slow_start_leased END,
                last_error = coalesce(u.last_error, a.last_error),
                last_success_at = CASE WHEN u.succeeded THEN now() ELSE a.last_success_at END,
                status = coalesce(u.status, a.status),
@@ -145,3 +159,7 @@ const FEEDBACK = `UPDATE accounts a SET
 const PROBES = `UPDATE accounts a SET circuit_state = 'half_open', circuit_open_until = now() + $2 * interval '1 millisecond'
                 WHERE a.id = ANY($1::uuid[]) AND ${circuitPairs('probe', 'a.circuit_state', "'half_open'")}
                 RETURNING a.id`;
+
+const SLOW_START_LEASES = `UPDATE accounts a SET slow_start_leased = a.slow_start_leased + u.n
+                           FROM unnest($1::uuid[], $2::int[]) AS u(id, n)
+                           WHERE a.id = u.id AND a.circuit_state = 'closed'`;

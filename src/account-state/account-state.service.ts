@@ -24,6 +24,10 @@ export class AccountStateService {
     return this.repo.startProbes(tx, accountIds, leaseMs);
   }
 
+  countSlowStartLeases(tx: Sql, leased: Map<string, number>): Promise<void> {
+    return this.repo.countSlowStartLeases(tx, leased);
+  }
+
   shareLock(m: Sql, ids: string[]): Promise<AccountForRequeue[]> {
     return this.repo.shareLock(m, ids);
   }

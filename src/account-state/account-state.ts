@@ -115,6 +115,8 @@ export interface LockedAccount {
   maxInFlight: number;
   /** When its circuit last closed after being open or half-open (null: not since this was recorded); the slow start counts from it. */
   circuitClosedAt: Date | null;
+  /** Jobs leased since that close while the slow start ran (the rate ramp's count, worker/slow-start.ts). */
+  slowStartLeased: number;
   deleted: boolean;
   credentialsVersion: number;
 }

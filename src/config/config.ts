@@ -96,6 +96,8 @@ export interface EnvConfig {
     maxInFlightPerAccount: number;
     /** An account whose circuit just closed ramps its in-flight cap from 1 to its cap over this long (worker/slow-start.ts); 0: off. */
     slowStartMs: number;
+    /** During that ramp its request rate also ramps, from 0 to this many per second (slowStartBudget, worker/slow-start.ts); 0: the in-flight ramp alone. */
+    slowStartRatePerS: number;
   };
   retry: {
     baseDelayMs: number;
@@ -409,6 +411,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
       shutdownGraceMs: readInt(env, 'WORKER_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
       maxInFlightPerAccount: readInt(env, 'ACCOUNT_MAX_IN_FLIGHT', 5, 1, 1000),
       slowStartMs: readInt(env, 'WORKER_SLOW_START_MS', 10_000, 0, 3_600_000),
+      slowStartRatePerS: readInt(env, 'WORKER_SLOW_START_RATE', 20, 0, 100_000),
     },
     retry,
     circuit: {

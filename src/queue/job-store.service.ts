@@ -10,6 +10,7 @@ import type {
   LeasedJobRef,
   RoundAccounts,
   RoundResult,
+  SlowStart,
 } from './queue.types';
 import { claimCandidates } from './sql/claim-candidates';
 import { claimJobs } from './sql/claim-jobs';
@@ -35,8 +36,8 @@ export interface RoundInput {
   claimLimit: number;
   /** Jobs leased per in-flight slot of an account (see claim-candidates.ts). */
   prefetch: number;
-  /** The slow start after a circuit closes (WORKER_SLOW_START_MS; worker/slow-start.ts): the candidate scan applies it as the plan does. */
-  slowStartMs?: number;
+  /** The slow start after a circuit closes (WORKER_SLOW_START_MS and _RATE; worker/slow-start.ts): the candidate scan applies it as the plan does. */
+  slowStart?: SlowStart;
   leaseMs: number;
   feedback: (accounts: LockedAccount[], recorded: FinishedAttempt[]) => Map<string, AccountFeedback>;
   plan: (candidates: Candidate[], accounts: Map<string, AccountSlot>, now: Date) => ClaimPlan;
@@ -86,7 +87,7 @@ export class JobStore {
         releaseJobs(tx, owner, input.release),
         expireLeasedJobs(tx, owner, input.expired),
         recordAttempts(tx, owner, finished),
-        claimLimit > 0 ? claimCandidates(tx, claimLimit, owner, prefetch, input.slowStartMs ?? 0) : Promise.resolve([]),
+        claimLimit > 0 ? claimCandidates(tx, claimLimit, owner, prefetch, input.slowStart ?? { rampMs: 0, ratePerS: 0 }) : Promise.resolve([]),
         // In the same transaction as the claim, after the retries just recorded: its now() is the
         // claim's, so a job is either due for this claim or counted here, never neither (a
         // separate query a moment later missed a retry that became due in between, and an idle
@@ -138,6 +139,7 @@ export class JobStore {
       ]);
 
       let claimed: ClaimedJob[] = [];
+      let wakeAt: Date | null = null;
       if (candidates.length > 0 && usable.length > 0) {
         const slots = new Map<string, AccountSlot>(
           usable.map((a) => {
@@ -154,20 +156,25 @@ export class JobStore {
                 circuit: a.circuit,
                 // Closed by this round's feedback: at this transaction's now(), which the UPDATE writes too.
                 closedAt: d?.closed ? candidates[0].now : a.circuitClosedAt,
+                // Closed by this round: the UPDATE starts the count again.
+                slowStartLeased: d?.closed ? 0 : a.slowStartLeased,
               },
             ];
           }),
         );
-        const { take, probes } = input.plan(candidates, slots, candidates[0].now);
-        const [, jobs] = await Promise.all([
+        const plan = input.plan(candidates, slots, candidates[0].now);
+        const { take, probes } = plan;
+        wakeAt = plan.wakeAt;
+        const [, , jobs] = await Promise.all([
           input.accounts.startProbes(tx, probes, leaseMs),
+          input.accounts.countSlowStartLeases(tx, plan.slowStartLeased),
           take.length > 0 ? claimJobs(tx, owner, take, leaseMs) : Promise.resolve([]),
           tx.commit(),
         ]);
         claimed = jobs;
       }
       const inactive = locked.filter((a) => involved.has(a.id) && a.status !== 'active').map((a) => a.id);
-      return { recorded, recordedLate, claimed, notActive: [...new Set([...statusChanged, ...inactive])], nextRunAt };
+      return { recorded, recordedLate, claimed, notActive: [...new Set([...statusChanged, ...inactive])], nextRunAt, wakeAt };
     });
   }
 

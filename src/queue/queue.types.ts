@@ -78,6 +78,16 @@ export interface RoundResult {
   notActive: string[];
   /** When asked for (RoundInput.nextRunAt): the next scheduled job's run_at after the claim's now(), or null. */
   nextRunAt?: Date | null;
+  /** When an account in its slow start may lease more (ClaimPlan.wakeAt), in the database's clock; null: none ramps. */
+  wakeAt: Date | null;
+}
+
+/** The slow start's settings (WORKER_SLOW_START_MS, WORKER_SLOW_START_RATE; worker/slow-start.ts). */
+export interface SlowStart {
+  /** The ramp's length, ms; 0: no slow start. */
+  rampMs: number;
+  /** An account's request rate at the end of the ramp, per second; 0: the in-flight ramp alone. */
+  ratePerS: number;
 }
 
 /** A due job found by the claim's candidate scan, in run_at order. */
@@ -98,6 +108,8 @@ export interface AccountSlot {
   circuit: Circuit;
   /** When its circuit last closed after being open or half-open (as this round leaves it): the slow start counts from it. */
   closedAt: Date | null;
+  /** Jobs leased since that close while the slow start ran (0 from the close on): the rate ramp's count. */
+  slowStartLeased: number;
 }
 
 export interface ClaimPlan {
@@ -105,6 +117,10 @@ export interface ClaimPlan {
   take: string[];
   /** Accounts whose half-open probe this claim takes (exactly one job each). */
   probes: string[];
+  /** Jobs taken per account whose slow start runs: added to its count (slow_start_leased) in the same transaction. */
+  slowStartLeased: Map<string, number>;
+  /** The earliest moment a ramping account's rate budget grows (null: none ramps). */
+  wakeAt: Date | null;
 }
 
 /**
@@ -115,6 +131,7 @@ export interface RoundAccounts {
   lock(tx: Tx, ids: string[]): Promise<LockedAccount[]>;
   applyFeedback(tx: Tx, decided: Map<string, AccountFeedback>): Promise<unknown>;
   startProbes(tx: Tx, accountIds: string[], leaseMs: number): Promise<unknown>;
+  countSlowStartLeases(tx: Tx, leased: Map<string, number>): Promise<unknown>;
   storeRefreshedCredentials(tx: Tx, updates: { accountId: string; sealed: string; basedOnVersion: number }[]): Promise<unknown>;
 }
 

@@ -37,6 +37,7 @@ const active = (id: string, circuit = CLOSED_CIRCUIT, credentialsVersion = 1): L
   circuit,
   maxInFlight: 5,
   circuitClosedAt: null,
+  slowStartLeased: 0,
   deleted: false,
   credentialsVersion,
 });

@@ -10,6 +10,7 @@ const slot = (id: string, over: Partial<AccountSlot> = {}): AccountSlot => ({
   inFlight: 0,
   circuit: CLOSED_CIRCUIT,
   closedAt: null,
+  slowStartLeased: 0,
   ...over,
 });
 const jobs = (accountId: string, n: number, from = 0): Candidate[] =>
@@ -43,13 +44,13 @@ describe('planClaim', () => {
   it('defers every job of an account whose circuit is open', () => {
     const open = { state: 'open' as const, openUntil: new Date(now.getTime() + 10_000), consecutiveFailures: 5 };
     const plan = planClaim(jobs('a', 3), new Map([['a', slot('a', { circuit: open })]]), now, 100);
-    expect(plan).toEqual({ take: [], probes: [] });
+    expect(plan).toEqual({ take: [], probes: [], slowStartLeased: new Map(), wakeAt: null });
   });
 
   it('takes exactly one probe once the cooldown is over', () => {
     const cooled = { state: 'open' as const, openUntil: new Date(now.getTime() - 1), consecutiveFailures: 5 };
     const plan = planClaim(jobs('a', 3), new Map([['a', slot('a', { circuit: cooled })]]), now, 100);
-    expect(plan).toEqual({ take: ['a-0'], probes: ['a'] });
+    expect(plan).toEqual({ take: ['a-0'], probes: ['a'], slowStartLeased: new Map(), wakeAt: null });
   });
 
   it('sends nothing while a probe is out (half-open)', () => {
@@ -64,7 +65,7 @@ describe('planClaim', () => {
       ['a', slot('a', { circuit: cooled })],
     ]);
     const plan = planClaim([...jobs('b', 2), ...jobs('a', 1)], accounts, now, 2);
-    expect(plan).toEqual({ take: ['b-0', 'b-1'], probes: [] });
+    expect(plan).toEqual({ take: ['b-0', 'b-1'], probes: [], slowStartLeased: new Map(), wakeAt: null });
   });
 
   it('leases maxInFlight × prefetch, none while another process holds leases on the account', () => {
@@ -84,7 +85,7 @@ describe('planClaim', () => {
         new Map([['a', slot('a', { maxInFlight: 5, prefetch: 2, inFlight, closedAt: new Date(now.getTime() - msAfterClose) })]]),
         now,
         100,
-        ramp,
+        { rampMs: ramp, ratePerS: 0 },
       ).take.length;
     expect(at(0)).toBe(1);
     expect(at(0, 1)).toBe(0); // the first attempt still runs: nothing more
@@ -94,8 +95,48 @@ describe('planClaim', () => {
     expect(at(10_000)).toBe(10);
     expect(at(60_000, 4)).toBe(6);
     // Turned off (WORKER_SLOW_START_MS=0): the full cap at once.
-    const off = planClaim(jobs('a', 50), new Map([['a', slot('a', { prefetch: 2, closedAt: now })]]), now, 100, 0);
+    const off = planClaim(jobs('a', 50), new Map([['a', slot('a', { prefetch: 2, closedAt: now })]]), now, 100, {
+      rampMs: 0,
+      ratePerS: 20,
+    });
     expect(off.take).toHaveLength(10);
+  });
+
+  it('paces an account in its slow start by its rate budget, across rounds, and says when the budget grows', () => {
+    const s = { rampMs: 10_000, ratePerS: 20 };
+    const closedAt = new Date(now.getTime() - 5_000); // budget 26 five seconds in
+    const at = (leased: number, inFlight = 0) =>
+      planClaim(
+        jobs('a', 50),
+        new Map([['a', slot('a', { maxInFlight: 50, prefetch: 2, inFlight, closedAt, slowStartLeased: leased })]]),
+        now,
+        100,
+        s,
+      );
+    // The in-flight ramp alone would allow 1 + floor(49 × 0.5) = 25; the budget left, 26 − 20 = 6.
+    const paced = at(20);
+    expect(paced.take).toHaveLength(6);
+    expect(paced.slowStartLeased).toEqual(new Map([['a', 6]]));
+    // 26 leased: the 27th when 20 t² / 20 000 ≥ 26, t = √26 s = 5,099 ms after the close.
+    expect(paced.wakeAt).toEqual(new Date(closedAt.getTime() + 5_100));
+    // Spent: nothing now, the same moment to come back.
+    const spent = at(26);
+    expect(spent.take).toEqual([]);
+    expect(spent.wakeAt).toEqual(new Date(closedAt.getTime() + 5_100));
+    // The in-flight cap still binds where it is lower.
+    expect(at(0, 24).take).toHaveLength(1);
+  });
+
+  it('does not pace, count or wake for accounts whose ramp is over or never started', () => {
+    const s = { rampMs: 10_000, ratePerS: 20 };
+    const accounts = new Map([
+      ['a', slot('a', { prefetch: 2, closedAt: new Date(now.getTime() - 60_000), slowStartLeased: 500 })],
+      ['b', slot('b', { prefetch: 2 })],
+    ]);
+    const plan = planClaim([...jobs('a', 20), ...jobs('b', 20)], accounts, now, 100, s);
+    expect(plan.take).toHaveLength(20);
+    expect(plan.slowStartLeased.size).toBe(0);
+    expect(plan.wakeAt).toBeNull();
   });
 
   it('ignores candidates of accounts it was not told about', () => {

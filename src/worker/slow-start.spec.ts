@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { leaseCapacity, slowStartCap } from './slow-start';
+import { leaseCapacity, slowStartBudget, slowStartCap, slowStartNextAt } from './slow-start';
 
 const closed = new Date('2026-12-01T12:00:00Z');
 const after = (ms: number) => new Date(closed.getTime() + ms);
@@ -68,6 +68,88 @@ describe('leaseCapacity', () => {
         if (ramped < c) expect(leases).toBe(ramped);
         else expect(leases).toBe(c * prefetch);
       }),
+    );
+  });
+});
+
+describe('slowStartBudget (the rate ramp)', () => {
+  const defaults = { rampMs: 10_000, ratePerS: 20 };
+  const settings = fc.record({ rampMs: fc.integer({ min: 1, max: 3_600_000 }), ratePerS: fc.integer({ min: 1, max: 100_000 }) });
+
+  it('allows 1 at the close, then the area under a rate rising from 0 to 20/s over 10 s', () => {
+    // 1 + floor(20 × t² / (2 × 10 s)): t = 1 s → 2, 2 s → 5, 5 s → 26, 9.999 s → 100.98.
+    expect([0, 1, 999, 1_000, 2_000, 5_000, 9_999].map((ms) => slowStartBudget(closed, after(ms), defaults))).toEqual([
+      1, 1, 1, 2, 5, 26, 100,
+    ]);
+    expect(slowStartBudget(closed, after(10_000), defaults)).toBe(Infinity);
+  });
+
+  it('does not bound an account with no close recorded, the ramp off, or the rate 0', () => {
+    expect(slowStartBudget(null, after(0), defaults)).toBe(Infinity);
+    expect(slowStartBudget(closed, after(0), { rampMs: 0, ratePerS: 20 })).toBe(Infinity);
+    expect(slowStartBudget(closed, after(0), { rampMs: 10_000, ratePerS: 0 })).toBe(Infinity);
+  });
+
+  it('gives 1 for a now before the close', () => {
+    expect(slowStartBudget(closed, after(-250), defaults)).toBe(1);
+  });
+
+  it('is monotone non-decreasing in time, and at least 1', () => {
+    fc.assert(
+      fc.property(settings, t, t, (s, a, b) => {
+        const [early, late] = a <= b ? [a, b] : [b, a];
+        const x = slowStartBudget(closed, after(early), s);
+        expect(x).toBeGreaterThanOrEqual(1);
+        expect(x).toBeLessThanOrEqual(slowStartBudget(closed, after(late), s));
+      }),
+    );
+  });
+
+  it('never allows more in the first t ms than a rate rising linearly to ratePerS would send, plus the one at the close', () => {
+    fc.assert(
+      fc.property(settings, fc.integer({ min: 0, max: 3_600_000 }), (s, ms) => {
+        fc.pre(ms < s.rampMs);
+        const area = (s.ratePerS * (ms / 1000) * (ms / 1000)) / (2 * (s.rampMs / 1000));
+        expect(slowStartBudget(closed, after(ms), s)).toBeLessThanOrEqual(1 + area + 1e-6);
+      }),
+    );
+  });
+});
+
+describe('slowStartNextAt', () => {
+  const defaults = { rampMs: 10_000, ratePerS: 20 };
+
+  it('is the first millisecond at which the budget passes what was leased', () => {
+    // 1 leased at the close: the second is allowed at t with 20 t² / 20 000 ≥ 1, t = 1 s.
+    expect(slowStartNextAt(closed, 1, defaults)).toEqual(after(1_000));
+    expect(slowStartNextAt(closed, 0, defaults)).toEqual(closed);
+    // 100 leased: the 101st would need 10 s, the ramp's end, when the budget no longer applies.
+    expect(slowStartNextAt(closed, 100, defaults)).toEqual(after(10_000));
+    expect(slowStartNextAt(closed, 10_000, defaults)).toEqual(after(10_000));
+  });
+
+  it('is null when no ramp runs', () => {
+    expect(slowStartNextAt(null, 3, defaults)).toBeNull();
+    expect(slowStartNextAt(closed, 3, { rampMs: 0, ratePerS: 20 })).toBeNull();
+    expect(slowStartNextAt(closed, 3, { rampMs: 10_000, ratePerS: 0 })).toBeNull();
+  });
+
+  it('agrees with the budget: not allowed a millisecond before, allowed at it', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 600_000 }),
+        fc.integer({ min: 1, max: 10_000 }),
+        fc.integer({ min: 1, max: 100_000 }),
+        (rampMs, ratePerS, leased) => {
+          const s = { rampMs, ratePerS };
+          const at = slowStartNextAt(closed, leased, s)!;
+          const ms = at.getTime() - closed.getTime();
+          expect(ms).toBeGreaterThanOrEqual(0);
+          expect(ms).toBeLessThanOrEqual(rampMs);
+          expect(slowStartBudget(closed, at, s)).toBeGreaterThan(leased);
+          if (ms > 0) expect(slowStartBudget(closed, after(ms - 1), s)).toBeLessThanOrEqual(leased);
+        },
+      ),
     );
   });
 });

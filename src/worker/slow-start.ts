@@ -1,3 +1,7 @@
+import type { SlowStart } from '../queue/queue.types';
+
+export type { SlowStart };
+
 /**
  * Slow start after recovery (docs/delivery.md "slow start"): an account whose circuit just closed
  * (its receiver answered again after an outage) does not get its whole in-flight cap at once.
@@ -36,4 +40,50 @@ export function slowStartCap(maxInFlight: number, closedAt: Date | null, now: Da
 export function leaseCapacity(maxInFlight: number, prefetch: number, closedAt: Date | null, now: Date, rampMs: number): number {
   const ramped = slowStartCap(maxInFlight, closedAt, now, rampMs);
   return ramped < Math.max(1, Math.floor(maxInFlight)) ? ramped : ramped * prefetch;
+}
+
+export const NO_SLOW_START: SlowStart = { rampMs: 0, ratePerS: 0 };
+
+/**
+ * The rate ramp (docs/delivery.md "slow start"): the in-flight ramp bounds the attempts open at
+ * once, not how fast they go out; against a receiver that answers in milliseconds one attempt in
+ * flight is still tens of requests a second, and every account whose circuit closes sends its
+ * backlog in a burst. So, during the ramp, an account's request rate also ramps, linearly from 0
+ * to `ratePerS` over `rampMs`: the jobs leased since the close (`slow_start_leased`, counted in
+ * the account row under the round's lock, so across processes) stay within the area under that
+ * line, plus the one that may start at the close:
+ *
+ *   budget(t) = 1 + floor(ratePerS × t² / (2 × rampMs)), t = ms since the close (÷ 1000 for s)
+ *
+ * Defaults (10 s, 20/s): 1 at the close, 2 by 1 s, 5 by 2 s, 26 by 5 s, 101 by the end. After the
+ * ramp (or with no close recorded, the ramp off, or the rate 0): no bound (Infinity).
+ * Never decreasing while time goes forward; the SQL scan computes the same (claim-candidates.ts).
+ *
+ * Its cost: a backlog of n jobs takes at least √(2 × rampMs × (n − 1) / ratePerS) to go out (n
+ * ≤ the ramp's area), so no more than the ramp; a larger backlog goes out at full speed once the
+ * ramp is over, at most `rampMs` later than without it.
+ */
+export function slowStartBudget(closedAt: Date | null, now: Date, s: SlowStart): number {
+  if (closedAt === null || !(s.rampMs > 0) || !(s.ratePerS > 0)) return Infinity;
+  const ms = now.getTime() - closedAt.getTime();
+  if (!Number.isFinite(ms) || ms >= s.rampMs) return Infinity;
+  if (ms <= 0) return 1;
+  return 1 + Math.floor((s.ratePerS * ms * ms) / (2000 * s.rampMs));
+}
+
+/**
+ * When an account that has leased `leased` jobs since its close may lease one more: the first
+ * millisecond at which slowStartBudget exceeds `leased` (at most the ramp's end), or null when
+ * the budget does not bound it (no ramp running). The worker wakes then, so a paced account does
+ * not wait for the poll interval.
+ */
+export function slowStartNextAt(closedAt: Date | null, leased: number, s: SlowStart): Date | null {
+  if (closedAt === null || !(s.rampMs > 0) || !(s.ratePerS > 0)) return null;
+  if (leased < 1) return closedAt;
+  let ms = Math.ceil(Math.sqrt((2000 * s.rampMs * leased) / s.ratePerS));
+  // The square root is a float: step to the exact first millisecond the formula allows.
+  const at = (m: number) => slowStartBudget(closedAt, new Date(closedAt.getTime() + m), s);
+  while (ms > 1 && at(ms - 1) > leased) ms -= 1;
+  while (ms < s.rampMs && at(ms) <= leased) ms += 1;
+  return new Date(closedAt.getTime() + Math.min(ms, s.rampMs));
 }

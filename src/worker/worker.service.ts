@@ -6,6 +6,7 @@ import { isConnectionError } from '../database/db';
 import { accountFeedback } from './account-feedback';
 import { AttemptRunner } from './attempt-runner';
 import { planClaim } from './claim-plan';
+import type { SlowStart } from './slow-start';
 import { LeaseQueue } from './lease-queue';
 import { QueueListener } from './queue-listener';
 import { QueueNotifier } from '../queue/queue-notifier';
@@ -49,6 +50,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   readonly owner = `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   private readonly leases: LeaseQueue;
   private readonly roundAccounts: RoundAccounts;
+  private readonly slowStart: SlowStart;
   private readonly wakeTimer = new WakeTimer(() => this.kick());
   private pending: FinishedAttempt[] = [];
   /** The outcomes the round in flight is writing. */
@@ -73,10 +75,12 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     accountState: AccountStateService,
     accounts: AccountsService,
   ) {
+    this.slowStart = { rampMs: config.worker.slowStartMs, ratePerS: config.worker.slowStartRatePerS };
     this.roundAccounts = {
       lock: (tx, ids) => accountState.lockForRound(tx, ids),
       applyFeedback: (tx, decided) => accountState.applyFeedback(tx, decided),
       startProbes: (tx, ids, leaseMs) => accountState.startProbes(tx, ids, leaseMs),
+      countSlowStartLeases: (tx, leased) => accountState.countSlowStartLeases(tx, leased),
       storeRefreshedCredentials: (tx, updates) => accounts.storeRefreshedCredentials(tx, updates),
     };
     this.leases = new LeaseQueue({
@@ -196,12 +200,12 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
           expired: returns.expired,
           claimLimit: room,
           prefetch: PREFETCH,
-          slowStartMs: this.config.worker.slowStartMs,
+          slowStart: this.slowStart,
           leaseMs,
           // Cooldowns are jittered like retries (RETRY_JITTER=none turns both off, for comparison).
           feedback: (accounts, attempts) =>
             accountFeedback(accounts, attempts, this.config.circuit, this.config.retry.jitter === 'none' ? () => 0 : Math.random),
-          plan: (candidates, slots, now) => planClaim(candidates, slots, now, room, this.config.worker.slowStartMs),
+          plan: (candidates, slots, now) => planClaim(candidates, slots, now, room, this.slowStart),
           accounts: this.roundAccounts,
           // Nothing runs: if this round claims nothing either, the worker goes idle and sleeps
           // until the next scheduled job, which this round reads with its claim.
@@ -222,6 +226,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         this.recording = [];
       }
       nextRunAt = round.nextRunAt;
+      // An account in its slow start whose rate budget grows then (its next job may be leased).
+      if (round.wakeAt) this.wakeTimer.at(round.wakeAt.getTime());
       this.reportLate(finished, round);
       // Accounts this round found not active: their leased jobs that have not started go back.
       for (const accountId of round.notActive) this.leases.giveBack(accountId);

@@ -1,5 +1,5 @@
 import type { Tx } from '../../database/db';
-import type { Candidate } from '../queue.types';
+import type { Candidate, SlowStart } from '../queue.types';
 
 /**
  * claim, step 1 (read): the due jobs a round may take, per account, in run_at order.
@@ -35,7 +35,10 @@ import type { Candidate } from '../queue.types';
  * can take and a ramping account's backlog does not fill the round's limit in place of other
  * accounts' work. The elapsed time is counted 1 ms longer than the plan counts it (the plan
  * reads times truncated to milliseconds): this side may offer one row more at a step of the
- * ramp, never one fewer.
+ * ramp, never one fewer. The rate ramp ($5, WORKER_SLOW_START_RATE; slowStartBudget) bounds the
+ * same account's rows by its budget for that time minus `slow_start_leased`, the jobs leased
+ * since the close: an account whose budget is spent offers none (the plan sets the moment it
+ * grows: ClaimPlan.wakeAt).
  *
  * The per-account scan is written as a row comparison on (account_id, run_at), the key of
  * jobs_ready_account, ordered by that key. Written plainly (`account_id = a.id AND run_at <=
@@ -49,13 +52,20 @@ import type { Candidate } from '../queue.types';
  * The slow start's ramp as the scan computes it, in two pieces so that a test can run them alone
  * on PostgreSQL against leaseCapacity (worker/slow-start.ts), which the plan uses
  * (test/slow-start-sql.test.ts). SINCE_CLOSE_MS reads `a.circuit_closed_at`; LEASES reads
- * `a.max_in_flight`, `e.ms` (SINCE_CLOSE_MS), `$3` (prefetch) and `$4` (the ramp, ms).
+ * `a.max_in_flight`, `e.ms` (SINCE_CLOSE_MS), `$3` (prefetch) and `$4` (the ramp, ms); BUDGET
+ * (slowStartBudget; NULL: no bound, which least() ignores) reads `e.ms`, `$4` and `$5` (the rate
+ * at the ramp's end, per second), in the same float8 operations, in the same order, as the plan.
  */
 export const SINCE_CLOSE_MS = `extract(epoch FROM now() - a.circuit_closed_at) * 1000 + 1`;
 export const LEASES = `CASE
                    WHEN a.circuit_closed_at IS NULL OR $4::int <= 0 OR a.max_in_flight <= 1 OR e.ms >= $4::int THEN a.max_in_flight * $3
                    WHEN e.ms <= 0 THEN 1
                    ELSE least(a.max_in_flight, 1 + floor((a.max_in_flight - 1) * e.ms / $4::int))::int
+                 END`;
+export const BUDGET = `CASE
+                   WHEN a.circuit_closed_at IS NULL OR $4::int <= 0 OR $5::float8 <= 0 OR e.ms >= $4::int THEN NULL
+                   WHEN e.ms <= 0 THEN 1
+                   ELSE (1 + floor($5::float8 * e.ms::float8 * e.ms::float8 / (2000 * $4::int)))::bigint
                  END`;
 
 export const CLAIM_CANDIDATES_SQL = `WITH RECURSIVE ready AS (
@@ -70,7 +80,7 @@ export const CLAIM_CANDIDATES_SQL = `WITH RECURSIVE ready AS (
              )
              SELECT c.id, a.id AS "accountId", now() AS now
              FROM (
-               SELECT a.id, CASE WHEN f.others > 0 THEN 0 ELSE s.leases - f.total END AS free
+               SELECT a.id, CASE WHEN f.others > 0 THEN 0 ELSE least(s.leases - f.total, s.budget - a.slow_start_leased) END AS free
                FROM ready r
                JOIN accounts a ON a.id = r.account_id
                CROSS JOIN LATERAL (
@@ -81,7 +91,7 @@ export const CLAIM_CANDIDATES_SQL = `WITH RECURSIVE ready AS (
                  SELECT ${SINCE_CLOSE_MS} AS ms
                ) e
                CROSS JOIN LATERAL (
-                 SELECT ${LEASES} AS leases
+                 SELECT ${LEASES} AS leases, ${BUDGET} AS budget
                ) s
                WHERE r.run_at <= now() AND a.status = 'active' AND a.deleted_at IS NULL
                  AND (a.circuit_state = 'closed' OR a.circuit_open_until <= now())
@@ -103,7 +113,13 @@ export function claimCandidates(
   limit: number,
   owner: string,
   prefetch: number,
-  slowStartMs: number,
+  slowStart: SlowStart,
 ): Promise<(Candidate & { now: Date })[]> {
-  return tx.prepared<Candidate & { now: Date }>('herald_claim_candidates', CLAIM_CANDIDATES_SQL, [limit, owner, prefetch, slowStartMs]);
+  return tx.prepared<Candidate & { now: Date }>('herald_claim_candidates', CLAIM_CANDIDATES_SQL, [
+    limit,
+    owner,
+    prefetch,
+    slowStart.rampMs,
+    slowStart.ratePerS,
+  ]);
 }
