@@ -133,8 +133,9 @@ describe("slow start: the claim's SQL agrees with the plan", () => {
 
   it('the rate budget, at the edges: no close, no ramp, no rate, the close itself, a step, the last millisecond, after', async () => {
     const cases: Case[] = [];
-    for (const ratePerS of [0, 1, 20, 1_000])
-      for (const rampMs of [0, 1, 1_000, 10_000])
+    for (const ratePerS of [0, 1, 20, 1_000, 100_000])
+      // 3,600,000: the longest ramp the configuration takes (4000 × it is past a 32-bit integer).
+      for (const rampMs of [0, 1, 1_000, 10_000, 3_600_000])
         for (const elapsed of [null, -5_000, -1, 0, 1, 999, 1_000, 2_236, rampMs - 2, rampMs - 1, rampMs, rampMs + 1])
           cases.push({ maxInFlight: 5, prefetch: 2, rampMs, ratePerS, elapsed });
     const scanned = await scan(cases);

@@ -104,7 +104,7 @@ describe('planClaim', () => {
 
   it('paces an account in its slow start by its rate budget, across rounds, and says when the budget grows', () => {
     const s = { rampMs: 10_000, ratePerS: 20 };
-    const closedAt = new Date(now.getTime() - 5_000); // budget 26 five seconds in
+    const closedAt = new Date(now.getTime() - 2_000); // budget 23 two seconds in
     const at = (leased: number, inFlight = 0) =>
       planClaim(
         jobs('a', 50),
@@ -113,18 +113,18 @@ describe('planClaim', () => {
         100,
         s,
       );
-    // The in-flight ramp alone would allow 1 + floor(49 × 0.5) = 25; the budget left, 26 − 20 = 6.
+    // The in-flight ramp alone would allow 1 + floor(49 × 0.2) = 10; the budget left, 23 − 20 = 3.
     const paced = at(20);
-    expect(paced.take).toHaveLength(6);
-    expect(paced.slowStartLeased).toEqual(new Map([['a', 6]]));
-    // 26 leased: the 27th when 20 t² / 20 000 ≥ 26, t = √26 s = 5,099 ms after the close.
-    expect(paced.wakeAt).toEqual(new Date(closedAt.getTime() + 5_100));
+    expect(paced.take).toHaveLength(3);
+    expect(paced.slowStartLeased).toEqual(new Map([['a', 3]]));
+    // 23 leased: the 24th when 20 t (20 000 + t) / 40 000 000 ≥ 23, t = 2,084 ms after the close.
+    expect(paced.wakeAt).toEqual(new Date(closedAt.getTime() + 2_084));
     // Spent: nothing now, the same moment to come back.
-    const spent = at(26);
+    const spent = at(23);
     expect(spent.take).toEqual([]);
-    expect(spent.wakeAt).toEqual(new Date(closedAt.getTime() + 5_100));
-    // The in-flight cap still binds where it is lower.
-    expect(at(0, 24).take).toHaveLength(1);
+    expect(spent.wakeAt).toEqual(new Date(closedAt.getTime() + 2_084));
+    // The in-flight cap binds where it is lower.
+    expect(at(0, 8).take).toHaveLength(2);
   });
 
   it('does not pace, count or wake for accounts whose ramp is over or never started', () => {

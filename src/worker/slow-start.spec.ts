@@ -76,10 +76,10 @@ describe('slowStartBudget (the rate ramp)', () => {
   const defaults = { rampMs: 10_000, ratePerS: 20 };
   const settings = fc.record({ rampMs: fc.integer({ min: 1, max: 3_600_000 }), ratePerS: fc.integer({ min: 1, max: 100_000 }) });
 
-  it('allows 1 at the close, then the area under a rate rising from 0 to 20/s over 10 s', () => {
-    // 1 + floor(20 × t² / (2 × 10 s)): t = 1 s → 2, 2 s → 5, 5 s → 26, 9.999 s → 100.98.
-    expect([0, 1, 999, 1_000, 2_000, 5_000, 9_999].map((ms) => slowStartBudget(closed, after(ms), defaults))).toEqual([
-      1, 1, 1, 2, 5, 26, 100,
+  it('allows 1 at the close, then the area under a rate rising from 10/s to 20/s over 10 s', () => {
+    // 1 + floor(20 × t × (20 000 + t) / 40 000 000), t in ms: 100 ms → 2, 1 s → 11, 5 s → 63.
+    expect([0, 1, 99, 100, 1_000, 2_000, 5_000, 9_999].map((ms) => slowStartBudget(closed, after(ms), defaults))).toEqual([
+      1, 1, 1, 2, 11, 23, 63, 150,
     ]);
     expect(slowStartBudget(closed, after(10_000), defaults)).toBe(Infinity);
   });
@@ -105,12 +105,15 @@ describe('slowStartBudget (the rate ramp)', () => {
     );
   });
 
-  it('never allows more in the first t ms than a rate rising linearly to ratePerS would send, plus the one at the close', () => {
+  it('allows in the first t ms what a rate rising linearly from ratePerS / 2 to ratePerS sends, plus the one at the close', () => {
     fc.assert(
       fc.property(settings, fc.integer({ min: 0, max: 3_600_000 }), (s, ms) => {
         fc.pre(ms < s.rampMs);
-        const area = (s.ratePerS * (ms / 1000) * (ms / 1000)) / (2 * (s.rampMs / 1000));
-        expect(slowStartBudget(closed, after(ms), s)).toBeLessThanOrEqual(1 + area + 1e-6);
+        const t = ms / 1000;
+        const area = s.ratePerS * (t / 2 + (t * t) / (4 * (s.rampMs / 1000)));
+        const x = slowStartBudget(closed, after(ms), s);
+        expect(x).toBeLessThanOrEqual(1 + area + 1e-6);
+        expect(x).toBeGreaterThan(area - 1e-6);
       }),
     );
   });
@@ -120,11 +123,12 @@ describe('slowStartNextAt', () => {
   const defaults = { rampMs: 10_000, ratePerS: 20 };
 
   it('is the first millisecond at which the budget passes what was leased', () => {
-    // 1 leased at the close: the second is allowed at t with 20 t² / 20 000 ≥ 1, t = 1 s.
-    expect(slowStartNextAt(closed, 1, defaults)).toEqual(after(1_000));
+    // 1 leased at the close: the second at t with 20 t (20 000 + t) / 40 000 000 ≥ 1, t = 100 ms.
+    expect(slowStartNextAt(closed, 1, defaults)).toEqual(after(100));
     expect(slowStartNextAt(closed, 0, defaults)).toEqual(closed);
-    // 100 leased: the 101st would need 10 s, the ramp's end, when the budget no longer applies.
-    expect(slowStartNextAt(closed, 100, defaults)).toEqual(after(10_000));
+    // 100 leased: the 101st at 7,321 ms; 150: the 151st would need the ramp's end, when the budget no longer applies.
+    expect(slowStartNextAt(closed, 100, defaults)).toEqual(after(7_321));
+    expect(slowStartNextAt(closed, 150, defaults)).toEqual(after(10_000));
     expect(slowStartNextAt(closed, 10_000, defaults)).toEqual(after(10_000));
   });
 

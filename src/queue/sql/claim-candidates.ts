@@ -65,7 +65,7 @@ export const LEASES = `CASE
 export const BUDGET = `CASE
                    WHEN a.circuit_closed_at IS NULL OR $4::int <= 0 OR $5::float8 <= 0 OR e.ms >= $4::int THEN NULL
                    WHEN e.ms <= 0 THEN 1
-                   ELSE (1 + floor($5::float8 * e.ms::float8 * e.ms::float8 / (2000 * $4::int)))::bigint
+                   ELSE (1 + floor($5::float8 * e.ms::float8 * (2 * $4::float8 + e.ms::float8) / (4000 * $4::float8)))::bigint
                  END`;
 
 export const CLAIM_CANDIDATES_SQL = `WITH RECURSIVE ready AS (
