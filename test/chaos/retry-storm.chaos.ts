@@ -31,8 +31,8 @@ const SETTINGS = {
   CIRCUIT_DISABLE_THRESHOLD: '100000',
   WORKER_POLL_INTERVAL_MS: '1000',
   // The defaults, named here because the figures depend on them: an account whose circuit
-  // closes ramps from 1 to 5 in flight and from 0 to 20 requests a second over 10 s (its 100
-  // jobs at full scale go out over 9.9 s of the ramp; docs/delivery.md).
+  // closes ramps from 1 to 5 in flight and from 10 to 20 requests a second over 10 s (its 100
+  // jobs at full scale go out over 7.3 s of the ramp; docs/delivery.md).
   WORKER_SLOW_START_MS: '10000',
   WORKER_SLOW_START_RATE: '20',
 };
@@ -123,7 +123,7 @@ describe('retry storm: a receiver down, then back', () => {
       `  jitter ${s.jitter}, slow start ${s.slowStartMs / 1000} s: ${s.failed} requests refused during the outage (${(s.failed / (OUTAGE_MS / 1000)).toFixed(1)}/s), after recovery ${s.times.length - s.failed} requests over ${s.drainS} s: peak ${s.peak}/s, mean ${s.mean.toFixed(1)}/s, peak-to-mean ${s.ratio.toFixed(2)}`;
     console.log(
       [
-        `retry storm: ${JOBS} jobs, ${ACCOUNTS} accounts, one receiver, 503 for ${OUTAGE_MS / 1000} s, circuit breaker on (5 failures, 10 s cooldown), slow start ${Number(SETTINGS.WORKER_SLOW_START_MS) / 1000} s, backoff 1 s doubling to 30 s`,
+        `retry storm: ${JOBS} jobs, ${ACCOUNTS} accounts, one receiver, 503 for ${OUTAGE_MS / 1000} s, circuit breaker on (5 failures, 10 s cooldown), slow start ${Number(SETTINGS.WORKER_SLOW_START_MS) / 1000} s (rate ${SETTINGS.WORKER_SLOW_START_RATE}/s at its end), backoff 1 s doubling to 30 s`,
         line(full),
         line(none),
         line(noRamp),
