@@ -13,6 +13,7 @@ import { HISTORY_TABLE_SQL } from './history-table';
 import { hostileInputFigures } from './hostile-input';
 import { totals, WriteTotals, Writes, writesBetween, writeSnapshot } from './writes';
 import { roundStatements, StatementCosts } from './round-statements';
+import { compareHttpClients } from './http-clients';
 
 /**
  * `npm run bench`: Herald's delivery engine and API measured end to end, beside graphile-worker
@@ -21,7 +22,7 @@ import { roundStatements, StatementCosts } from './round-statements';
  *
  *   BENCH_RUNS (5): runs per throughput figure (medians, spread printed)
  *   BENCH_SCALE (1): scales jobs and table sizes; e.g. 0.1 with BENCH_RUNS=1 for a quick look
- *   BENCH_SKIP (comma list: ceiling,throughput,writes,statements,curve,accounts,trickle,intake,data,parsers)
+ *   BENCH_SKIP (comma list: ceiling,throughput,writes,statements,curve,accounts,trickle,intake,clients,data,parsers)
  *   BENCH_ONLY (comma list of the same names): run only these sections
  *   BENCH_PROFILE=<dir>: worker processes write a CPU profile there (node --cpu-prof); API-only
  *   processes too with BENCH_PROFILE_API=1
@@ -1112,6 +1113,19 @@ async function main(): Promise<void> {
         `ratio POST /v1/posts / bare baseline: ${fmt(hRate / bRate, 2)}× (per-run ${i.herald.map((x, r) => fmt(x.rate / i.bare[r].rate, 2)).join(', ')})`,
       );
       target('intake ≥ 0.5× the bare baseline', hRate / bRate >= 0.5, `${fmt(hRate / bRate, 2)}×`);
+    }
+
+    if (section('clients')) {
+      const perRun = Math.round(20_000 * SCALE);
+      say(`\n## Outbound HTTP clients: the webhook's POST, 50 in flight, ${fmt(perRun)} requests per run, alternating, ${RUNS} runs each`);
+      const runs = await compareHttpClients(receiver.url, RUNS, perRun);
+      const herald = median(runs[0].map((x) => x.cpuUsPerRequest));
+      for (const c of runs) {
+        const cpu = median(c.map((x) => x.cpuUsPerRequest));
+        say(
+          `${c[0].client}: ${spread(c.map((x) => x.perSecond))} req/s; client CPU ${spread(c.map((x) => x.cpuUsPerRequest))} µs/request (${fmt(cpu / herald, 2)}× Herald's layer)`,
+        );
+      }
     }
 
     if (section('data')) {
