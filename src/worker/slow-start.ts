@@ -89,6 +89,9 @@ export function slowStartNextAt(closedAt: Date | null, leased: number, s: SlowSt
   if (leased < 1) return closedAt;
   // budget(ms) > leased ⇔ ms² + 2 × rampMs × ms − 4000 × rampMs × leased / ratePerS ≥ 0.
   let ms = Math.ceil(-s.rampMs + Math.sqrt(s.rampMs * s.rampMs + (4000 * s.rampMs * leased) / s.ratePerS));
+  // Well past the ramp's area: the ramp's end, when the budget no longer applies (the loops below
+  // would otherwise step there one millisecond at a time).
+  if (!(ms <= s.rampMs + 1)) return new Date(closedAt.getTime() + s.rampMs);
   // The square root is a float: step to the exact first millisecond the formula allows.
   const at = (m: number) => slowStartBudget(closedAt, new Date(closedAt.getTime() + m), s);
   while (ms > 1 && at(ms - 1) > leased) ms -= 1;
