@@ -766,7 +766,7 @@ async function measureClaim(c: Client): Promise<number> {
   for (let i = 0; i < 220 && (i < 40 || Date.now() < until); i++) {
     const t = process.hrtime.bigint();
     await c.query('BEGIN');
-    await c.query({ name: 'bench_candidates', text: CLAIM_CANDIDATES_SQL, values: [CANDIDATES_LIMIT, 'bench', 2, 10_000] });
+    await c.query({ name: 'bench_candidates', text: CLAIM_CANDIDATES_SQL, values: [CANDIDATES_LIMIT, 'bench', 2, 10_000, 20] });
     await c.query('ROLLBACK');
     if (i >= 20) times.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
@@ -863,6 +863,7 @@ async function dataScaling(db: Db): Promise<{ claims: [number, number][]; dlq: {
           'bench',
           2,
           10_000,
+          20,
         ])
       ).rows
         .map((r) => `    ${r['QUERY PLAN']}`)
