@@ -96,7 +96,10 @@ export interface EnvConfig {
     maxInFlightPerAccount: number;
     /** An account whose circuit just closed ramps its in-flight cap from 1 to its cap over this long (worker/slow-start.ts); 0: off. */
     slowStartMs: number;
-    /** During that ramp its request rate also ramps, from 0 to this many per second (slowStartBudget, worker/slow-start.ts); 0: the in-flight ramp alone. */
+    /**
+     * During that ramp its request rate also ramps, from half of this to this many per second
+     * (slowStartBudget, worker/slow-start.ts); 0: the in-flight ramp alone.
+     */
     slowStartRatePerS: number;
   };
   retry: {
