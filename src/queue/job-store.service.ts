@@ -87,7 +87,9 @@ export class JobStore {
         releaseJobs(tx, owner, input.release),
         expireLeasedJobs(tx, owner, input.expired),
         recordAttempts(tx, owner, finished),
-        claimLimit > 0 ? claimCandidates(tx, claimLimit, owner, prefetch, input.slowStart ?? { rampMs: 0, ratePerS: 0 }) : Promise.resolve([]),
+        claimLimit > 0
+          ? claimCandidates(tx, claimLimit, owner, prefetch, input.slowStart ?? { rampMs: 0, ratePerS: 0 })
+          : Promise.resolve([]),
         // In the same transaction as the claim, after the retries just recorded: its now() is the
         // claim's, so a job is either due for this claim or counted here, never neither (a
         // separate query a moment later missed a retry that became due in between, and an idle
