@@ -139,17 +139,19 @@ describe('retry storm: a receiver down, then back', () => {
     // any slow start, full jitter 3.60–4.44, no jitter 5.41–7.54; with the in-flight ramp alone,
     // on a quiet machine, 4.26 / 7.36 / 5.12, then (faster engine) 5.16 / 7.00 / 3.40 and
     // 5.43 / 7.00 / 3.30: 7.00 is every request in one second, the wave, which jitter on the
-    // cooldowns only moved. With the rate ramp (2026-12-02, WORKER_SLOW_START_RATE 20/s):
-    // 3.12 / 3.58 / 4.76 and 3.23 / 3.40 / 3.06. The ramp bounds each account's request rate
-    // however fast the machine is, so even without jitter there is no wave any more: at 0.2 both
-    // runs with the slow start must stay at or below 5, which the in-flight ramp alone failed
-    // (7.00 without jitter every run). Full jitter is no longer compared with no jitter: with
-    // every account paced, the two are within each other's noise. docs/fault-suite.md has the
-    // figures at full scale.
+    // cooldowns only moved. With the rate ramp from 0 (2026-12-02): 3.12 / 3.58 / 4.76 and
+    // 3.23 / 3.40 / 3.06; from half the rate (kept): 2.88 / 4.02 / 6.10, then 3.69 / 4.25 / 3.88
+    // in a whole CI run. The ramp bounds each account's request rate however fast the machine
+    // is, so even without jitter there is no wave any more: there every circuit closes at the
+    // same poll tick, at most 50 × 11 requests go out in the first second of the ramp and the
+    // drain is ~9 s (most of it the wait for the cooldown), so its ratio stays under ~5 by
+    // design; bound 6, which the in-flight ramp alone failed every run (7.00). Full jitter:
+    // bound 5. Full jitter is no longer compared with no jitter: with every account paced, the
+    // two are within each other's noise. docs/fault-suite.md has the figures at full scale.
     if (CHAOS_SCALE >= 1) expect(full.ratio).toBeLessThanOrEqual(3);
     else {
       expect(full.ratio).toBeLessThanOrEqual(5);
-      expect(none.ratio).toBeLessThanOrEqual(5);
+      expect(none.ratio).toBeLessThanOrEqual(6);
     }
   });
 });
