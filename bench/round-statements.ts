@@ -30,6 +30,8 @@ export interface StatementCosts {
 
 const BATCH = 100;
 const OWNER = 'bench-host:1:000000';
+/** The slow start's defaults (WORKER_SLOW_START_MS, WORKER_SLOW_START_RATE): the claim scans the bench runs pass them as the worker does. */
+export const BENCH_SLOW_START = { rampMs: 10_000, ratePerS: 20 };
 
 /** User+system CPU (µs) of a local process; the kernel counts it in ticks of 10 ms. */
 function cpuUs(pid: number): number {
@@ -120,7 +122,7 @@ export async function roundStatements(url: string, jobs: number): Promise<Statem
         const written = await timed('record', () => recordAttempts(tx, OWNER, outcomes(previous)));
         if (written.size !== previous.length) throw new Error(`bench: ${written.size} of ${previous.length} outcomes recorded`);
       }
-      const candidates = await timed('candidates', () => claimCandidates(tx, BATCH, OWNER, 2, { rampMs: 10_000, ratePerS: 20 }));
+      const candidates = await timed('candidates', () => claimCandidates(tx, BATCH, OWNER, 2, BENCH_SLOW_START));
       const claimed =
         candidates.length > 0
           ? await timed('claim', () =>

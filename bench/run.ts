@@ -12,7 +12,7 @@ import { CLAIM_CANDIDATES_SQL } from '../src/queue/sql/claim-candidates';
 import { HISTORY_TABLE_SQL } from './history-table';
 import { hostileInputFigures } from './hostile-input';
 import { totals, WriteTotals, Writes, writesBetween, writeSnapshot } from './writes';
-import { roundStatements, StatementCosts } from './round-statements';
+import { BENCH_SLOW_START, roundStatements, StatementCosts } from './round-statements';
 import { compareHttpClients } from './http-clients';
 
 /**
@@ -766,7 +766,11 @@ async function measureClaim(c: Client): Promise<number> {
   for (let i = 0; i < 220 && (i < 40 || Date.now() < until); i++) {
     const t = process.hrtime.bigint();
     await c.query('BEGIN');
-    await c.query({ name: 'bench_candidates', text: CLAIM_CANDIDATES_SQL, values: [CANDIDATES_LIMIT, 'bench', 2, 10_000, 20] });
+    await c.query({
+      name: 'bench_candidates',
+      text: CLAIM_CANDIDATES_SQL,
+      values: [CANDIDATES_LIMIT, 'bench', 2, BENCH_SLOW_START.rampMs, BENCH_SLOW_START.ratePerS],
+    });
     await c.query('ROLLBACK');
     if (i >= 20) times.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
@@ -862,8 +866,8 @@ async function dataScaling(db: Db): Promise<{ claims: [number, number][]; dlq: {
           CANDIDATES_LIMIT,
           'bench',
           2,
-          10_000,
-          20,
+          BENCH_SLOW_START.rampMs,
+          BENCH_SLOW_START.ratePerS,
         ])
       ).rows
         .map((r) => `    ${r['QUERY PLAN']}`)

@@ -1,5 +1,26 @@
-import { fastEngine, useEngine } from './support/engine';
+import { EngineFixture, fastEngine, useEngine } from './support/engine';
 import { pollUntil, sleep } from './support/poll';
+import type { ReceiverHandler } from './support/receiver';
+
+/**
+ * An account with a backlog of 100 posts behind an open circuit: its receiver answers 503 until
+ * `recover()`, then `healthy` (the probe after the cooldown succeeds and closes the circuit).
+ */
+async function backlogBehindOpenCircuit(
+  engine: EngineFixture,
+  healthy: ReceiverHandler,
+): Promise<{ account: { id: string }; jobIds: string[]; recover: () => void }> {
+  let up = false;
+  const r = await engine.receiver((req, i) => (up ? healthy(req, i) : 503));
+  const account = await engine.account(r.urlFor('/hook'));
+  const jobIds = await engine.postMany(account.id, 100, 'Backlog');
+  await pollUntil(
+    'the circuit to open',
+    () => engine.accountView(account.id),
+    (a) => a.circuit.state === 'open',
+  );
+  return { account, jobIds, recover: () => (up = true) };
+}
 
 /**
  * Slow start after recovery (docs/delivery.md), against real PostgreSQL and a real loopback
@@ -28,27 +49,17 @@ describe('publish engine: slow start after the circuit closes', () => {
   });
 
   it(`ramps the in-flight cap from 1 to ${CAP} over ${RAMP} ms after the circuit closes, then uses the full cap`, async () => {
-    let healthy = false;
     let open = 0;
     const seen: { at: number; open: number }[] = [];
-    const r = await engine.receiver(async () => {
-      if (!healthy) return 503;
+    const { account, jobIds, recover } = await backlogBehindOpenCircuit(engine, async () => {
       open += 1;
       seen.push({ at: Date.now(), open });
       await sleep(HOLD_MS);
       open -= 1;
       return { status: 200, body: { id: 'ok' } };
     });
-    const account = await engine.account(r.urlFor('/hook'));
-    const jobIds = await engine.postMany(account.id, 100, 'Backlog');
-
-    await pollUntil(
-      'the circuit to open',
-      () => engine.accountView(account.id),
-      (a) => a.circuit.state === 'open',
-    );
     // The receiver is back; the probe after the cooldown succeeds and closes the circuit.
-    healthy = true;
+    recover();
     const [{ closedAt }] = await pollUntil(
       'the circuit to close with its closing time recorded',
       () =>
@@ -115,21 +126,12 @@ describe('publish engine: the request rate ramps after the circuit closes', () =
   });
 
   it(`paces a backlog of 100 to a receiver that answers at once: the n-th request after the close no sooner than the ramp allows`, async () => {
-    let healthy = false;
     const arrivals: number[] = [];
-    const r = await engine.receiver(() => {
-      if (!healthy) return 503;
+    const { account, jobIds, recover } = await backlogBehindOpenCircuit(engine, () => {
       arrivals.push(Date.now());
       return { status: 200, body: { id: 'ok' } };
     });
-    const account = await engine.account(r.urlFor('/hook'));
-    const jobIds = await engine.postMany(account.id, 100, 'Backlog');
-    await pollUntil(
-      'the circuit to open',
-      () => engine.accountView(account.id),
-      (a) => a.circuit.state === 'open',
-    );
-    healthy = true;
+    recover();
     const done = await pollUntil(
       'every job to succeed',
       () => engine.jobs(jobIds),

@@ -37,7 +37,7 @@ export interface RoundInput {
   /** Jobs leased per in-flight slot of an account (see claim-candidates.ts). */
   prefetch: number;
   /** The slow start after a circuit closes (WORKER_SLOW_START_MS and _RATE; worker/slow-start.ts): the candidate scan applies it as the plan does. */
-  slowStart?: SlowStart;
+  slowStart: SlowStart;
   leaseMs: number;
   feedback: (accounts: LockedAccount[], recorded: FinishedAttempt[]) => Map<string, AccountFeedback>;
   plan: (candidates: Candidate[], accounts: Map<string, AccountSlot>, now: Date) => ClaimPlan;
@@ -87,9 +87,7 @@ export class JobStore {
         releaseJobs(tx, owner, input.release),
         expireLeasedJobs(tx, owner, input.expired),
         recordAttempts(tx, owner, finished),
-        claimLimit > 0
-          ? claimCandidates(tx, claimLimit, owner, prefetch, input.slowStart ?? { rampMs: 0, ratePerS: 0 })
-          : Promise.resolve([]),
+        claimLimit > 0 ? claimCandidates(tx, claimLimit, owner, prefetch, input.slowStart) : Promise.resolve([]),
         // In the same transaction as the claim, after the retries just recorded: its now() is the
         // claim's, so a job is either due for this claim or counted here, never neither (a
         // separate query a moment later missed a retry that became due in between, and an idle
@@ -165,12 +163,11 @@ export class JobStore {
           }),
         );
         const plan = input.plan(candidates, slots, candidates[0].now);
-        const { take, probes } = plan;
         wakeAt = plan.wakeAt;
         const [, , jobs] = await Promise.all([
-          input.accounts.startProbes(tx, probes, leaseMs),
+          input.accounts.startProbes(tx, plan.probes, leaseMs),
           input.accounts.countSlowStartLeases(tx, plan.slowStartLeased),
-          take.length > 0 ? claimJobs(tx, owner, take, leaseMs) : Promise.resolve([]),
+          plan.take.length > 0 ? claimJobs(tx, owner, plan.take, leaseMs) : Promise.resolve([]),
           tx.commit(),
         ]);
         claimed = jobs;

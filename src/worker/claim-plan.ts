@@ -1,6 +1,6 @@
 import { gate } from '../retry/circuit-breaker';
-import type { AccountSlot, Candidate, ClaimPlan } from '../queue/queue.types';
-import { leaseCapacity, NO_SLOW_START, SlowStart, slowStartBudget, slowStartNextAt } from './slow-start';
+import type { AccountSlot, Candidate, ClaimPlan, SlowStart } from '../queue/queue.types';
+import { leaseCapacity, NO_SLOW_START, slowStartBudget, slowStartNextAt } from './slow-start';
 
 /**
  * Which of the due candidates to start, given each account's in-flight attempts and circuit

@@ -1,7 +1,5 @@
 import type { SlowStart } from '../queue/queue.types';
 
-export type { SlowStart };
-
 /**
  * Slow start after recovery (docs/delivery.md "slow start"): an account whose circuit just closed
  * (its receiver answered again after an outage) does not get its whole in-flight cap at once.

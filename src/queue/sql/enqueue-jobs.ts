@@ -23,9 +23,9 @@ const START_STATUS = `CASE WHEN r.status IN (${targets('enqueue', null)
  * per column): two INSERTs whatever the number of targets. Each job carries its own copy of the
  * payload, so a later edit of one dead job touches only it. The foreign keys (payload → post,
  * state → payload) are checked at the end of the statement, when the rows they point at exist.
- * Parameters are numbered from `first`, after the embedding statement's own. A status the lifecycle table does not start a job in (anything but
- * scheduled or paused) fails the whole statement: the post is not accepted with a job that
- * skipped the queue.
+ * Parameters are numbered from `first`, after the embedding statement's own. A status the
+ * lifecycle table does not start a job in (anything but scheduled or paused) fails the whole
+ * statement: the post is not accepted with a job that skipped the queue.
  */
 export function enqueueJobsCte(
   first: number,
