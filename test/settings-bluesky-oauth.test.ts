@@ -287,4 +287,52 @@ describe('settings page: Connect with Bluesky (OAuth), in a browser, against a r
       await Promise.all(processes.map((p) => p.stop()));
     }
   }, 300_000);
+
+  it('refuses to finish a connect whose editor was made a viewer while at the PDS, and makes no account', async () => {
+    const bob = await pds.createAccount('bob');
+    // An editor, invited by mail (this suite has a real SMTP server), joins on a browser of their own.
+    await t.http().post('/v1/invitations').set(bearer(t.adminKey)).send({ email: 'eddie@example.com', role: 'editor' }).expect(201);
+    const mail = (await smtp.waitFor(smtp.received.length + 1, 30_000)).find((m) => m.to.includes('eddie@example.com'))!;
+    const link = /https?:\/\/\S+token=[A-Za-z0-9_-]{43}/.exec(mail.parsed.text ?? '')![0];
+    const editor = await newPage(browser);
+    try {
+      const p = editor.page;
+      await p.goto(link);
+      await p.getByLabel('Your name').fill('Eddie Editor');
+      await p.getByLabel('Password', { exact: true }).fill('editor password, long enough');
+      await p.getByLabel('The password again').fill('editor password, long enough');
+      await Promise.all([p.waitForURL(`${front.url}/settings/accounts`), p.getByRole('button', { name: 'Join' }).click()]);
+
+      // The editor starts a connect and reaches the PDS's sign-in page...
+      await p.goto(`${front.url}/settings/accounts/connect/bluesky`);
+      await p.getByLabel('Name in Herald').first().fill('Bob, connected by a demoted editor');
+      await p.getByLabel('Handle or DID').first().fill(bob.handle);
+      await p.getByRole('button', { name: 'Connect with Bluesky' }).click();
+      await p.waitForURL(`${pds.url}/oauth/authorize?**`);
+
+      // ...and an owner makes them a viewer meanwhile.
+      const people = (await t.http().get('/v1/people').set(bearer(t.adminKey)).expect(200)).body.data as { id: string; email: string }[];
+      const eddie = people.find((x) => x.email === 'eddie@example.com')!;
+      await t.http().patch(`/v1/people/${eddie.id}`).set(bearer(t.adminKey)).send({ role: 'viewer' }).expect(200);
+
+      const sessionsBefore = (await withClient(t.databaseUrl, (db) => db.query('SELECT 1 FROM bluesky_oauth_sessions'))).rowCount;
+      await p.getByRole('textbox', { name: 'Password' }).fill(bob.password);
+      await p.getByRole('button', { name: 'Sign in' }).click();
+      await visible(p.getByText('Grant access to your', { exact: false }));
+      const [callback] = await Promise.all([
+        p.waitForResponse((r) => r.url().startsWith(`${front.url}/settings/bluesky/callback?`)),
+        p.getByRole('button', { name: 'Authorize' }).click(),
+      ]);
+      expect({ status: callback.status(), refused: (await callback.text()).includes('Bluesky not connected') }).toEqual({
+        status: 403,
+        refused: true,
+      });
+      await visible(p.getByText('Your role does not allow connecting accounts any more. Nothing was changed.'));
+      expect((await accounts()).map((a) => a.name)).not.toContain('Bob, connected by a demoted editor');
+      // No OAuth session was stored for it either: the code was never exchanged.
+      expect((await withClient(t.databaseUrl, (db) => db.query('SELECT 1 FROM bluesky_oauth_sessions'))).rowCount).toBe(sessionsBefore);
+    } finally {
+      await editor.context.close();
+    }
+  }, 180_000);
 });

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
+import { allows } from '../../access/roles';
 import { CreateAccountDto, UpdateAccountDto } from '../../accounts/accounts.dto';
 import { AccountsService } from '../../accounts/accounts.service';
 import { invalidInput } from '../../common/errors';
@@ -131,6 +132,11 @@ export class BlueskyConnectService {
     }
     const session = await this.sessions.resolveById(row.sessionId);
     if (!session) return refuse('Your session ended while you were at Bluesky. Log in and start again; nothing was changed.', null, 401);
+    // The role that allowed the start may have been lowered since (the page checks it per
+    // request; this answer comes without the page's guard). Checked before the code is exchanged,
+    // so a refusal leaves no session at the PDS either.
+    if (!allows(session.auth, 'edit'))
+      return refuse('Your role does not allow connecting accounts any more. Nothing was changed.', session, 403);
 
     let connected: ConnectedBluesky;
     try {
