@@ -1,8 +1,12 @@
+import { simpleParser } from 'mailparser';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import request from 'supertest';
 import { SessionsService } from '../src/settings/session/sessions.service';
 import { bearer, bootTestApp, TestApp } from './support/app';
 import { withClient } from './support/database';
 import { createWebhookAccount } from './support/engine';
+import { drainMail } from './support/mail';
 import { acceptInvitation, createFirstPerson, personAgent, TEST_PASSWORD } from './support/people';
 import { csrfOf } from './support/settings-http';
 
@@ -10,7 +14,8 @@ import { csrfOf } from './support/settings-http';
  * The team model over the API and the page's forms (issue 18): the operator's key cannot be
  * locked out, key roles, the first person, invitations, password login and its slow-down,
  * password resets, removal, and the audit trail. Mail goes to the outbox here (no SMTP_URL):
- * links are read from the outbox rows, as an operator would read the .eml files.
+ * links are read from the .eml files, as an operator would (mail_outbox keeps no link in the
+ * clear: test/tokens-at-rest.test.ts).
  */
 describe('people, roles and the audit trail', () => {
   let t: TestApp;
@@ -30,14 +35,25 @@ describe('people, roles and the audit trail', () => {
     const keys = await t.http().get('/v1/api-keys?limit=200').set(bearer(t.adminKey)).expect(200);
     return (keys.body.data as { id: string; bootstrap: boolean }[]).find((k) => k.bootstrap)!.id;
   };
-  const lastMailTo = (address: string) =>
-    withClient(t.databaseUrl, async (c) => {
-      const rows = await c.query<{ text: string; kind: string }>(
-        `SELECT text, kind FROM mail_outbox WHERE $1 = ANY(recipients) ORDER BY created_at DESC LIMIT 1`,
-        [address],
-      );
-      return rows.rows[0];
-    });
+  /** Sends what is due, then reads the newest .eml file to `address` in HERALD_DATA_DIR/outbox. */
+  const lastMailTo = async (address: string) => {
+    await drainMail(t);
+    const dir = path.join(t.config.dataDir, 'outbox');
+    const files = fs.readdirSync(dir).filter((f) => f.endsWith('.eml'));
+    const mails = await Promise.all(
+      files.map(async (f) => ({
+        mail: await simpleParser(fs.readFileSync(path.join(dir, f))),
+        at: fs.statSync(path.join(dir, f)).mtimeMs,
+      })),
+    );
+    const to = mails
+      .filter(({ mail }) => [mail.to ?? []].flat().some((a) => a.value.some((v) => v.address === address)))
+      .sort((a, b) => a.at - b.at);
+    const last = to[to.length - 1]?.mail;
+    if (!last) throw new Error(`no mail to ${address} among ${files.join(', ')}`);
+    const kind = last.headers.get('x-herald-kind');
+    return { text: last.text ?? '', kind: typeof kind === 'string' ? kind : '' };
+  };
   const linkIn = (text: string) => /https?:\/\/\S+token=[A-Za-z0-9_-]{43}/.exec(text)?.[0] ?? '';
 
   describe('the operator cannot be locked out ("a member locks out the admin")', () => {
@@ -161,6 +177,20 @@ describe('people, roles and the audit trail', () => {
         c.query<{ h: string }>(`SELECT password_hash AS h FROM people WHERE id = $1`, [ownerId]),
       );
       expect(hash.rows[0].h).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
+    });
+
+    it('refuses a name that could pass for another label ("Name <email>", a bidi override) with a 400 naming the name', async () => {
+      const spoof = await t.http().patch(`/v1/people/${ownerId}`).set(bearer(key)).send({ name: 'Olga <boss@example.test>' });
+      expect(spoof.status).toBe(400);
+      expect(spoof.body.message).toMatch(/^a name cannot hold < or > /);
+      // Shown as "Olga boss@example.test": no bracket needed to pass for someone else.
+      const reordered = await t.http().patch(`/v1/people/${ownerId}`).set(bearer(key)).send({ name: 'Olga \u202Etset.elpmaxe@ssob' });
+      expect(reordered.status).toBe(400);
+      expect(reordered.body.message).toBe(
+        'a name cannot hold U+202E (right-to-left override): it changes the order in which a label reads',
+      );
+      const people = await t.http().get('/v1/people').set(bearer(key)).expect(200);
+      expect(people.body.data.map((p: { name: string }) => p.name)).toEqual(['Olga']);
     });
 
     it('answers a wrong password exactly like an unknown address', async () => {

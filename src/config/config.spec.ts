@@ -1,3 +1,5 @@
+import express from 'express';
+import fc from 'fast-check';
 import { ConfigError, loadConfig } from './config';
 import { NEWEST_LINKEDIN_VERSION } from './linkedin-versions';
 
@@ -73,6 +75,92 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
     expect(loadConfig({ TRUST_PROXY: 'Loopback, 10.0.0.0/8,fd00::/8' }).trustProxy).toEqual(['loopback', '10.0.0.0/8', 'fd00::/8']);
+  });
+
+  describe('TRUST_PROXY ranges', () => {
+    const trustProxyError = (value: string): ConfigError => configError({ TRUST_PROXY: value });
+
+    it.each([
+      ['0.0.0.0/0', '0.0.0.0/0'],
+      ['::/0', '::/0'],
+      ['10.0.0.0/8, 0.0.0.0/0', '0.0.0.0/0'],
+      // An IPv4-mapped IPv6 range is an IPv4 range (proxy-addr matches IPv4 clients with it).
+      ['::ffff:0.0.0.0/96', '::ffff:0.0.0.0/96'],
+      ['::ffff:0:0/97', '::ffff:0:0/97'],
+      ['1.2.3.4/33', '1.2.3.4/33'],
+      ['::1/129', '::1/129'],
+      ['10.0.0.0/255.0.0.0', '10.0.0.0/255.0.0.0'],
+      ['999.1.1.1', '999.1.1.1'],
+    ])('refuses %j at start, naming TRUST_PROXY and %j (not a TypeError from Express)', (value, entry) => {
+      const err = trustProxyError(value);
+      expect(err.variable).toBe('TRUST_PROXY');
+      expect(err.message).toContain('TRUST_PROXY');
+      expect(err.message).toContain(`"${entry}"`);
+    });
+
+    it.each([
+      ['4.0.0.0/6', 'IPv4 ranges may be at most /8 wide'],
+      ['2001:db8::/15', 'IPv6 ranges may be at most /16 wide'],
+      ['2000::/3', 'IPv6 ranges may be at most /16 wide'],
+    ])('refuses %j, wider than a proxy network: %s', (value, why) => {
+      const err = trustProxyError(value);
+      expect(err.message).toContain(`"${value}"`);
+      expect(err.message).toContain(why);
+    });
+
+    it('refuses ranges that together cover every address of a family ("everyone" in pieces)', () => {
+      const halves = trustProxyError('0.0.0.0/1,128.0.0.0/1,::/1,8000::/1');
+      expect(halves.variable).toBe('TRUST_PROXY');
+      // Each half alone is already wider than /8; the message names the first such entry.
+      expect(halves.message).toContain('"0.0.0.0/1"');
+      // 256 ranges of /8: each allowed alone, together every IPv4 address.
+      const all = Array.from({ length: 256 }, (_, i) => `${i}.0.0.0/8`).join(',');
+      const err = trustProxyError(all);
+      expect(err.message).toContain('TRUST_PROXY');
+      expect(err.message).toContain('together cover every IPv4 address');
+    });
+
+    it('starts Express with every value it accepts, and refuses the others by name (never a TypeError)', () => {
+      const v4 = fc
+        .tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255), fc.option(fc.integer({ min: 0, max: 34 })))
+        .map(([a, b, c, d, p]) => `${a}.${b}.${c}.${d}${p === null ? '' : `/${p}`}`);
+      const v6 = fc
+        .tuple(fc.array(fc.nat(0xffff), { minLength: 8, maxLength: 8 }), fc.option(fc.integer({ min: 0, max: 130 })))
+        .map(([groups, p]) => `${groups.map((g) => g.toString(16)).join(':')}${p === null ? '' : `/${p}`}`);
+      const mapped = fc.tuple(fc.nat(255), fc.nat(255), fc.integer({ min: 90, max: 130 })).map(([a, b, p]) => `::ffff:${a}.${b}.0.0/${p}`);
+      fc.assert(
+        fc.property(
+          fc.array(fc.oneof(v4, v6, mapped, fc.constantFrom('loopback', 'uniquelocal')), { minLength: 1, maxLength: 4 }),
+          (entries) => {
+            let trustProxy: false | number | string[];
+            try {
+              trustProxy = loadConfig({ TRUST_PROXY: entries.join(',') }).trustProxy;
+            } catch (err) {
+              expect(err).toBeInstanceOf(ConfigError);
+              expect((err as ConfigError).variable).toBe('TRUST_PROXY');
+              return;
+            }
+            // What app.ts does at start: it threw a TypeError for 0.0.0.0/0 and prefixes past /32 or /128.
+            expect(() => express().set('trust proxy', trustProxy)).not.toThrow();
+          },
+        ),
+        { seed: 20261205, numRuns: 300 },
+      );
+    });
+
+    it("takes what real proxies need: single hosts, private subnets, a CDN's published ranges, the names", () => {
+      const ok = [
+        '203.0.113.7',
+        '::1',
+        '10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,100.64.0.0/10',
+        'fc00::/7',
+        'fe80::/10',
+        '2400:cb00::/32,2a06:98c0::/29,173.245.48.0/20,104.16.0.0/13',
+        '::ffff:10.0.0.0/104',
+        'loopback,linklocal,uniquelocal',
+      ];
+      for (const value of ok) expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(value.split(','));
+    });
   });
 
   it('reads booleans and trims the public URL', () => {

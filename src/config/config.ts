@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { NEWEST_LINKEDIN_VERSION } from './linkedin-versions';
+import { PROXY_NAMES, trustedProxiesProblem } from './trust-proxy';
 
 /**
  * The configuration of a Herald process as read once from the environment at start.
@@ -184,9 +185,11 @@ function readBool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `must be true or false, got "${value}"`);
 }
 
-const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
-
-/** TRUST_PROXY: false, a hop count (1–10), or a comma-separated list of addresses, subnets and names. Never `true` (everyone). */
+/**
+ * TRUST_PROXY: false, a hop count (1–10), or a comma-separated list of addresses, subnets and
+ * names. Never `true` (everyone), nor ranges that are too wide or together cover everyone
+ * (trust-proxy.ts has the bounds and why).
+ */
 function readTrustProxy(env: Env): false | number | string[] {
   const value = readString(env, 'TRUST_PROXY');
   if (value === null || ['false', '0', 'no', 'off'].includes(value.toLowerCase())) return false;
@@ -203,15 +206,15 @@ function readTrustProxy(env: Env): false | number | string[] {
   const entries = value
     .split(',')
     .map((e) => e.trim())
-    .filter((e) => e !== '');
-  const bad = entries.find((e) => /^\d+$/.test(e) || (!PROXY_NAMES.includes(e.toLowerCase()) && !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(e)));
-  if (entries.length === 0 || bad !== undefined) {
-    throw new ConfigError(
-      'TRUST_PROXY',
-      `must be false, a number of proxy hops (1 to 10), or a comma-separated list of proxy addresses, subnets (10.0.0.0/8) or loopback, linklocal, uniquelocal; got "${bad ?? value}"`,
-    );
-  }
-  return entries.map((e) => (PROXY_NAMES.includes(e.toLowerCase()) ? e.toLowerCase() : e));
+    .filter((e) => e !== '')
+    .map((e) => (PROXY_NAMES.includes(e.toLowerCase()) ? e.toLowerCase() : e));
+  const problem = entries.length === 0 ? { malformed: value } : trustedProxiesProblem(entries);
+  if (problem === null) return entries;
+  if ('problem' in problem) throw new ConfigError('TRUST_PROXY', problem.problem);
+  throw new ConfigError(
+    'TRUST_PROXY',
+    `must be false, a number of proxy hops (1 to 10), or a comma-separated list of proxy addresses, subnets (10.0.0.0/8) or loopback, linklocal, uniquelocal; got "${problem.malformed}"`,
+  );
 }
 
 function readUrl(env: Env, name: string, protocols: string[]): string | null {

@@ -36,4 +36,51 @@ describe('addresses, names and passwords of people', () => {
     expect(nameProblem('Ada\nLovelace')).toMatch(/control/);
     expect(nameProblem('Ada Lovelace')).toBeNull();
   });
+
+  it('refuses < and > in a name: labels such as "Name <email>" would be ambiguous', () => {
+    for (const spoof of ['Ada <boss@example.com>', 'Ada > Grace', '<script>', 'Ada \uFF1Cboss@example.com\uFF1E', 'Ada \u2039boss\u203A']) {
+      expect(nameProblem(spoof)).toBe(
+        'a name cannot hold < or > (nor look-alikes such as ＜ ＞ ‹ ›): a label such as “Ada Lovelace <ada@example.com>” would be ambiguous',
+      );
+    }
+  });
+
+  it('refuses the characters that reorder how a label reads (bidi embeddings, overrides, isolates) and invisible separators', () => {
+    // "Ada \u202E>moc.elpmaxe@ssob<" displays as "Ada <boss@example.com>".
+    for (const c of [
+      '\u202A',
+      '\u202B',
+      '\u202C',
+      '\u202D',
+      '\u202E',
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069',
+      '\u200E',
+      '\u200F',
+      '\u061C',
+    ]) {
+      expect(nameProblem(`Ada ${c}Lovelace`)).toMatch(
+        /^a name cannot hold U\+[0-9A-F]{4} \(.+\): it changes the order in which a label reads$/,
+      );
+    }
+    expect(nameProblem('Ada\u2028Lovelace')).toMatch(/control/);
+    expect(nameProblem('Ada\u0085Lovelace')).toMatch(/control/);
+  });
+
+  it('takes names from every script, with their own punctuation', () => {
+    for (const ok of [
+      "Zoë O'Neil-Smith",
+      'José María',
+      'محمد عبد الله',
+      'יעל כהן',
+      '李小龙',
+      'Ada (she/her)',
+      'Grace Hopper, Jr.',
+      'Ōkubo 🎨',
+    ]) {
+      expect(nameProblem(ok)).toBeNull();
+    }
+  });
 });
