@@ -15,6 +15,7 @@ import { SlowStart1765400000000 } from './1765400000000-slow-start';
 import { MailAbuse1765180000000 } from './1765180000000-mail-abuse';
 import { NarrowJobState1765600000000 } from './1765600000000-narrow-job-state';
 import { SlowStartRate1765700000000 } from './1765700000000-slow-start-rate';
+import { LinkCardFetches1765870000000 } from './1765870000000-link-card-fetches';
 
 /** Every migration, in order. Listed explicitly so the build and the tests load the same set. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   SlowStart1765400000000,
   NarrowJobState1765600000000,
   SlowStartRate1765700000000,
+  LinkCardFetches1765870000000,
 ];

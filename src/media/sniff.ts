@@ -1,15 +1,13 @@
 import { imageSize } from 'image-size';
-import { MAX_IMAGE_PIXELS } from '../common/images/image-processing';
+import { MAX_IMAGE_PIXELS, rasterTypeOf } from '../common/images/image-processing';
 import type { MediaMimeType } from './media.types';
 
-/** The type the bytes say they are, from their magic numbers; null when none matches. */
+/**
+ * The type the bytes say they are, from their magic numbers; null when none matches. The same
+ * check guards every decode (common/images: uploads, Bluesky blobs, link-card thumbnails).
+ */
 export function sniffImageType(bytes: Uint8Array): MediaMimeType | null {
-  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
-  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg';
-  if (b.length >= 6 && (b.toString('latin1', 0, 6) === 'GIF87a' || b.toString('latin1', 0, 6) === 'GIF89a')) return 'image/gif';
-  if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') return 'image/webp';
-  return null;
+  return rasterTypeOf(bytes);
 }
 
 const IMAGE_SIZE_TYPES: Record<MediaMimeType, string> = {

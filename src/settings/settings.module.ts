@@ -23,6 +23,8 @@ import { FailedPostsController } from './failed-posts.controller';
 import { CalendarController } from './compose/calendar.controller';
 import { ComposeController } from './compose/compose.controller';
 import { ComposeUploadsMiddleware } from './compose/compose-uploads';
+import { LinkCardQuotaRepository } from './compose/link-card-quota.repository';
+import { LinkCardService } from './compose/link-card.service';
 import { LinkedInOAuthClient } from './linkedin/linkedin-oauth.client';
 import { LinkedInOAuthController } from './linkedin/linkedin-oauth.controller';
 import { LinkedInOAuthService } from './linkedin/linkedin-oauth.service';
@@ -94,6 +96,8 @@ const PAGE_CONTROLLERS = [
     LinkedInOAuthClient,
     LinkedInOAuthService,
     BlueskyConnectService,
+    LinkCardQuotaRepository,
+    LinkCardService,
   ],
 })
 export class SettingsModule implements NestModule, OnModuleInit {

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import fc from 'fast-check';
 import { pngBomb } from '../../../test/support/png-bomb';
-import { fitUnder, ImageCodec, ImageFitError, longestSideFor, nextLongestSide, sharpCodec } from './image-processing';
+import { fitUnder, ImageCodec, ImageFitError, longestSideFor, nextLongestSide, previewJpeg, sharpCodec } from './image-processing';
 
 /** Deterministic noise: compresses badly, so the encoder has to work for its bytes. */
 function noise(width: number, height: number, channels: 3 | 4): Buffer {
@@ -74,23 +74,23 @@ describe('fitUnder', () => {
   });
 });
 
-describe('fitUnder: decoding', () => {
-  /** The production codec, with its calls counted. */
-  function countingCodec() {
-    const calls = { decode: 0, encode: 0 };
-    const codec: ImageCodec = {
-      decode: (...args) => {
-        calls.decode += 1;
-        return sharpCodec.decode(...args);
-      },
-      encode: (...args) => {
-        calls.encode += 1;
-        return sharpCodec.encode(...args);
-      },
-    };
-    return { codec, calls };
-  }
+/** The production codec, with its calls counted. */
+function countingCodec() {
+  const calls = { decode: 0, encode: 0 };
+  const codec: ImageCodec = {
+    decode: (...args) => {
+      calls.decode += 1;
+      return sharpCodec.decode(...args);
+    },
+    encode: (...args) => {
+      calls.encode += 1;
+      return sharpCodec.encode(...args);
+    },
+  };
+  return { codec, calls };
+}
 
+describe('fitUnder: decoding', () => {
   it('decodes the source once however many quality and size steps it takes', async () => {
     const big = await png(1000, 800);
     const { codec, calls } = countingCodec();
@@ -133,6 +133,36 @@ describe('fitUnder: decoding', () => {
     expect(decoded).toBeGreaterThan(0);
     expect(decoded).toBeLessThanOrEqual(160_000 * 1.01); // the short side is rounded
     expect(decoded).toBeLessThan(1200 * 900);
+  });
+});
+
+describe('only raster images within the pixel limit are decoded', () => {
+  const svg = Buffer.from(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="630"><rect width="1200" height="630" fill="red"/></svg>',
+  );
+  const notRaster =
+    'the image is image/svg+xml, not PNG, JPEG, WebP or GIF (read from its bytes): other formats, SVG among them, are not decoded';
+
+  it('refuses an SVG before any decoder sees it, even one small enough to pass on as it is', async () => {
+    const { codec, calls } = countingCodec();
+    await expect(fitUnder(svg, 'image/svg+xml', 1_000_000, codec)).rejects.toThrow(new ImageFitError(notRaster));
+    await expect(fitUnder(svg, 'image/png', 1_000_000, codec)).rejects.toThrow(/^the image is image\/png, not PNG/);
+    expect(calls.decode).toBe(0);
+  });
+
+  it('makes a small JPEG for a page to show, refusing an SVG and more than 36,152,319 pixels without decoding', async () => {
+    const { codec, calls } = countingCodec();
+    await expect(previewJpeg(svg, 'image/svg+xml', 480, codec)).rejects.toThrow(new ImageFitError(notRaster));
+    // Between the documented limit and the 40,000,000 the composer used to decode.
+    const bomb = pngBomb(6100, 6000);
+    await expect(previewJpeg(bomb, 'image/png', 480, codec)).rejects.toThrow(
+      new ImageFitError('the image is 6100 × 6000 pixels (36,600,000); the limit is 36,152,319 pixels'),
+    );
+    expect(calls.decode).toBe(0);
+    const shown = await previewJpeg(await png(1200, 630), 'image/png', 480, codec);
+    expect(calls.decode).toBe(1);
+    const meta = await sharp(shown.data).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(['jpeg', 480, 252]);
   });
 });
 

@@ -10,6 +10,51 @@ import { loadSharp } from './sharp-loader';
  */
 export const MAX_IMAGE_PIXELS = 36_152_320 - 1;
 
+/** The raster formats Herald decodes: those every platform it posts to takes. */
+export const RASTER_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const;
+export type RasterType = (typeof RASTER_TYPES)[number];
+
+/**
+ * The raster type the bytes are, from their magic numbers; null for anything else. SVG (a
+ * program for librsvg: XML, external references, unbounded rendering), TIFF, HEIF and the other
+ * formats libvips could open are never handed to it: only these four are decoded.
+ */
+export function rasterTypeOf(bytes: Uint8Array): RasterType | null {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg';
+  if (b.length >= 6 && (b.toString('latin1', 0, 6) === 'GIF87a' || b.toString('latin1', 0, 6) === 'GIF89a')) return 'image/gif';
+  if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') return 'image/webp';
+  return null;
+}
+
+/**
+ * The header of an image Herald may decode (no pixel is decoded here): throws ImageFitError when
+ * the bytes are not one of RASTER_TYPES (whatever `declaredType` says) or declare more than
+ * MAX_IMAGE_PIXELS pixels, so a bomb is measured, and refused, before any pixel is decoded.
+ */
+async function rasterHeader(bytes: Buffer, declaredType: string): Promise<Metadata> {
+  if (rasterTypeOf(bytes) === null) {
+    throw new ImageFitError(
+      `the image is ${declaredType || 'of no declared type'}, not PNG, JPEG, WebP or GIF (read from its bytes): other formats, SVG among them, are not decoded`,
+    );
+  }
+  const sharp = await loadSharp();
+  let meta: Metadata;
+  try {
+    meta = await sharp(bytes, { limitInputPixels: false }).metadata();
+  } catch (err) {
+    throw new ImageFitError(`the image cannot be decoded (${(err as Error).message})`);
+  }
+  const pixels = (meta.width ?? 0) * (meta.height ?? 0);
+  if (pixels > MAX_IMAGE_PIXELS) {
+    throw new ImageFitError(
+      `the image is ${meta.width} × ${meta.height} pixels (${pixels.toLocaleString('en-US')}); the limit is ${MAX_IMAGE_PIXELS.toLocaleString('en-US')} pixels`,
+    );
+  }
+  return meta;
+}
+
 /** An image as it leaves fitUnder: the bytes, their type and pixel size. */
 export interface FittedImage {
   bytes: Buffer;
@@ -118,23 +163,11 @@ export function nextLongestSide(longest: number, size: number, maxBytes: number)
  *
  * Used by connectors with per-image byte limits (Bluesky: 1,000,000 bytes per blob), for
  * uploads and for link-card thumbnails fetched from pages. Throws ImageFitError when the bytes
- * are not a decodable image, have more than MAX_IMAGE_PIXELS pixels, or cannot fit.
+ * are not a PNG, JPEG, WebP or GIF (an SVG is not passed on either, however small), have more
+ * than MAX_IMAGE_PIXELS pixels, or cannot fit.
  */
 export async function fitUnder(bytes: Buffer, mimeType: string, maxBytes: number, codec: ImageCodec = sharpCodec): Promise<FittedImage> {
-  const sharp = await loadSharp();
-  let meta: Metadata;
-  try {
-    // The header only: no pixel is decoded here, so a bomb is measured, and refused, before any is.
-    meta = await sharp(bytes, { limitInputPixels: false }).metadata();
-  } catch (err) {
-    throw new ImageFitError(`the image cannot be decoded (${(err as Error).message})`);
-  }
-  const pixels = (meta.width ?? 0) * (meta.height ?? 0);
-  if (pixels > MAX_IMAGE_PIXELS) {
-    throw new ImageFitError(
-      `the image is ${meta.width} × ${meta.height} pixels (${pixels.toLocaleString('en-US')}); the limit is ${MAX_IMAGE_PIXELS.toLocaleString('en-US')} pixels`,
-    );
-  }
+  const meta = await rasterHeader(bytes, mimeType);
   const oriented = (meta.orientation ?? 1) >= 5; // EXIF orientations 5–8 swap width and height
   const width = (oriented ? meta.height : meta.width) ?? 0;
   const height = (oriented ? meta.width : meta.height) ?? 0;
@@ -167,6 +200,27 @@ export async function fitUnder(bytes: Buffer, mimeType: string, maxBytes: number
     }
     longest = next;
   }
+}
+
+/**
+ * A JPEG of at most `longest` pixels a side, for a page to show inline (the composer's link card):
+ * the same checks as fitUnder before anything is decoded, then one decode, shrunk on load where
+ * the format allows, and one encode.
+ */
+export async function previewJpeg(
+  bytes: Buffer,
+  declaredType: string,
+  longest: number,
+  codec: ImageCodec = sharpCodec,
+): Promise<EncodedImage> {
+  await rasterHeader(bytes, declaredType);
+  let raw: RawImage;
+  try {
+    raw = await codec.decode(bytes, longest, false);
+  } catch (err) {
+    throw new ImageFitError(`the image cannot be decoded (${(err as Error).message})`);
+  }
+  return codec.encode(raw, longest, 'jpeg', 75);
 }
 
 /**

@@ -271,6 +271,15 @@ export function counterText(used: number, limit: number): string {
   return over > 0 ? `${used} / ${limit} characters: ${over} too many` : `${used} / ${limit} characters`;
 }
 
+/**
+ * Whether an account of `provider` shows a link card for a post with `images` images and this
+ * link: Bluesky does when there is a link and no image (one embed per post: with images, the
+ * link goes in the text). The composer fetches a card only when a chosen account shows one.
+ */
+export function showsLinkCard(provider: Provider, images: number, link: string): boolean {
+  return provider === 'bluesky' && images === 0 && link !== '';
+}
+
 /** What each chosen account gets, counted and checked as the intake does (platform-rules.ts). */
 export function previewFor(
   account: ComposeAccount,
@@ -281,7 +290,7 @@ export function previewFor(
   const limits = PLATFORM_LIMITS[account.provider];
   const used = measureText(values.text, limits.textUnit);
   const link = values.link === '' ? null : values.link;
-  const card = account.provider === 'bluesky' && media.length === 0 && link !== null;
+  const card = showsLinkCard(account.provider, media.length, values.link);
   // Bluesky puts the link in the text when it cannot be a card (with images); the others send it apart.
   const shown = (t: string, l: string | null, images: number) => (account.provider === 'bluesky' ? composeText(t, l, images > 0) : t);
   const text = shown(values.text, link, media.length);

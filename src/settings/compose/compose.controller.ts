@@ -1,11 +1,8 @@
-import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import sharp from 'sharp';
 import type { AccountView } from '../../accounts/account.types';
 import { ParseIdPipe } from '../../common/parse-id.pipe';
-import { HERALD_CONFIG, HeraldConfig } from '../../config/config';
-import { readPreview, readThumbnail } from '../../connectors/bluesky/link-preview';
 import type { MediaInfo } from '../../media/media.types';
 import { MediaService } from '../../media/media.service';
 import { PLATFORM_LIMITS } from '../../posts/platform-rules';
@@ -31,9 +28,11 @@ import {
   moveParts,
   previewFor,
   readComposeForm,
+  showsLinkCard,
   threadOf,
   withAccountNames,
 } from './compose-form';
+import { LinkCard, LinkCardQuotaError, LinkCardService } from './link-card.service';
 import { isTimeZone, timeZones, wallTimeOf, zoneLabel } from './zoned-time';
 
 /** The browser's time zone, as the page's script keeps it (IANA name): the fallback when a form or link has none. */
@@ -58,13 +57,6 @@ type Mode =
   | { kind: 'draft'; post: PostView }
   /** Scheduled, no job started: content and time change, the accounts are fixed (the API's rule). */
   | { kind: 'scheduled'; post: PostView };
-
-interface LinkCard {
-  title: string;
-  description: string;
-  image: string | null;
-  problem: string | null;
-}
 
 /** A job has started once an attempt ran or it left scheduled/paused (PostsService.update's rule). */
 const started = (j: PostView['jobs'][number]) => j.attemptCount > 0 || !['scheduled', 'paused'].includes(j.status);
@@ -98,7 +90,7 @@ export class ComposeController {
     private readonly posts: PostsService,
     private readonly media: MediaService,
     private readonly accounts: AccountsPageService,
-    @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
+    private readonly linkCards: LinkCardService,
   ) {}
 
   @Get('compose')
@@ -234,7 +226,7 @@ export class ComposeController {
         return;
       }
       case 'card':
-        await this.show(res, session, mode, values, { notes, card: await this.linkCard(values) });
+        await this.showCard(res, session, mode, values, notes);
         return;
       case 'upload':
       case 'preview':
@@ -355,38 +347,33 @@ export class ComposeController {
     await this.show(res, session, mode, values, { error: known.message, status: known.status });
   }
 
-  /** Bluesky's link card, read through the same guarded client the connector uses (on request only). */
-  private async linkCard(values: ComposeValues): Promise<LinkCard> {
-    const link = values.link;
-    if (!/^https?:\/\//i.test(link)) return { title: '', description: '', image: null, problem: 'add a link (http or https) first' };
-    const opts = {
-      connectTimeoutMs: this.config.http.connectTimeoutMs,
-      totalTimeoutMs: this.config.http.totalTimeoutMs,
-      allowPrivate: this.config.allowPrivateUrls,
-      signal: AbortSignal.timeout(15_000),
-    };
-    try {
-      const page = await readPreview(link, opts);
-      if ('problem' in page)
-        return { title: '', description: '', image: null, problem: `Bluesky would post the plain link: ${page.problem}` };
-      let image: string | null = null;
-      let problem: string | null = null;
-      if (page.og.image !== null) {
-        try {
-          const thumb = await readThumbnail(page.og.image, opts);
-          const small = await sharp(thumb.bytes, { limitInputPixels: 40_000_000 })
-            .resize(480, 480, { fit: 'inside' })
-            .jpeg({ quality: 75 })
-            .toBuffer();
-          image = `data:image/jpeg;base64,${small.toString('base64')}`;
-        } catch (err) {
-          problem = `the card would have no image: ${page.og.image} could not be used (${err instanceof Error ? err.message : String(err)})`;
-        }
-      }
-      return { title: page.og.title ?? (values.title || link), description: page.og.description ?? '', image, problem };
-    } catch {
-      return { title: '', description: '', image: null, problem: 'Bluesky would post the plain link: the page could not be read in time' };
+  /**
+   * "Fetch the link card": fetched only when a chosen account shows one (otherwise nothing is
+   * read, and the page says why), and at most LINK_CARDS_PER_WINDOW a minute per person (429).
+   */
+  private async showCard(res: Response, session: PageSession, mode: Mode, values: ComposeValues, notes: string[]): Promise<void> {
+    const ws = session.auth.workspaceId;
+    const chosen = new Set(values.accounts);
+    const accounts = (await this.accounts.all(ws)).filter((a) => chosen.has(a.id));
+    const images = (await this.media.findExisting(ws, values.media)).length;
+    if (!accounts.some((a) => showsLinkCard(a.provider, images, values.link))) {
+      await this.show(res, session, mode, values, {
+        notes,
+        error: 'no link card was fetched: none of the chosen accounts shows one (Bluesky does, for a post with a link and no image)',
+        status: 400,
+      });
+      return;
     }
+    let card: LinkCard;
+    try {
+      card = await this.linkCards.fetch(session.auth, values.link, values.title);
+    } catch (err) {
+      if (!(err instanceof LinkCardQuotaError)) throw err;
+      res.setHeader('Retry-After', String(err.retryAfterS));
+      await this.show(res, session, mode, values, { notes, error: err.message, status: 429 });
+      return;
+    }
+    await this.show(res, session, mode, values, { notes, card });
   }
 
   private async show(
