@@ -15,6 +15,7 @@ import { SlowStart1765400000000 } from './1765400000000-slow-start';
 import { MailAbuse1765180000000 } from './1765180000000-mail-abuse';
 import { NarrowJobState1765600000000 } from './1765600000000-narrow-job-state';
 import { SlowStartRate1765700000000 } from './1765700000000-slow-start-rate';
+import { SealedMail1765800000000 } from './1765800000000-sealed-mail';
 import { LinkCardFetches1765870000000 } from './1765870000000-link-card-fetches';
 
 /** Every migration, in order. Listed explicitly so the build and the tests load the same set. */
@@ -36,5 +37,6 @@ export const MIGRATIONS = [
   SlowStart1765400000000,
   NarrowJobState1765600000000,
   SlowStartRate1765700000000,
+  SealedMail1765800000000,
   LinkCardFetches1765870000000,
 ];

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql } from '../database/db';
 import type { MailKind } from './mail-driver';
+import { REMOVED_BODY, SEALED_KINDS } from './mail-seal';
 import type { MailState, NewMail } from './mail.types';
 
 /** A mail a sender holds (status `sending`) until its lease runs out. */
@@ -10,6 +11,7 @@ export interface ClaimedMail {
   kind: MailKind;
   recipients: string[];
   subject: string;
+  /** As stored: sealed for the kinds that carry a one-use link (mail-seal.ts). */
   html: string;
   text: string;
   /** The number of this try (1-based). */
@@ -18,25 +20,32 @@ export interface ClaimedMail {
 }
 
 /**
- * SQL of mail_outbox: every mail Herald sends (digests and alerts), with the outcome of its
- * tries. Mails are written in the transaction that decides them (the digest claim, the alert
- * event) and sent afterwards, outside any transaction: no transaction stays open across an
- * SMTP conversation. A sender leases the rows it sends; every outcome is written guarded by
- * the lease (status `sending` and the try's number), so a sender whose lease ran out (and whose
- * mail another sender took over) cannot overwrite the newer outcome.
+ * SQL of mail_outbox: every mail Herald sends (digests, alerts, and mails with a one-use link),
+ * with the outcome of its tries. Mails are written in the transaction that decides them (the
+ * digest claim, the alert event) and sent afterwards, outside any transaction: no transaction
+ * stays open across an SMTP conversation. A sender leases the rows it sends; every outcome is
+ * written guarded by the lease (status `sending` and the try's number), so a sender whose lease
+ * ran out (and whose mail another sender took over) cannot overwrite the newer outcome.
+ *
+ * The bodies of mails with a one-use link come here sealed (mail-seal.ts) and are replaced by
+ * REMOVED_BODY in the very statement that records that the mail was sent or failed for good:
+ * never a moment where the row says "sent" and still holds the link (the CHECK
+ * mail_outbox_links_sealed refuses such a row).
  */
 @Injectable()
 export class MailOutboxRepository {
   constructor(private readonly db: Db) {}
 
-  /** Adds a mail, due now, inside the caller's transaction. Returns its id. */
-  async enqueue(runner: Sql, mail: NewMail): Promise<string> {
-    const rows = await runner.query<{ id: string }>(
-      `INSERT INTO mail_outbox (workspace_id, kind, recipients, subject, html, text)
-       VALUES ($1, $2, $3::text[], $4, $5, $6) RETURNING id`,
-      [mail.workspaceId, mail.kind, mail.recipients, mail.subject, mail.html, mail.text],
+  /**
+   * Adds a mail, due now, inside the caller's transaction. The id comes from the caller: a sealed
+   * body is bound to it, so it is known before the row is written.
+   */
+  async enqueue(runner: Sql, id: string, mail: NewMail): Promise<void> {
+    await runner.query(
+      `INSERT INTO mail_outbox (id, workspace_id, kind, recipients, subject, html, text)
+       VALUES ($1, $2, $3, $4::text[], $5, $6, $7)`,
+      [id, mail.workspaceId, mail.kind, mail.recipients, mail.subject, mail.html, mail.text],
     );
-    return rows[0].id;
   }
 
   /**
@@ -62,38 +71,53 @@ export class MailOutboxRepository {
     );
   }
 
-  /** Mails whose last try was lost with its sender and that have no try left: failed, with that reason. */
+  /**
+   * Mails whose last try was lost with its sender and that have no try left: failed, with that
+   * reason. A link's body goes with it (the person asks for a new link).
+   */
   async failAbandoned(maxAttempts: number): Promise<{ id: string; kind: MailKind }[]> {
     return this.db.query(
       `UPDATE mail_outbox SET status = 'failed', lease_until = NULL, updated_at = now(),
-              last_error = 'the sender stopped before recording the outcome of the last try (' || attempts || ' tries used)'
+              last_error = 'the sender stopped before recording the outcome of the last try (' || attempts || ' tries used)',
+              html = CASE WHEN kind = ANY($2::text[]) THEN $3 ELSE html END,
+              text = CASE WHEN kind = ANY($2::text[]) THEN $3 ELSE text END
        WHERE id IN (SELECT id FROM mail_outbox WHERE status = 'sending' AND lease_until < now() AND attempts >= $1
                     FOR UPDATE SKIP LOCKED)
        RETURNING id, kind`,
-      [maxAttempts],
+      [maxAttempts, SEALED_KINDS, REMOVED_BODY],
     );
   }
 
-  /** The server accepted it. False when the lease was lost meanwhile (another sender owns the outcome). */
+  /**
+   * The server accepted it; a link's body is dropped in the same statement. False when the
+   * lease was lost meanwhile (another sender owns the outcome, and drops the body with it).
+   */
   async markSent(id: string, attempt: number, response: string, rejected: string[]): Promise<boolean> {
     const rows = await this.db.query(
       `UPDATE mail_outbox SET status = 'sent', sent_at = now(), lease_until = NULL, response = $3,
-              rejected = CASE WHEN cardinality($4::text[]) = 0 THEN NULL ELSE $4::text[] END, updated_at = now()
+              rejected = CASE WHEN cardinality($4::text[]) = 0 THEN NULL ELSE $4::text[] END, updated_at = now(),
+              html = CASE WHEN kind = ANY($5::text[]) THEN $6 ELSE html END,
+              text = CASE WHEN kind = ANY($5::text[]) THEN $6 ELSE text END
        WHERE id = $1 AND status = 'sending' AND attempts = $2 RETURNING id`,
-      [id, attempt, response.slice(0, 1000), rejected],
+      [id, attempt, response.slice(0, 1000), rejected, SEALED_KINDS, REMOVED_BODY],
     );
     return rows.length > 0;
   }
 
-  /** A try failed: again after `delayMs` (database clock), or failed for good when `delayMs` is null. */
+  /**
+   * A try failed: again after `delayMs` (database clock), the body kept (sealed) for that try;
+   * or failed for good when `delayMs` is null, a link's body dropped in the same statement.
+   */
   async markFailedTry(id: string, attempt: number, error: string, delayMs: number | null): Promise<boolean> {
     const rows = await this.db.query(
       `UPDATE mail_outbox SET
               status = CASE WHEN $4::bigint IS NULL THEN 'failed' ELSE 'pending' END,
               next_attempt_at = CASE WHEN $4::bigint IS NULL THEN next_attempt_at ELSE now() + $4::bigint * interval '1 millisecond' END,
-              lease_until = NULL, last_error = $3, updated_at = now()
+              lease_until = NULL, last_error = $3, updated_at = now(),
+              html = CASE WHEN $4::bigint IS NULL AND kind = ANY($5::text[]) THEN $6 ELSE html END,
+              text = CASE WHEN $4::bigint IS NULL AND kind = ANY($5::text[]) THEN $6 ELSE text END
        WHERE id = $1 AND status = 'sending' AND attempts = $2 RETURNING id`,
-      [id, attempt, error.slice(0, 1000), delayMs],
+      [id, attempt, error.slice(0, 1000), delayMs, SEALED_KINDS, REMOVED_BODY],
     );
     return rows.length > 0;
   }

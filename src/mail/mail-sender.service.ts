@@ -1,8 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { SecretBox, SecretDecryptionError } from '../common/crypto/secret-box';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { fullJitterDelayMs } from '../retry/backoff';
 import { MAIL_DRIVER, MailDriver, MailSendError } from './mail-driver';
 import { ClaimedMail, MailOutboxRepository } from './mail-outbox.repository';
+import { openBody } from './mail-seal';
 import { MailMetrics } from './mail.metrics';
 
 /** Mails leased per pass; they are sent concurrently, each on its own connection. */
@@ -13,7 +15,8 @@ const BATCH = 10;
  * outcome. A mail counts as sent only once the server accepted it. A 4xx answer or a network
  * error is tried again after a full-jitter backoff (MAIL_RETRY_BASE_DELAY_MS doubling up to
  * MAIL_RETRY_MAX_DELAY_MS), a 5xx answer or the last of MAIL_MAX_ATTEMPTS tries fails it for
- * good; either way the outcome is on the row.
+ * good; either way the outcome is on the row. A mail with a one-use link is opened here, at
+ * sending time (mail-seal.ts), and its body leaves the row with the outcome that ends it.
  */
 @Injectable()
 export class MailSender {
@@ -24,6 +27,7 @@ export class MailSender {
     @Inject(MAIL_DRIVER) private readonly driver: MailDriver,
     private readonly outbox: MailOutboxRepository,
     private readonly metrics: MailMetrics,
+    private readonly box: SecretBox,
   ) {}
 
   /** Where mail goes, for the start-up log line: never the SMTP URL (it may hold a password). */
@@ -51,14 +55,15 @@ export class MailSender {
 
   private async sendOne(mail: ClaimedMail, random: () => number): Promise<boolean> {
     try {
+      const { html, text } = openBody(this.box, mail.id, mail.kind, mail);
       const accepted = await this.driver.send({
         id: mail.id,
         kind: mail.kind,
         from: this.config.mailFrom,
         to: mail.recipients,
         subject: mail.subject,
-        html: mail.html,
-        text: mail.text,
+        html,
+        text,
         createdAt: mail.createdAt,
       });
       if (await this.outbox.markSent(mail.id, mail.attempt, accepted.response, accepted.rejected)) {
@@ -69,7 +74,7 @@ export class MailSender {
       }
       return true;
     } catch (err) {
-      const failure = err instanceof MailSendError ? err : new MailSendError(err instanceof Error ? err.message : String(err), true);
+      const failure = err instanceof MailSendError ? err : sendFailureOf(err);
       const retry = failure.retryable && mail.attempt < this.config.mail.maxAttempts;
       const delayMs = retry
         ? fullJitterDelayMs(
@@ -86,4 +91,18 @@ export class MailSender {
       return false;
     }
   }
+}
+
+/**
+ * A failure outside the driver: a body sealed with another HERALD_SECRET_KEY will not open on a
+ * later try either (its link is lost; the person asks for a new one); anything else may pass.
+ */
+function sendFailureOf(err: unknown): MailSendError {
+  if (err instanceof SecretDecryptionError) {
+    return new MailSendError(
+      'its sealed body does not open with this HERALD_SECRET_KEY (the link in it is lost: ask for a new one)',
+      false,
+    );
+  }
+  return new MailSendError(err instanceof Error ? err.message : String(err), true);
 }

@@ -2,7 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 
 /**
  * One-use links sent to people (pure parts, and the token helpers). A token is 256 random bits
- * in the link; only its SHA-256 is stored, so a copy of the database opens nothing.
+ * in the link; only its SHA-256 is stored, and the mail that carries the link waits in
+ * mail_outbox sealed and loses its body once sent (src/mail/mail-seal.ts), so a copy of the
+ * database opens nothing. Without SMTP_URL the mail is an .eml file under HERALD_DATA_DIR/outbox,
+ * the mailbox stand-in (not the database), where the link works until used or expired.
  */
 
 /** An invitation link works for 7 days. */
