@@ -16,6 +16,7 @@ import { MailAbuse1765180000000 } from './1765180000000-mail-abuse';
 import { NarrowJobState1765600000000 } from './1765600000000-narrow-job-state';
 import { SlowStartRate1765700000000 } from './1765700000000-slow-start-rate';
 import { SealedMail1765800000000 } from './1765800000000-sealed-mail';
+import { InvitationInviters1765810000000 } from './1765810000000-invitation-inviters';
 import { LinkCardFetches1765870000000 } from './1765870000000-link-card-fetches';
 
 /** Every migration, in order. Listed explicitly so the build and the tests load the same set. */
@@ -38,5 +39,6 @@ export const MIGRATIONS = [
   NarrowJobState1765600000000,
   SlowStartRate1765700000000,
   SealedMail1765800000000,
+  InvitationInviters1765810000000,
   LinkCardFetches1765870000000,
 ];

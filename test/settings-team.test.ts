@@ -8,8 +8,8 @@ import { Receiver, startReceiver } from './support/receiver';
 
 /**
  * The team story in a real Chromium (issue 18), with the worker running, a real SMTP server and
- * a loopback receiver: the owner (the first person, made with the operator's key) invites an
- * editor and a viewer, whose links come by mail; both set passwords and log in; the editor fixes
+ * a loopback receiver: the owner (the first person, made with the operator's key, a login once
+ * the mailed link confirmed the address) invites an editor and a viewer, whose links come by mail; both set passwords and log in; the editor fixes
  * a failed post and requeues it, and the receiver gets the fixed text; the viewer reads the
  * failed posts with no button to change them, and a form sent anyway is refused; the owner
  * removes the editor, whose open page then goes to the login; the activity names who did what.
@@ -95,7 +95,7 @@ describe('settings page: a team, in a browser', () => {
   const editorPassword = 'editor password, long enough';
   const viewerPassword = 'viewer password, long enough';
 
-  it('the operator creates the first person; the owner logs in with a password and invites an editor and a viewer by mail', async () => {
+  it('the operator creates the first person, who confirms the address by the mailed link; the owner logs in with a password and invites an editor and a viewer by mail', async () => {
     owner = await open();
     await owner.goto(`${t.baseUrl}/settings/login`);
     await owner.getByLabel('API key').fill(t.adminKey);
@@ -107,7 +107,15 @@ describe('settings page: a team, in a browser', () => {
     await owner.getByLabel('Password', { exact: true }).fill(ownerPassword);
     await owner.getByLabel('The password again').fill(ownerPassword);
     await submit(owner, owner.getByRole('button', { name: 'Create the first person' }));
-    await visible(owner.getByText("Olga Owner is the workspace's first person"));
+    // A mail server is configured: the address becomes a login once its mailbox has the link.
+    await visible(owner.getByText('A confirmation link is on its way to olga@example.com'));
+    await visible(owner.getByText('olga@example.com · owner'));
+    await submit(owner, owner.getByRole('button', { name: 'Log out' }), (u) => u.pathname === '/settings/login');
+    await owner.goto(await linkFromMail(1, 'olga@example.com'));
+    await visible(owner.getByRole('heading', { name: 'Confirm your address' }));
+    expect(await criticalViolations(owner)).toEqual([]);
+    await submit(owner, owner.getByRole('button', { name: 'Confirm' }), (u) => u.pathname === '/settings/accounts');
+    await visible(owner.getByText('Your address is confirmed'));
     await submit(owner, owner.getByRole('button', { name: 'Log out' }), (u) => u.pathname === '/settings/login');
 
     await logInAs(owner, 'olga@example.com', ownerPassword);
@@ -127,8 +135,8 @@ describe('settings page: a team, in a browser', () => {
   });
 
   it('the editor and the viewer open their mailed links, set passwords and log in', async () => {
-    editor = await accept(await linkFromMail(2, 'eddie@example.com'), 'Eddie Editor', editorPassword);
-    viewer = await accept(await linkFromMail(2, 'vera@example.com'), 'Vera Viewer', viewerPassword);
+    editor = await accept(await linkFromMail(3, 'eddie@example.com'), 'Eddie Editor', editorPassword);
+    viewer = await accept(await linkFromMail(3, 'vera@example.com'), 'Vera Viewer', viewerPassword);
     // And log in again, as they will from now on.
     await submit(viewer, viewer.getByRole('button', { name: 'Log out' }), (u) => u.pathname === '/settings/login');
     await logInAs(viewer, 'vera@example.com', viewerPassword);

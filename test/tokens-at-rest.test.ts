@@ -6,7 +6,7 @@ import { hashLinkToken } from '../src/people/link-tokens';
 import { bearer, bootTestApp, TestApp } from './support/app';
 import { createTestDatabase, withClient } from './support/database';
 import { drainMail, MailCatcher, mailConfig, newWorkspace, startMailCatcher, tick, Workspace } from './support/mail';
-import { acceptInvitation, createFirstPerson, personAgent } from './support/people';
+import { acceptInvitation, confirmFirstPerson, createFirstPerson, personAgent } from './support/people';
 import { csrfOf } from './support/settings-http';
 
 /**
@@ -105,11 +105,25 @@ describe('one-use links are not kept at rest', () => {
     // the database together with HERALD_SECRET_KEY opens nothing either).
     const rows = await withClient(
       t.databaseUrl,
-      async (c) => (await c.query(`SELECT status, html, text FROM mail_outbox WHERE kind = $1`, [kind])).rows,
+      async (c) => (await c.query(`SELECT status, html, text FROM mail_outbox WHERE kind = $1 AND $2 = ANY(recipients)`, [kind, to])).rows,
     );
     expect(rows).toEqual([{ status: 'sent', html: REMOVED, text: REMOVED }]);
     return link;
   }
+
+  it("keeps no token of a first person's confirmation; the mailed link makes the person", async () => {
+    const other = await newWorkspace(t, 'Second vault');
+    const res = await t
+      .http()
+      .post('/v1/people')
+      .set(bearer(other.key))
+      .send({ email: 'fay@example.test', name: 'Fay Owner', password: 'a long enough password' })
+      .expect(202);
+    expect(res.body).toMatchObject({ mailed: true, link: null });
+    const link = await sendAndCheck('invitation', 'fay@example.test');
+    await confirmFirstPerson(t, link.url);
+    await personAgent(t, 'fay@example.test', 'a long enough password');
+  });
 
   it('keeps no invitation token: not while the mail waits, not once it was sent; the mailed link still lets the person join', async () => {
     const res = await t.http().post('/v1/invitations').set(bearer(ws.key)).send({ email: 'ivy@example.test', role: 'editor' }).expect(201);

@@ -42,8 +42,17 @@ export class InvitationDto implements InvitationView {
   @ApiProperty({ format: 'date-time', description: 'the link works until then (7 days)' })
   expiresAt!: string;
 
-  @ApiProperty({ enum: INVITATION_STATUSES, enumName: 'InvitationStatus' })
+  @ApiProperty({
+    enum: INVITATION_STATUSES,
+    enumName: 'InvitationStatus',
+    description: 'revoked: withdrawn, or its inviter may no longer grant its role (removed, another role, a revoked key)',
+  })
   status!: InvitationView['status'];
+
+  @ApiProperty({
+    description: "the workspace's first person (POST /v1/people), who becomes a login once the link confirms the address",
+  })
+  firstPerson!: boolean;
 }
 
 @ApiSchema({ name: 'NewInvitation' })

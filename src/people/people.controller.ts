@@ -1,12 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { Auth, AuthContext } from '../access/auth-context';
 import { API_KEY_SCHEME, ApiErrors, ApiPageResponse, ApiV1Errors, BODY_ERRORS } from '../common/openapi';
 import { PageQuery } from '../common/pagination';
 import { ParseIdPipe } from '../common/parse-id.pipe';
+import { FirstPersonService } from './first-person.service';
 import { InvitationDto, NewInvitationDto, PasswordResetSentDto, PersonDto } from './people-view.dto';
 import { CreateFirstPersonDto, CreateInvitationDto, UpdatePersonDto } from './people.dto';
 import { PeopleService } from './people.service';
+import type { NewInvitationView, PersonView } from './person.types';
 
 const personId = new ParseIdPipe('person');
 const ID = { name: 'id', format: 'uuid', description: "the person's id" } as const;
@@ -16,7 +19,10 @@ const ID = { name: 'id', format: 'uuid', description: "the person's id" } as con
 @ApiV1Errors()
 @Controller('v1')
 export class PeopleController {
-  constructor(private readonly people: PeopleService) {}
+  constructor(
+    private readonly people: PeopleService,
+    private readonly firstPerson: FirstPersonService,
+  ) {}
 
   @Get('people')
   @ApiOperation({ operationId: 'listPeople', summary: 'The people of the workspace, newest first' })
@@ -29,12 +35,35 @@ export class PeopleController {
   @Post('people')
   @ApiOperation({
     operationId: 'createFirstPerson',
-    summary: "Create the workspace's first person (an owner) with a password; later people join by invitation",
+    summary: "Add the workspace's first person (an owner) with a password; they log in once a link confirms the address",
+    description:
+      'An address becomes a login only once its mailbox is proven: the answer is 202 and a one-use link (7 days) goes to the ' +
+      'address; the person exists, and logs in with this password, once it is used. Without a mail server (SMTP_URL unset) the ' +
+      "link is in the answer for you to pass on, as invitations' are, and the very first person of the server is made at once " +
+      '(201). The answer never tells whether the address logs in elsewhere on this Herald: only its mailbox learns that, on the ' +
+      'page the link opens. Later people join by invitation.',
   })
-  @ApiResponse({ status: 201, description: 'The person; they can log in to the settings page now', type: PersonDto })
-  @ApiErrors([...BODY_ERRORS, 409], { 409: 'The workspace has people already, or the address already logs in to this Herald.' })
-  createFirst(@Auth() auth: AuthContext, @Body() body: CreateFirstPersonDto) {
-    return this.people.createFirst(auth, body);
+  @ApiResponse({
+    status: 202,
+    description:
+      'The first person waits for their address to be confirmed: an open owner invitation (`firstPerson: true`, in GET /v1/invitations), its link mailed (`link` null) or, without a mail server, in `link`. Adding another first person replaces it.',
+    type: NewInvitationDto,
+  })
+  @ApiResponse({
+    status: 201,
+    description: 'The person, who can log in now: only the very first person of a server without a mail server',
+    type: PersonDto,
+  })
+  @ApiErrors([...BODY_ERRORS, 409], { 409: 'The workspace has people already: invite the next ones.' })
+  async createFirst(
+    @Auth() auth: AuthContext,
+    @Body() body: CreateFirstPersonDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<PersonView | NewInvitationView> {
+    const outcome = await this.firstPerson.createFirst(auth, body);
+    if ('created' in outcome) return outcome.created;
+    res.status(202);
+    return outcome.pending;
   }
 
   @Patch('people/:id')

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { MailModule } from '../mail/mail.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
+import { FirstPersonService } from './first-person.service';
 import { PasswordHasher } from './password-hasher';
 import { PeopleController } from './people.controller';
 import { PeopleRepository } from './people.repository';
@@ -11,7 +12,7 @@ import { PeopleService } from './people.service';
 @Module({
   imports: [AuditModule, MailModule, WorkspacesModule],
   controllers: [PeopleController],
-  providers: [PeopleRepository, PasswordHasher, PeopleService],
-  exports: [PeopleService],
+  providers: [PeopleRepository, PasswordHasher, PeopleService, FirstPersonService],
+  exports: [PeopleService, FirstPersonService],
 })
 export class PeopleModule {}

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Principal } from '../access/auth-context';
 import type { Role } from '../access/roles';
 import type { Keyset, Listed } from '../common/pagination';
 import { Db, Sql, Tx } from '../database/db';
@@ -6,8 +7,10 @@ import type { InvitationRow, PersonRow } from './person.types';
 
 const PERSON = `id, workspace_id AS "workspaceId", email, name, role, password_hash AS "passwordHash", created_at AS "createdAt",
   removed_at AS "removedAt"`;
-const INVITATION = `id, workspace_id AS "workspaceId", email, role, invited_by AS "invitedBy", created_at AS "createdAt",
-  expires_at AS "expiresAt", accepted_at AS "acceptedAt", revoked_at AS "revokedAt"`;
+const INVITATION = `id, workspace_id AS "workspaceId", email, role, invited_by AS "invitedBy",
+  CASE WHEN inviter_id IS NULL THEN NULL ELSE json_build_object('kind', inviter_kind, 'id', inviter_id) END AS inviter,
+  created_at AS "createdAt", expires_at AS "expiresAt", accepted_at AS "acceptedAt", revoked_at AS "revokedAt",
+  first_person AS "firstPerson", person_name AS "personName", password_hash AS "passwordHash"`;
 
 /** The unique index that keeps one active person per address (people_email). */
 export const EMAIL_TAKEN = 'people_email';
@@ -43,6 +46,25 @@ export class PeopleRepository {
       [p.workspaceId, p.email, p.name, p.role, p.passwordHash],
     );
     return rows[0];
+  }
+
+  /**
+   * Whether the server has had any person at all (removed ones count). Under lockPeopleTable, no
+   * other transaction can add one before this one ends.
+   */
+  async anyPerson(q: Sql): Promise<boolean> {
+    const rows = await q.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM people) AS any`);
+    return rows[0].any;
+  }
+
+  /**
+   * Holds off every other write to people until the transaction ends: the very first person of a
+   * server without mail is made at once, and "first" must hold server-wide, whichever workspace
+   * or invitation adds a person at the same moment (a workspace's team lock covers one workspace
+   * only). Taken only on that path, while a server has no person yet.
+   */
+  async lockPeopleTable(q: Sql): Promise<void> {
+    await q.query(`LOCK TABLE people IN SHARE ROW EXCLUSIVE MODE`);
   }
 
   /** The active person with this address, on any workspace (an address is one login). */
@@ -110,22 +132,59 @@ export class PeopleRepository {
 
   // ---- invitations ----
 
+  // Every statement that closes a link (accepted or revoked) drops a first person's password
+  // hash with it: the hash waits only while the link is open (invitations_hash_while_open).
+
   /** Retires the open invitation of this address in this workspace, if any (inviting again replaces it). */
   async revokeOpenInvitation(q: Sql, workspaceId: string, email: string): Promise<void> {
     await q.query(
-      `UPDATE invitations SET revoked_at = now() WHERE workspace_id = $1 AND email = $2 AND accepted_at IS NULL AND revoked_at IS NULL`,
+      `UPDATE invitations SET revoked_at = now(), password_hash = NULL
+       WHERE workspace_id = $1 AND email = $2 AND accepted_at IS NULL AND revoked_at IS NULL`,
       [workspaceId, email],
     );
   }
 
+  /** Retires the workspace's open first-person links (a new first person replaces them); their addresses. */
+  async revokeOpenFirstPersons(q: Sql, workspaceId: string): Promise<string[]> {
+    const rows = await q.query<{ email: string }>(
+      `UPDATE invitations SET revoked_at = now(), password_hash = NULL
+       WHERE workspace_id = $1 AND first_person AND accepted_at IS NULL AND revoked_at IS NULL RETURNING email`,
+      [workspaceId],
+    );
+    return rows.map((r) => r.email);
+  }
+
+  /** `firstPerson`: the name and password hash the key holder chose, for a first person's confirmation link. */
   async insertInvitation(
     q: Sql,
-    i: { workspaceId: string; email: string; role: Role; tokenHash: Buffer; invitedBy: string; expiresAt: Date },
+    i: {
+      workspaceId: string;
+      email: string;
+      role: Role;
+      tokenHash: Buffer;
+      invitedBy: string;
+      inviter: Principal;
+      expiresAt: Date;
+      firstPerson?: { name: string; passwordHash: string };
+    },
   ): Promise<InvitationRow> {
     const rows = await q.query<InvitationRow>(
-      `INSERT INTO invitations (workspace_id, email, role, token_hash, invited_by, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${INVITATION}`,
-      [i.workspaceId, i.email, i.role, i.tokenHash, i.invitedBy.slice(0, 300), i.expiresAt],
+      `INSERT INTO invitations (workspace_id, email, role, token_hash, invited_by, inviter_kind, inviter_id, expires_at,
+                                first_person, person_name, password_hash)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${INVITATION}`,
+      [
+        i.workspaceId,
+        i.email,
+        i.role,
+        i.tokenHash,
+        i.invitedBy.slice(0, 300),
+        i.inviter.kind,
+        i.inviter.id,
+        i.expiresAt,
+        i.firstPerson !== undefined,
+        i.firstPerson?.name ?? null,
+        i.firstPerson?.passwordHash ?? null,
+      ],
     );
     return rows[0];
   }
@@ -150,11 +209,14 @@ export class PeopleRepository {
   }
 
   async acceptInvitation(q: Sql, id: string, personId: string): Promise<void> {
-    await q.query(`UPDATE invitations SET accepted_at = now(), person_id = $2 WHERE id = $1`, [id, personId]);
+    await q.query(`UPDATE invitations SET accepted_at = now(), person_id = $2, password_hash = NULL WHERE id = $1`, [id, personId]);
   }
 
   async revokeInvitation(q: Sql, id: string): Promise<void> {
-    await q.query(`UPDATE invitations SET revoked_at = now() WHERE id = $1 AND accepted_at IS NULL AND revoked_at IS NULL`, [id]);
+    await q.query(
+      `UPDATE invitations SET revoked_at = now(), password_hash = NULL WHERE id = $1 AND accepted_at IS NULL AND revoked_at IS NULL`,
+      [id],
+    );
   }
 
   /** Open invitations (not used, not revoked; expired ones too, marked so), newest first. */

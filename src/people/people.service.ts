@@ -7,6 +7,7 @@ import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/paginat
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import type { Sql } from '../database/db';
 import { MailOutbox } from '../mail/mail-outbox.service';
+import { ApiKeysService } from '../workspaces/api-keys.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { emailProblem, nameProblem, normalizeEmail, passwordProblem } from './credentials';
 import {
@@ -23,10 +24,28 @@ import {
 import { PasswordHasher } from './password-hasher';
 import { EMAIL_TAKEN, PeopleRepository } from './people.repository';
 import { invitationMail, resetMail } from './people-mail';
-import { InvitationView, NewInvitationView, personLabel, PersonRow, PersonView, toInvitationView, toPersonView } from './person.types';
+import {
+  InvitationRow,
+  InvitationView,
+  NewInvitationView,
+  personLabel,
+  PersonRow,
+  PersonView,
+  toInvitationView,
+  toPersonView,
+} from './person.types';
 
 /** What a one-use link is, for the page that opens it (never the token). */
 export type LinkCheck<T> = { ok: true; value: T } | { ok: false; status: Exclude<LinkStatus, 'usable'> | 'unknown' };
+
+/** An invitation as its page shows it. `firstPerson`: only the address is to be confirmed (`name` was chosen already). */
+export interface InvitationForPage {
+  email: string;
+  role: Role;
+  workspaceName: string;
+  firstPerson: boolean;
+  name: string | null;
+}
 
 const TAKEN =
   'This address already logs in to Herald (an address is one person on a Herald server). Log in with it, or use another address.';
@@ -50,6 +69,7 @@ export class PeopleService {
     private readonly audit: AuditService,
     private readonly outbox: MailOutbox,
     private readonly workspaces: WorkspacesService,
+    private readonly keys: ApiKeysService,
   ) {}
 
   /** Mail reaches people only through an SMTP server; without one, links are handed over by hand. */
@@ -67,8 +87,35 @@ export class PeopleService {
     return toPersonView(person);
   }
 
+  /** Open invitations; those whose inviter may no longer grant their role say `revoked`, as their links answer. */
   async listInvitations(workspaceId: string, limit = DEFAULT_PAGE_SIZE, cursor?: string, now = new Date()): Promise<Page<InvitationView>> {
-    return toPage(await this.people.listOpenInvitations(workspaceId, decodeCursor(cursor), limit), limit, (r) => toInvitationView(r, now));
+    const rows = await this.people.listOpenInvitations(workspaceId, decodeCursor(cursor), limit);
+    // One look-up per inviter and role, however many invitations they made.
+    const verdicts = new Map<string, Promise<boolean>>();
+    const lost = new Set<string>();
+    for (const r of rows) {
+      const key = `${r.inviter?.kind}:${r.inviter?.id}:${r.role}`;
+      if (!verdicts.has(key)) verdicts.set(key, this.inviterMayGrant(r));
+      if (!(await verdicts.get(key))) lost.add(r.id);
+    }
+    return toPage(rows, limit, (r) => toInvitationView(r, now, lost.has(r.id)));
+  }
+
+  /**
+   * Whether an invitation's inviter still may grant its role: a person still in the workspace, or
+   * a key not revoked, whose role allows it now (roles.ts mayGrant). An invitation is only as good
+   * as that: a removed owner's, a demoted owner's or a revoked key's links answer as withdrawn.
+   * `q`: read in that transaction (acceptance holds the workspace's team lock, which removals and
+   * role changes take too).
+   */
+  private async inviterMayGrant(invitation: InvitationRow, q?: Sql): Promise<boolean> {
+    const inviter = invitation.inviter;
+    if (!inviter) return false;
+    const caller =
+      inviter.kind === 'person'
+        ? await this.people.findActive(inviter.id, q).then((p) => p && { workspaceId: p.workspaceId, role: p.role, bootstrap: false })
+        : await this.keys.activeKey(inviter.id);
+    return caller !== null && caller.workspaceId === invitation.workspaceId && mayGrant(caller, invitation.role);
   }
 
   async count(workspaceId: string): Promise<number> {
@@ -85,36 +132,6 @@ export class PeopleService {
       (input.password !== undefined ? passwordProblem(password, email) : null);
     if (problem) throw invalidInput(problem);
     return { email, name, password };
-  }
-
-  /**
-   * The first person of a workspace, an owner, made by whoever holds an owner key of it (the
-   * page logged in with the key, or POST /v1/people). Once a workspace has people, others join by
-   * invitation.
-   */
-  async createFirst(auth: AuthContext, input: { email: string; name: string; password: string }): Promise<PersonView> {
-    const { email, name, password } = this.checked(input);
-    const passwordHash = await this.hasher.hash(password);
-    try {
-      return await this.people.transaction(async (tx) => {
-        await this.lockTeam(tx, auth.workspaceId);
-        if ((await this.people.countActive(auth.workspaceId, tx)) > 0) {
-          throw conflict('this workspace has people already: invite the next ones (POST /v1/invitations, or the Team page)');
-        }
-        const person = await this.people.insert(tx, { workspaceId: auth.workspaceId, email, name, role: 'owner', passwordHash });
-        await this.audit.record(tx, auth, {
-          kind: 'person',
-          action: 'create',
-          subjectId: person.id,
-          summary: `Added ${personLabel(person)} as the workspace's first person (owner)`,
-          after: { email, name, role: 'owner' },
-        });
-        return toPersonView(person);
-      });
-    } catch (err) {
-      if (isUniqueViolation(err, EMAIL_TAKEN)) throw conflict(TAKEN);
-      throw err;
-    }
   }
 
   private lockTeam(q: Sql, workspaceId: string): Promise<void> {
@@ -143,6 +160,7 @@ export class PeopleService {
         role: input.role,
         tokenHash: hashLinkToken(token),
         invitedBy: auth.label,
+        inviter: auth.principal,
         expiresAt: expiryFrom(now, INVITATION_TTL_MS),
       });
       const mail = invitationMail({
@@ -184,24 +202,45 @@ export class PeopleService {
     });
   }
 
-  /** The invitation behind a link, for the page that opens it. */
-  async invitationFor(token: string, now = new Date()): Promise<LinkCheck<{ email: string; role: Role; workspaceName: string }>> {
+  /**
+   * The invitation behind a link, for the page that opens it. `firstPerson`: the workspace's first
+   * person, whose name and password were chosen already; the page only confirms the address.
+   */
+  async invitationFor(token: string, now = new Date()): Promise<LinkCheck<InvitationForPage>> {
     if (!looksLikeLinkToken(token)) return { ok: false, status: 'unknown' };
     const invitation = await this.people.findInvitationByToken(hashLinkToken(token));
     if (!invitation) return { ok: false, status: 'unknown' };
     const status = linkStatus({ expiresAt: invitation.expiresAt, usedAt: invitation.acceptedAt, revokedAt: invitation.revokedAt }, now);
     if (status !== 'usable') return { ok: false, status };
+    if (!(await this.inviterMayGrant(invitation))) return { ok: false, status: 'revoked' };
     const workspace = await this.workspaces.find(invitation.workspaceId);
-    return { ok: true, value: { email: invitation.email, role: invitation.role, workspaceName: workspace?.name ?? 'Herald' } };
+    return {
+      ok: true,
+      value: {
+        email: invitation.email,
+        role: invitation.role,
+        workspaceName: workspace?.name ?? 'Herald',
+        firstPerson: invitation.firstPerson,
+        name: invitation.personName,
+      },
+    };
   }
 
-  /** Opening the link and setting a name and password makes the person; the link is used up. */
+  /**
+   * Opening the link and setting a name and password makes the person; the link is used up. A
+   * first person's link only confirms the address: their name and password were chosen when they
+   * were added (`input` is not read). Refused as withdrawn when the inviter may no longer grant
+   * the role.
+   */
   async acceptInvitation(token: string, input: { name: string; password: string }, now = new Date()): Promise<LinkCheck<AuthContext>> {
     if (!looksLikeLinkToken(token)) return { ok: false, status: 'unknown' };
     const peek = await this.people.findInvitationByToken(hashLinkToken(token));
     if (!peek) return { ok: false, status: 'unknown' };
-    const { name, password } = this.checked({ name: input.name, password: input.password, email: peek.email });
-    const passwordHash = await this.hasher.hash(password);
+    let chosen: { name: string; passwordHash: string } | null = null;
+    if (!peek.firstPerson) {
+      const { name, password } = this.checked({ name: input.name, password: input.password, email: peek.email });
+      chosen = { name, passwordHash: await this.hasher.hash(password) };
+    }
     try {
       return await this.people.transaction(async (tx) => {
         await this.lockTeam(tx, peek.workspaceId);
@@ -209,12 +248,20 @@ export class PeopleService {
         if (!invitation) return { ok: false, status: 'unknown' };
         const status = linkStatus({ expiresAt: invitation.expiresAt, usedAt: invitation.acceptedAt, revokedAt: invitation.revokedAt }, now);
         if (status !== 'usable') return { ok: false, status };
+        if (!(await this.inviterMayGrant(invitation, tx))) return { ok: false, status: 'revoked' };
+        // An open first-person link holds both (invitations_first_person, invitations_hash_while_open).
+        const who =
+          invitation.firstPerson && invitation.personName !== null && invitation.passwordHash !== null
+            ? { name: invitation.personName, passwordHash: invitation.passwordHash }
+            : chosen;
+        if (who === null) return { ok: false, status: 'unknown' };
+        const { name } = who;
         const person = await this.people.insert(tx, {
           workspaceId: invitation.workspaceId,
           email: invitation.email,
           name,
           role: invitation.role,
-          passwordHash,
+          passwordHash: who.passwordHash,
         });
         await this.people.acceptInvitation(tx, invitation.id, person.id);
         const auth = this.contextOf(person);
@@ -222,7 +269,9 @@ export class PeopleService {
           kind: 'person',
           action: 'join',
           subjectId: person.id,
-          summary: `${personLabel(person)} accepted the invitation of ${invitation.invitedBy} and joined as ${person.role}`,
+          summary: invitation.firstPerson
+            ? `${personLabel(person)} confirmed their address and joined as the workspace's first person (owner), added by ${invitation.invitedBy}`
+            : `${personLabel(person)} accepted the invitation of ${invitation.invitedBy} and joined as ${person.role}`,
           after: { email: person.email, name, role: person.role },
         });
         return { ok: true, value: auth };

@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { RESET_MAIL_EVERY_MS } from '../people/link-tokens';
-import { LinkCheck, PeopleService } from '../people/people.service';
+import { InvitationForPage, LinkCheck, PeopleService } from '../people/people.service';
 import { Public } from '../workspaces/auth';
 import { personMessage } from './form-validation';
 import { PageExceptionFilter } from './page-exception.filter';
@@ -16,7 +16,8 @@ import { SessionsService } from './session/sessions.service';
 const LINK_WORDS: Record<Exclude<LinkCheck<unknown>, { ok: true }>['status'], string> = {
   unknown: 'This link is not one Herald sent, or it was cut short. Copy the whole link from the mail.',
   used: 'This link was used already: each link works once.',
-  revoked: 'This link was withdrawn (a newer one was sent, or the person or invitation was removed).',
+  revoked:
+    'This link was withdrawn (a newer one was sent, the person or the invitation was removed, or whoever sent it may no longer give that role).',
   expired: 'This link has expired.',
 };
 
@@ -55,7 +56,9 @@ export class PeopleLinksController {
     const password = rawField(body, 'password');
     const check = await this.people.invitationFor(token);
     if (!check.ok) return this.linkProblem(res, check.status, 'Invitation');
-    if (password !== rawField(body, 'confirm')) {
+    // A first person's name and password were chosen when they were added: the form only confirms the address.
+    const firstPerson = check.value.firstPerson;
+    if (!firstPerson && password !== rawField(body, 'confirm')) {
       return this.showInvitation(res, token, check.value, { name }, 'the two passwords are not the same');
     }
     try {
@@ -63,9 +66,10 @@ export class PeopleLinksController {
       if (!accepted.ok) return this.linkProblem(res, accepted.status, 'Invitation');
       const opened = await this.sessions.open(accepted.value);
       setSessionCookie(res, this.config, opened.token);
+      const welcome = `Welcome to ${check.value.workspaceName}. You are logged in as ${accepted.value.role}; next time, log in with ${check.value.email} and your password.`;
       await this.pages.redirect(res, opened.session, '/settings/accounts', {
         tone: 'success',
-        text: `Welcome to ${check.value.workspaceName}. You are logged in as ${accepted.value.role}; next time, log in with ${check.value.email} and your password.`,
+        text: firstPerson ? `Your address is confirmed. ${welcome}` : welcome,
       });
     } catch (err) {
       const known = personMessage(err);
@@ -77,7 +81,7 @@ export class PeopleLinksController {
   private async showInvitation(
     res: Response,
     token: string,
-    invitation: { email: string; role: string; workspaceName: string },
+    invitation: InvitationForPage,
     values: { name?: string },
     error?: string,
     status = 400,
@@ -85,7 +89,12 @@ export class PeopleLinksController {
     await this.pages.render(
       res,
       'invitation',
-      { title: 'Join the workspace', section: null, session: null, status: error ? status : 200 },
+      {
+        title: invitation.firstPerson ? 'Confirm your address' : 'Join the workspace',
+        section: null,
+        session: null,
+        status: error ? status : 200,
+      },
       { formToken: issueFormToken(res, this.config, '/settings/invitation'), token, invitation, values, error },
     );
   }

@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { isRole, ROLES } from '../access/roles';
 import { ParseIdPipe } from '../common/parse-id.pipe';
 import { MAX_PAGE_SIZE } from '../common/pagination';
+import { FirstPersonService } from '../people/first-person.service';
 import { PeopleService } from '../people/people.service';
 import { Public } from '../workspaces/auth';
 import { FormProblem, personMessage } from './form-validation';
@@ -23,7 +24,7 @@ const ROLE_HELP = [
 
 /**
  * The Team page: the workspace's people and open invitations for everyone; for owners, the forms
- * to create the first person (while there is none), invite, change roles, send a password-reset
+ * to add the first person (while there is none), invite, change roles, send a password-reset
  * link and remove. Every change goes through PeopleService (the API's rules and audit).
  */
 @ApiExcludeController()
@@ -35,6 +36,7 @@ export class TeamPageController {
   constructor(
     private readonly pages: PageRenderer,
     private readonly people: PeopleService,
+    private readonly firstPersons: FirstPersonService,
   ) {}
 
   @Get()
@@ -45,7 +47,12 @@ export class TeamPageController {
   private async render(
     res: Response,
     session: PageSession,
-    extra: { error?: string; status?: number; values?: Record<string, string>; newLink?: { email: string; link: string } },
+    extra: {
+      error?: string;
+      status?: number;
+      values?: Record<string, string>;
+      newLink?: { email: string; link: string; firstPerson?: boolean };
+    },
   ): Promise<void> {
     const ws = session.auth.workspaceId;
     const [people, invitations] = await Promise.all([this.people.list(ws, MAX_PAGE_SIZE), this.people.listInvitations(ws, MAX_PAGE_SIZE)]);
@@ -77,7 +84,11 @@ export class TeamPageController {
     await this.render(res, session, { error: known.message, status: known.status, values });
   }
 
-  /** The first person of the workspace, made by whoever is logged in with an owner key. */
+  /**
+   * The first person of the workspace, made by whoever is logged in with an owner key: a login
+   * once the link sent to the address is used (FirstPersonService), or at once for the very first
+   * person of a server without mail.
+   */
   @Post('first-person')
   async firstPerson(@Req() req: PageRequest, @Res() res: Response, @Body() body: Record<string, unknown>): Promise<void> {
     const session = requirePage(req);
@@ -85,10 +96,24 @@ export class TeamPageController {
     try {
       const password = rawField(body, 'password');
       if (password !== rawField(body, 'confirm')) throw new FormProblem('the two passwords are not the same');
-      const person = await this.people.createFirst(session.auth, { ...values, password });
+      const outcome = await this.firstPersons.createFirst(session.auth, { ...values, password });
+      if ('created' in outcome) {
+        const person = outcome.created;
+        await this.pages.redirect(res, session, '/settings/team', {
+          tone: 'success',
+          text: `${person.name} is the workspace's first person, an owner: they log in with ${person.email} and the password you chose.`,
+        });
+        return;
+      }
+      const { invitation, link } = outcome.pending;
+      if (link) {
+        // No mail server: the link is shown this once, for the key holder to pass on.
+        await this.render(res, session, { newLink: { email: invitation.email, link, firstPerson: true } });
+        return;
+      }
       await this.pages.redirect(res, session, '/settings/team', {
         tone: 'success',
-        text: `${person.name} is the workspace's first person, an owner: they log in with ${person.email} and the password you chose.`,
+        text: `A confirmation link is on its way to ${invitation.email} (it works once, for 7 days): once it is used, they log in with that address and the password you chose.`,
       });
     } catch (err) {
       await this.refused(res, session, err, values);

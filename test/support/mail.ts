@@ -37,6 +37,29 @@ export interface MailCatcher {
   close(): Promise<void>;
 }
 
+/**
+ * The catchers running in this test file, by URL: a helper that must read a mailed link (the
+ * first person's confirmation, test/support/people.ts) finds the catcher of the app's SMTP_URL.
+ */
+const catchers = new Map<string, MailCatcher>();
+
+/** The running catcher at `smtpUrl` (an app's config.smtpUrl), or undefined. */
+export function mailCatcherAt(smtpUrl: string | null): MailCatcher | undefined {
+  return smtpUrl === null ? undefined : catchers.get(smtpUrl);
+}
+
+/** The link (with its one-use token) of the newest mail to `to` that holds one, once it has arrived. */
+export async function mailedLinkTo(smtp: MailCatcher, to: string, timeoutMs = DEADLINE_MS): Promise<string> {
+  const linkOf = (m: ReceivedMail) => /https?:\/\/\S+token=[A-Za-z0-9_-]{43}/.exec(m.parsed.text ?? '')?.[0];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const mail = [...smtp.received].reverse().find((m) => m.to.includes(to) && linkOf(m));
+    if (mail) return linkOf(mail)!;
+    if (Date.now() > deadline) throw new Error(`no mail with a link to ${to} within ${timeoutMs} ms`);
+    await smtp.waitFor(smtp.received.length + 1, Math.max(1, deadline - Date.now())).catch(() => undefined);
+  }
+}
+
 /** `auth`: require this user and password (AUTH PLAIN/LOGIN, allowed without TLS on loopback). */
 export async function startMailCatcher(options: { auth?: { user: string; pass: string } } = {}): Promise<MailCatcher> {
   const received: ReceivedMail[] = [];
@@ -88,9 +111,10 @@ export async function startMailCatcher(options: { auth?: { user: string; pass: s
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const { port } = server.server.address() as AddressInfo;
+  const url = `smtp://127.0.0.1:${port}`;
 
-  return {
-    url: `smtp://127.0.0.1:${port}`,
+  const catcher: MailCatcher = {
+    url,
     received,
     get tries() {
       return tries;
@@ -114,8 +138,13 @@ export async function startMailCatcher(options: { auth?: { user: string; pass: s
         events.on('mail', on);
       });
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => {
+      catchers.delete(url);
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
+  catchers.set(url, catcher);
+  return catcher;
 }
 
 // ---- driving Herald's notifications in tests ----
