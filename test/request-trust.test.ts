@@ -49,11 +49,40 @@ describe('wrong Bearer keys are slowed down with the page logins, in one count',
 
     await new Promise((r) => setTimeout(r, Number(blocked.headers['retry-after']) * 1000 + 100));
     await t.http().get('/v1/api-keys').set(bearer(t.adminKey)).expect(200);
-    const left = await withClient(
-      t.databaseUrl,
-      async (db) => (await db.query(`SELECT count(*)::int AS n FROM settings_login_throttle`)).rows[0].n,
-    );
-    expect(left).toBe(0);
+    // The right key proves nothing about the wrong ones before it: the count stays until it is quiet.
+    const left = await withClient(t.databaseUrl, async (db) => (await db.query(`SELECT failures FROM settings_login_throttle`)).rows);
+    expect(left).toEqual([{ failures: 4 }]);
+  });
+
+  it('does not let a valid key sent between wrong ones wipe their count, on the API or at the page login', async () => {
+    // 3 wrong keys, 1 right one, again and again: before, the right key cleared the count and
+    // 113 wrong keys went through without a 429.
+    const statuses: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      for (let i = 0; i < 3; i++) {
+        statuses.push(
+          (
+            await t
+              .http()
+              .get('/v1/api-keys')
+              .set(bearer(`hk_wrong-${round}-${i}-${'0'.repeat(40)}`))
+          ).status,
+        );
+      }
+      statuses.push((await t.http().get('/v1/api-keys').set(bearer(t.adminKey))).status);
+    }
+    expect(statuses.slice(0, 4)).toEqual([401, 401, 401, 200]);
+    // The fourth wrong key blocks: every try after it is refused unseen.
+    expect(statuses.slice(4)).toEqual([401, ...Array(11).fill(429)]);
+
+    await withClient(t.databaseUrl, (db) => db.query(`DELETE FROM settings_login_throttle`));
+    const agent = request.agent(t.app.getHttpServer());
+    const page: number[] = [];
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 3; i++) page.push((await submitLogin(agent, `hk_page-${round}-${i}`)).status);
+      page.push((await submitLogin(request.agent(t.app.getHttpServer()), t.adminKey)).status);
+    }
+    expect(page).toEqual([401, 401, 401, 303, 401, 429, 429, 429]);
   });
 
   it('counts wrong keys at the page login and on the API together', async () => {

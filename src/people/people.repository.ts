@@ -127,7 +127,14 @@ export class PeopleRepository {
 
   async remove(q: Sql, id: string): Promise<void> {
     await q.query(`UPDATE people SET removed_at = now(), updated_at = now() WHERE id = $1 AND removed_at IS NULL`, [id]);
-    await q.query(`UPDATE password_resets SET revoked_at = now() WHERE person_id = $1 AND used_at IS NULL AND revoked_at IS NULL`, [id]);
+    await this.revokeOpenResets(q, id);
+  }
+
+  /** Retires a person's reset links not yet used (removed, or their password changed). */
+  async revokeOpenResets(q: Sql, personId: string): Promise<void> {
+    await q.query(`UPDATE password_resets SET revoked_at = now() WHERE person_id = $1 AND used_at IS NULL AND revoked_at IS NULL`, [
+      personId,
+    ]);
   }
 
   // ---- invitations ----
@@ -239,9 +246,7 @@ export class PeopleRepository {
 
   /** A new reset link; older unused ones are retired (only the newest mailed link works). */
   async insertReset(q: Sql, personId: string, tokenHash: Buffer, expiresAt: Date): Promise<void> {
-    await q.query(`UPDATE password_resets SET revoked_at = now() WHERE person_id = $1 AND used_at IS NULL AND revoked_at IS NULL`, [
-      personId,
-    ]);
+    await this.revokeOpenResets(q, personId);
     await q.query(`INSERT INTO password_resets (person_id, token_hash, expires_at) VALUES ($1, $2, $3)`, [personId, tokenHash, expiresAt]);
   }
 

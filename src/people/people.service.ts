@@ -426,16 +426,30 @@ export class PeopleService {
     });
   }
 
-  /** A person changes their own password (knowing the current one). */
-  async changePassword(auth: AuthContext, current: string, next: string): Promise<void> {
+  /**
+   * Is `current` this person's password? The caller counts wrong answers (SessionsService, under
+   * the login throttle) before it calls setOwnPassword.
+   */
+  async verifyOwnPassword(auth: AuthContext, current: string): Promise<boolean> {
+    if (auth.principal.kind !== 'person') return false;
+    const person = await this.people.findActive(auth.principal.id);
+    if (!person || current.length === 0 || current.length > 4 * 256) return false;
+    return this.hasher.verify(person.passwordHash, current);
+  }
+
+  /**
+   * A person's new password, once the current one was checked (verifyOwnPassword). Reset links
+   * sent before stop working: they were for the password that is gone.
+   */
+  async setOwnPassword(auth: AuthContext, next: string): Promise<void> {
     if (auth.principal.kind !== 'person') throw invalidInput('only a person has a password: this session was opened with an API key');
     const person = await this.people.findActive(auth.principal.id);
     if (!person) throw notFound('person', auth.principal.id);
-    if (!(await this.hasher.verify(person.passwordHash, current))) throw invalidInput('the current password is not right');
     this.checked({ email: person.email, password: next });
     const passwordHash = await this.hasher.hash(next);
     await this.people.transaction(async (tx) => {
       await this.people.update(tx, person.id, { passwordHash });
+      await this.people.revokeOpenResets(tx, person.id);
       await this.audit.record(tx, auth, {
         kind: 'person',
         action: 'password_change',

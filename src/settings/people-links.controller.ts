@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { RESET_MAIL_EVERY_MS } from '../people/link-tokens';
 import { InvitationForPage, LinkCheck, PeopleService } from '../people/people.service';
+import { ResetRequests } from '../people/reset-requests.service';
 import { Public } from '../workspaces/auth';
 import { personMessage } from './form-validation';
 import { PageExceptionFilter } from './page-exception.filter';
@@ -34,6 +35,7 @@ export class PeopleLinksController {
   constructor(
     @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
     private readonly people: PeopleService,
+    private readonly resets: ResetRequests,
     private readonly sessions: SessionsService,
     private readonly pages: PageRenderer,
   ) {}
@@ -111,11 +113,14 @@ export class PeopleLinksController {
     );
   }
 
-  /** The same answer whatever the address: whether it is a person's is nobody's business here. */
+  /**
+   * The same answer in the same time whatever the address: whether it is a person's is nobody's
+   * business here. The answer goes first; the link is looked for and mailed after (ResetRequests).
+   */
   @Post('forgot-password')
   async forgot(@Req() req: PageRequest, @Res() res: Response, @Body() body: Record<string, unknown>): Promise<void> {
     checkFormToken(req, body, this.config);
-    await this.people.requestReset(field(body, 'email').slice(0, 254));
+    const email = field(body, 'email').slice(0, 254);
     await this.pages.render(
       res,
       'forgot-password',
@@ -126,6 +131,7 @@ export class PeopleLinksController {
         formToken: issueFormToken(res, this.config, '/settings/forgot-password'),
       },
     );
+    this.resets.afterAnswer(email);
   }
 
   @Get('reset-password')

@@ -1,13 +1,12 @@
 import { Body, Controller, Get, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { PeopleService } from '../people/people.service';
 import { Public } from '../workspaces/auth';
 import { FormProblem, personMessage } from './form-validation';
 import { PageExceptionFilter } from './page-exception.filter';
 import { rawField } from './page-input';
 import { PageRenderer } from './page-renderer';
-import { PageRequest, requirePage } from './session/page-request';
+import { clientAddress, PageRequest, requirePage } from './session/page-request';
 import { PageSessionGuard } from './session/page-session.guard';
 import { PageSession, SessionsService } from './session/sessions.service';
 
@@ -20,7 +19,6 @@ import { PageSession, SessionsService } from './session/sessions.service';
 export class ProfilePageController {
   constructor(
     private readonly pages: PageRenderer,
-    private readonly people: PeopleService,
     private readonly sessions: SessionsService,
   ) {}
 
@@ -45,8 +43,7 @@ export class ProfilePageController {
     try {
       const next = rawField(body, 'password');
       if (next !== rawField(body, 'confirm')) throw new FormProblem('the two new passwords are not the same');
-      await this.people.changePassword(session.auth, rawField(body, 'current'), next);
-      const ended = await this.sessions.endOtherSessions(session.auth.principal.id, session.id);
+      const ended = await this.sessions.changePassword(session, rawField(body, 'current'), next, clientAddress(req));
       await this.pages.redirect(res, session, '/settings/profile', {
         tone: 'success',
         text: `Your password is changed.${ended > 0 ? ` Your ${ended} other session${ended === 1 ? ' was' : 's were'} logged out.` : ''}`,

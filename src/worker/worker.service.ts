@@ -13,7 +13,7 @@ import { JobStore } from '../queue/job-store.service';
 import type { ClaimedJob, FinishedAttempt, RoundAccounts, RoundResult, SlowStart } from '../queue/queue.types';
 import { AccountStateService } from '../account-state/account-state.service';
 import { AccountsService } from '../accounts/accounts.service';
-import { Background, Periodic } from './background';
+import { Background, Periodic } from '../common/background';
 import { WakeTimer } from './wake-timer';
 import { assertModeChange, WorkerMode } from './worker-mode';
 import { WorkerMetrics } from './worker.metrics';

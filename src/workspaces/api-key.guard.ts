@@ -40,13 +40,16 @@ export class ApiKeyGuard implements CanActivate {
       } else {
         // A key: wrong ones count against the client, with the page's logins (login-throttle.ts).
         const client = (req.ip ?? req.socket.remoteAddress ?? 'unknown').slice(0, 100);
-        const outcome = await this.throttle.bearer(
-          client,
-          new Date(),
-          () => this.apiKeys.authenticate(authorization),
-          (err) => err instanceof DomainError && err.code === ErrorCode.Unauthorized,
-        );
-        if (!outcome.ok && 'retryAfterMs' in outcome) {
+        // A key proves nothing about the wrong keys before it: it clears no count.
+        const outcome = await this.throttle.attempt({ keys: [client], clears: [], expensive: false }, new Date(), async () => {
+          try {
+            return { ok: true, value: await this.apiKeys.authenticate(authorization) };
+          } catch (err) {
+            if (err instanceof DomainError && err.code === ErrorCode.Unauthorized) return { ok: false, refusal: err };
+            throw err;
+          }
+        });
+        if (outcome.kind === 'throttled') {
           const seconds = Math.ceil(outcome.retryAfterMs / 1000);
           res.setHeader('Retry-After', String(seconds));
           throw new DomainError(
@@ -54,7 +57,7 @@ export class ApiKeyGuard implements CanActivate {
             `Too many wrong API keys were tried from your address; wait ${seconds} second${seconds === 1 ? '' : 's'}, then try again.`,
           );
         }
-        if (!outcome.ok) throw outcome.refused;
+        if (outcome.kind === 'refused') throw outcome.refusal;
         req.auth = outcome.value;
       }
     } catch (err) {

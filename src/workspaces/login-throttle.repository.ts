@@ -2,94 +2,74 @@ import { Injectable } from '@nestjs/common';
 import { Db } from '../database/db';
 import type { ThrottleState } from './login-throttle';
 
+const STATE = `failures, last_failure_at AS "lastFailureAt", blocked_until AS "blockedUntil"`;
+
 /**
- * SQL of settings_login_throttle: the wrong-key (and wrong-password) counts per client and per
- * address, kept in PostgreSQL so that every Herald process applies one count. The page's logins
- * and the API's Bearer keys both use it (LoginThrottleService).
+ * SQL of settings_login_throttle: the counts of wrong keys and passwords per client address,
+ * per login address and per person, kept in PostgreSQL so that every Herald process applies one
+ * count (LoginThrottleService decides what is counted; login-throttle.ts how).
+ *
+ * Every statement here is one autocommit statement: no transaction is held open across a
+ * password or key check, and no row is locked while anything else happens. A count moves by
+ * compare-and-set (the row is written only if it still holds the state the caller read), so two
+ * processes counting the same client at once never lose a failure: the loser reads again.
+ * (The earlier design, SELECT … FOR UPDATE around the check, held a pooled connection per
+ * waiting request; a flood of 40 wrong keys from one client took the pool from everyone else.)
  */
 @Injectable()
 export class LoginThrottleRepository {
   constructor(private readonly db: Db) {}
 
   /**
-   * The state of one count, without locking (the API's fast path: every request with a key);
-   * null when there is none. Prepared: planned once per connection, not on every request.
+   * The counts of these keys (a client address, a login address…); keys without one are absent.
+   * Prepared: planned once per connection, not on every request with an API key.
    */
-  async peek(client: string): Promise<ThrottleState | null> {
-    const rows = await this.db.prepared<ThrottleState>(
-      'herald_login_throttle_peek',
-      `SELECT failures, last_failure_at AS "lastFailureAt", blocked_until AS "blockedUntil" FROM settings_login_throttle WHERE client = $1`,
-      [client],
+  async peek(keys: string[]): Promise<Map<string, ThrottleState>> {
+    const rows = await this.db.prepared<ThrottleState & { key: string }>(
+      'herald_login_throttle_peek_many',
+      `SELECT client AS key, ${STATE} FROM settings_login_throttle WHERE client = ANY($1::text[])`,
+      [keys],
     );
-    return rows[0] ?? null;
-  }
-
-  /** Counts that have been quiet for a day (a count restarts after 15 minutes anyway). */
-  async purgeQuiet(): Promise<void> {
-    await this.db.query(`DELETE FROM settings_login_throttle WHERE last_failure_at < now() - interval '1 day'`);
+    return new Map(rows.map(({ key, ...state }) => [key, state]));
   }
 
   /**
-   * Like withThrottle, for several counts at once (a password login counts per client and per
-   * address): their rows are locked in key order, so two logins never wait for each other in
-   * a cycle. `work` gets the states in the order of `keys` and returns the next ones likewise.
+   * Writes `next` for `key` if the row still holds `seen` (null: there is no row yet). False when
+   * another request moved the count first: the caller reads it again and retries.
    */
-  async withThrottles<T>(
-    keys: string[],
-    work: (states: ThrottleState[]) => Promise<{ result: T; next: (ThrottleState | null)[] }>,
-  ): Promise<T> {
-    return this.db.transaction(async (m) => {
-      const byKey = new Map<string, ThrottleState>();
-      for (const key of [...new Set(keys)].sort()) {
-        await m.query(`INSERT INTO settings_login_throttle (client) VALUES ($1) ON CONFLICT (client) DO NOTHING`, [key]);
-        const [state] = await m.query<ThrottleState>(
-          `SELECT failures, last_failure_at AS "lastFailureAt", blocked_until AS "blockedUntil"
-           FROM settings_login_throttle WHERE client = $1 FOR UPDATE`,
-          [key],
-        );
-        byKey.set(key, state);
-      }
-      const { result, next } = await work(keys.map((k) => byKey.get(k)!));
-      for (const [i, key] of keys.entries()) {
-        const state = next[i];
-        if (state === null) await m.query(`DELETE FROM settings_login_throttle WHERE client = $1`, [key]);
-        else
-          await m.query(`UPDATE settings_login_throttle SET failures = $2, last_failure_at = $3, blocked_until = $4 WHERE client = $1`, [
-            key,
-            state.failures,
-            state.lastFailureAt,
-            state.blockedUntil,
-          ]);
-      }
-      return result;
-    });
+  async compareAndSet(key: string, seen: ThrottleState | null, next: ThrottleState): Promise<boolean> {
+    const rows =
+      seen === null
+        ? await this.db.prepared(
+            'herald_login_throttle_insert',
+            `INSERT INTO settings_login_throttle (client, failures, last_failure_at, blocked_until) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (client) DO NOTHING RETURNING 1`,
+            [key, next.failures, next.lastFailureAt, next.blockedUntil],
+          )
+        : await this.db.prepared(
+            'herald_login_throttle_cas',
+            `UPDATE settings_login_throttle SET failures = $2, last_failure_at = $3, blocked_until = $4
+             WHERE client = $1 AND failures = $5 AND last_failure_at IS NOT DISTINCT FROM $6 RETURNING 1`,
+            [key, next.failures, next.lastFailureAt, next.blockedUntil, seen.failures, seen.lastFailureAt],
+          );
+    return rows.length > 0;
+  }
+
+  /** Forgets these counts (what a success proved). */
+  async clear(keys: string[]): Promise<void> {
+    await this.db.query(`DELETE FROM settings_login_throttle WHERE client = ANY($1::text[])`, [keys]);
   }
 
   /**
-   * Runs `work` holding the row lock of this client's throttle row (created when missing), so
-   * concurrent logins from one client take turns: each sees the count the previous one left.
-   * `work` returns the state to keep, or null to forget the client (a correct key).
+   * Deletes counts whose last failure is older than `before`: the caller passes the window after
+   * which a count starts again (login-throttle.ts WINDOW_MS), past which a row changes nothing
+   * (its block ended long before). Rows with no failure at all (left by older versions) go too.
    */
-  async withThrottle<T>(client: string, work: (state: ThrottleState) => Promise<{ result: T; next: ThrottleState | null }>): Promise<T> {
-    return this.db.transaction(async (m) => {
-      await m.query(`INSERT INTO settings_login_throttle (client) VALUES ($1) ON CONFLICT (client) DO NOTHING`, [client]);
-      const [state] = await m.query<ThrottleState>(
-        `SELECT failures, last_failure_at AS "lastFailureAt", blocked_until AS "blockedUntil"
-         FROM settings_login_throttle WHERE client = $1 FOR UPDATE`,
-        [client],
-      );
-      const { result, next } = await work(state);
-      if (next === null) {
-        await m.query(`DELETE FROM settings_login_throttle WHERE client = $1`, [client]);
-      } else {
-        await m.query(`UPDATE settings_login_throttle SET failures = $2, last_failure_at = $3, blocked_until = $4 WHERE client = $1`, [
-          client,
-          next.failures,
-          next.lastFailureAt,
-          next.blockedUntil,
-        ]);
-      }
-      return result;
-    });
+  async purgeQuiet(before: Date): Promise<number> {
+    const rows = await this.db.query(
+      `DELETE FROM settings_login_throttle WHERE last_failure_at IS NULL OR last_failure_at < $1 RETURNING 1`,
+      [before],
+    );
+    return rows.length;
   }
 }

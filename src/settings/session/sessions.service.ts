@@ -1,11 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { DomainError, ErrorCode } from '../../common/errors';
+import { DomainError, ErrorCode, invalidInput } from '../../common/errors';
 import { PeopleService } from '../../people/people.service';
 import { ApiKeysService } from '../../workspaces/api-keys.service';
 import type { AuthContext } from '../../workspaces/auth';
-import { checkThrottle, recordFailure, ThrottleState } from '../../workspaces/login-throttle';
-import { LoginThrottleService } from '../../workspaces/login-throttle.service';
+import { LoginThrottleService, ThrottledOutcome } from '../../workspaces/login-throttle.service';
 import { Flash, SessionRow, SessionsRepository } from './sessions.repository';
 
 /** A session ends after this long without a request… */
@@ -26,6 +25,10 @@ export type LoginResult =
   | { ok: true; token: string; session: PageSession }
   | { ok: false; reason: 'refused' }
   | { ok: false; reason: 'throttled'; retryAfterMs: number };
+
+/** The count of one login address (its SHA-256: the table holds no address in the clear). */
+export const addressKey = (email: string): string =>
+  `address:${createHash('sha256').update(email.trim().toLowerCase(), 'utf8').digest('hex')}`;
 
 export const hashToken = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
 
@@ -56,39 +59,64 @@ export class SessionsService {
 
   /**
    * Logs in with an API key. `client` is the caller's address: repeated wrong keys from it are
-   * slowed down (login-throttle.ts). The answer never says why a key was refused.
+   * slowed down (login-throttle.service.ts). The answer never says why a key was refused. A right
+   * key clears no count: it proves nothing about the wrong keys sent before it.
    */
   async login(apiKey: string, client: string, now = new Date()): Promise<LoginResult> {
-    const result = await this.throttle.withThrottle<LoginResult>(client, async (state) => {
-      const decision = checkThrottle(state, now);
-      if (!decision.allowed) return { result: { ok: false, reason: 'throttled', retryAfterMs: decision.retryAfterMs }, next: state };
+    const outcome = await this.throttle.attempt({ keys: [client], clears: [], expensive: true }, now, async () => {
       const auth = await this.authenticate(apiKey);
-      if (!auth) return { result: { ok: false, reason: 'refused' }, next: recordFailure(state, now) };
-      return { result: await this.open(auth, now), next: null };
+      return auth ? { ok: true, value: auth } : { ok: false, refusal: null };
     });
-    this.afterLogin(result);
-    return result;
+    return this.opened(outcome, now);
   }
 
   /**
    * Logs a person in with an address and a password. Wrong tries are counted per client (the
    * same count as wrong keys) and per address (so spreading guesses over many clients does not
-   * get more of them through), with the same slow-down; either count blocks. A wrong password and
-   * an unknown address get the same answer after the same work.
+   * get more of them through), with the same slow-down; either count blocks. A right password
+   * clears its address's count, not the client's. A wrong password and an unknown address get
+   * the same answer after the same work.
    */
   async loginPerson(email: string, password: string, client: string, now = new Date()): Promise<LoginResult> {
-    const address = `address:${createHash('sha256').update(email.trim().toLowerCase(), 'utf8').digest('hex')}`;
-    const result = await this.throttle.withThrottles<LoginResult>([client, address], async (states) => {
-      const waits = states.map((s) => checkThrottle(s, now)).filter((d) => !d.allowed);
-      if (waits.length > 0) {
-        const retryAfterMs = Math.max(...waits.map((d) => (d.allowed ? 0 : d.retryAfterMs)));
-        return { result: { ok: false, reason: 'throttled', retryAfterMs }, next: states };
-      }
+    const address = addressKey(email);
+    const outcome = await this.throttle.attempt({ keys: [client, address], clears: [address], expensive: true }, now, async () => {
       const auth = await this.people.verifyLogin(email, password);
-      if (!auth) return { result: { ok: false, reason: 'refused' }, next: states.map((s: ThrottleState) => recordFailure(s, now)) };
-      return { result: await this.open(auth, now), next: [null, null] };
+      return auth ? { ok: true, value: auth } : { ok: false, refusal: null };
     });
-    this.afterLogin(result);
+    return this.opened(outcome, now);
+  }
+
+  /**
+   * A person's new password, given the current one: wrong current passwords are counted per
+   * client and per person like logins (a stolen session cannot try passwords at full speed).
+   * Throws the people module's errors (the new password's problems), a 400 for a wrong current
+   * password and a 429 while a count blocks. The person's other sessions end.
+   */
+  async changePassword(session: PageSession, current: string, next: string, client: string, now = new Date()): Promise<number> {
+    const auth = session.auth;
+    if (auth.principal.kind !== 'person') throw invalidInput('only a person has a password: this session was opened with an API key');
+    const person = `person:${auth.principal.id}`;
+    const outcome = await this.throttle.attempt({ keys: [client, person], clears: [person], expensive: true }, now, async () =>
+      (await this.people.verifyOwnPassword(auth, current)) ? { ok: true, value: true } : { ok: false, refusal: null },
+    );
+    if (outcome.kind === 'throttled') {
+      const seconds = Math.ceil(outcome.retryAfterMs / 1000);
+      throw new DomainError(
+        ErrorCode.TooManyRequests,
+        `Too many wrong passwords were tried; wait ${seconds} second${seconds === 1 ? '' : 's'}, then try again.`,
+      );
+    }
+    if (outcome.kind === 'refused') throw invalidInput('the current password is not right');
+    await this.people.setOwnPassword(auth, next);
+    return this.endOtherSessions(auth.principal.id, session.id);
+  }
+
+  private async opened(outcome: ThrottledOutcome<AuthContext>, now: Date): Promise<LoginResult> {
+    if (outcome.kind === 'throttled') return { ok: false, reason: 'throttled', retryAfterMs: outcome.retryAfterMs };
+    if (outcome.kind === 'refused') return { ok: false, reason: 'refused' };
+    const result = await this.open(outcome.value, now);
+    // Old rows go when someone logs in: no timer needed, and the table stays small.
+    this.sessions.purgeEnded().catch((err: unknown) => this.logger.warn(`purging ended sessions failed: ${String(err)}`));
     return result;
   }
 
@@ -104,15 +132,6 @@ export class SessionsService {
       expiresAt: new Date(now.getTime() + IDLE_TIMEOUT_MS),
     });
     return { ok: true, token, session: this.toSession(row, auth) };
-  }
-
-  private afterLogin(result: LoginResult): void {
-    if (result.ok) {
-      // Old rows go when someone logs in: no timer needed, and the table stays small.
-      Promise.all([this.sessions.purgeEnded(), this.throttle.purgeQuiet()]).catch((err: unknown) =>
-        this.logger.warn(`purging ended sessions failed: ${String(err)}`),
-      );
-    }
   }
 
   private async authenticate(apiKey: string): Promise<AuthContext | null> {
