@@ -7,6 +7,7 @@ import { bearer, bootTestApp, TestApp } from './support/app';
 import { createTestDatabase, withClient } from './support/database';
 import { drainMail, MailCatcher, mailConfig, newWorkspace, startMailCatcher, tick, Workspace } from './support/mail';
 import { acceptInvitation, confirmFirstPerson, createFirstPerson, personAgent } from './support/people';
+import { pollUntil } from './support/poll';
 import { csrfOf } from './support/settings-http';
 
 /**
@@ -151,6 +152,8 @@ describe('one-use links are not kept at rest', () => {
       .type('form')
       .send({ _csrf: csrfOf(form.text), email: 'ivy@example.test' })
       .expect(200);
+    // The page answers first and writes the link after (the same time for any address).
+    await pollUntil('the reset mail written', pendingKinds, (kinds) => kinds.length > 0);
     const link = await sendAndCheck('password_reset', 'ivy@example.test');
     const u = new URL(link.url);
     const page = await browser.get(u.pathname + u.search).expect(200);
