@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions, runMigrations } from '../src/database/data-source';
 import { hashLinkToken, newLinkToken } from '../src/people/link-tokens';
 import { bearer, bootTestApp, TestApp } from './support/app';
-import { createTestDatabase, withClient } from './support/database';
+import { createTestDatabase, undoMigrationsThrough, withClient } from './support/database';
 import { newWorkspace, Workspace } from './support/mail';
 import { acceptInvitation, createFirstPerson, invitePerson, inviteOnPage, personAgent, TEST_PASSWORD } from './support/people';
 import { csrfOf } from './support/settings-http';
@@ -159,11 +159,7 @@ describe('the inviter migration', () => {
     let unnamed: string;
     try {
       expect(ds.migrations.map((m) => m.name)).toContain(MIGRATION);
-      for (;;) {
-        const last = await ds.query<{ name: string }[]>(`SELECT name FROM migrations ORDER BY id DESC LIMIT 1`);
-        await ds.undoLastMigration({ transaction: 'each' });
-        if (last[0].name === MIGRATION) break;
-      }
+      await undoMigrationsThrough(ds, MIGRATION);
       // An open invitation with no audit entry (as written by hand, or by a version without one).
       unnamed = await withClient(url, async (c) => {
         const rows = await c.query<{ id: string }>(

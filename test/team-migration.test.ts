@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, runMigrations } from '../src/database/data-source';
 import { bearer, bootTestApp } from './support/app';
-import { createTestDatabase, withClient } from './support/database';
+import { createTestDatabase, undoMigrationsThrough, withClient } from './support/database';
 import { killJobs } from './support/dlq';
 import { createPost, createWebhookAccount } from './support/engine';
 
@@ -38,11 +38,7 @@ describe('the team migration', () => {
     await ds.initialize();
     try {
       // Undo the migrations after the team one first, then the team migration itself.
-      for (;;) {
-        const last = await ds.query<{ name: string }[]>(`SELECT name FROM migrations ORDER BY id DESC LIMIT 1`);
-        await ds.undoLastMigration({ transaction: 'each' });
-        if (last[0].name === 'Team1764600000000') break;
-      }
+      await undoMigrationsThrough(ds, 'Team1764600000000');
       await withClient(url, async (c) => {
         const keys = (await c.query<{ name: string; role: string }>(`SELECT name, role FROM api_keys ORDER BY name`)).rows;
         expect(keys).toEqual([

@@ -1,12 +1,9 @@
-import { simpleParser } from 'mailparser';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import request from 'supertest';
 import { SessionsService } from '../src/settings/session/sessions.service';
 import { bearer, bootTestApp, TestApp } from './support/app';
 import { withClient } from './support/database';
 import { createWebhookAccount } from './support/engine';
-import { drainMail } from './support/mail';
+import { lastOutboxMailTo, linkIn } from './support/outbox-mail';
 import { acceptInvitation, createFirstPerson, personAgent, TEST_PASSWORD } from './support/people';
 import { csrfOf } from './support/settings-http';
 
@@ -35,26 +32,7 @@ describe('people, roles and the audit trail', () => {
     const keys = await t.http().get('/v1/api-keys?limit=200').set(bearer(t.adminKey)).expect(200);
     return (keys.body.data as { id: string; bootstrap: boolean }[]).find((k) => k.bootstrap)!.id;
   };
-  /** Sends what is due, then reads the newest .eml file to `address` in HERALD_DATA_DIR/outbox. */
-  const lastMailTo = async (address: string) => {
-    await drainMail(t);
-    const dir = path.join(t.config.dataDir, 'outbox');
-    const files = fs.readdirSync(dir).filter((f) => f.endsWith('.eml'));
-    const mails = await Promise.all(
-      files.map(async (f) => ({
-        mail: await simpleParser(fs.readFileSync(path.join(dir, f))),
-        at: fs.statSync(path.join(dir, f)).mtimeMs,
-      })),
-    );
-    const to = mails
-      .filter(({ mail }) => [mail.to ?? []].flat().some((a) => a.value.some((v) => v.address === address)))
-      .sort((a, b) => a.at - b.at);
-    const last = to[to.length - 1]?.mail;
-    if (!last) throw new Error(`no mail to ${address} among ${files.join(', ')}`);
-    const kind = last.headers.get('x-herald-kind');
-    return { text: last.text ?? '', kind: typeof kind === 'string' ? kind : '' };
-  };
-  const linkIn = (text: string) => /https?:\/\/\S+token=[A-Za-z0-9_-]{43}/.exec(text)?.[0] ?? '';
+  const lastMailTo = (address: string) => lastOutboxMailTo(t, address);
 
   describe('the operator cannot be locked out ("a member locks out the admin")', () => {
     it('refuses every workspace key that tries to revoke the bootstrap key, and it keeps working', async () => {

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions, runMigrations } from '../src/database/data-source';
 import { hashLinkToken } from '../src/people/link-tokens';
 import { bearer, bootTestApp, TestApp } from './support/app';
-import { createTestDatabase, withClient } from './support/database';
+import { createTestDatabase, undoMigrationsThrough, withClient } from './support/database';
 import { drainMail, MailCatcher, mailConfig, newWorkspace, startMailCatcher, tick, Workspace } from './support/mail';
 import { acceptInvitation, confirmFirstPerson, createFirstPerson, personAgent } from './support/people';
 import { pollUntil } from './support/poll';
@@ -219,11 +219,7 @@ describe('the sealed-mail migration', () => {
     const tokens = { sent: 'S'.repeat(43), waiting: 'W'.repeat(43), confirm: 'C'.repeat(43) };
     try {
       expect(ds.migrations.map((m) => m.name)).toContain(MIGRATION);
-      for (;;) {
-        const last = await ds.query<{ name: string }[]>(`SELECT name FROM migrations ORDER BY id DESC LIMIT 1`);
-        await ds.undoLastMigration({ transaction: 'each' });
-        if (last[0].name === MIGRATION) break;
-      }
+      await undoMigrationsThrough(ds, MIGRATION);
       workspaceId = await withClient(url, async (c: Client) => {
         const ws = await c.query<{ id: string }>(`INSERT INTO workspaces (name) VALUES ('Before') RETURNING id`);
         const id = ws.rows[0].id;

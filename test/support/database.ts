@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { DataSource } from 'typeorm';
 import { Client } from 'pg';
 import { ENV_ADMIN_URL, ENV_RUN_ID, ENV_TEMPLATE, requireEnv, withDatabase } from './env';
 
@@ -24,5 +25,18 @@ export async function withClient<T>(url: string, work: (client: Client) => Promi
     return await work(client);
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * Undoes migrations, newest first, through the one named `name` (its class's `name`): the
+ * database as the version before that migration left it, for tests of an upgrade.
+ */
+export async function undoMigrationsThrough(ds: DataSource, name: string): Promise<void> {
+  for (;;) {
+    const last = await ds.query<{ name: string }[]>(`SELECT name FROM migrations ORDER BY id DESC LIMIT 1`);
+    if (last.length === 0) throw new Error(`${name} was not among the applied migrations`);
+    await ds.undoLastMigration({ transaction: 'each' });
+    if (last[0].name === name) return;
   }
 }
