@@ -30,4 +30,19 @@ describe('WakeTimer', () => {
     expect(wakes).toEqual([]);
     expect(timer.state).toBe('stopped');
   });
+
+  it('waits for a moment further away than a timer can hold (2^31 - 1 ms, ~24.8 days) without waking early', () => {
+    // Node runs a longer setTimeout after 1 ms: a post scheduled months ahead woke the worker
+    // every millisecond (a TimeoutOverflowWarning in the test log was the trace).
+    const wakes: number[] = [];
+    const timer = new WakeTimer(() => wakes.push(Date.now()));
+    const day = 86_400_000;
+    timer.at(1_000_000 + 60 * day);
+    jest.advanceTimersByTime(30 * day);
+    expect(wakes).toEqual([]);
+    expect(timer.state).toBe('armed');
+    jest.advanceTimersByTime(30 * day);
+    expect(wakes).toEqual([1_000_000 + 60 * day]);
+    expect(timer.state).toBe('idle');
+  });
 });

@@ -12,6 +12,12 @@ import { WakeSchedule } from './wake-schedule';
  */
 export type WakeTimerMode = 'idle' | 'armed' | 'stopped';
 
+/**
+ * The longest delay a Node timer holds (2^31 - 1 ms, ~24.8 days): a longer one fires after 1 ms
+ * (with a TimeoutOverflowWarning). A moment further away is waited for in steps of this.
+ */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export class WakeTimer {
   private readonly times = new WakeSchedule();
   private timer: NodeJS.Timeout | null = null;
@@ -58,11 +64,16 @@ export class WakeTimer {
       () => {
         this.timer = null;
         this.mode = 'idle';
+        // A moment past what one timer holds comes round in steps: not due yet, wait on.
+        if (this.now() < this.due) {
+          this.arm();
+          return;
+        }
         this.times.popDue(this.now());
         this.wake();
         this.arm();
       },
-      Math.max(0, next - this.now()),
+      Math.min(MAX_TIMER_MS, Math.max(0, next - this.now())),
     );
     this.timer.unref?.();
   }
