@@ -8,11 +8,20 @@ import { AccountReportsRepository } from './account-reports.repository';
 import { AccountReportsService } from './account-reports.service';
 import { AccountsRepository } from './accounts.repository';
 import { AccountsService } from './accounts.service';
+import { ConnectStatesRepository } from './connect/connect-states.repository';
+import { ConnectService } from './connect/connect.service';
 
 @Module({
   imports: [AuditModule, ConnectorsModule, QueueCoreModule, AccountStateModule],
   controllers: [AccountsController],
-  providers: [AccountsRepository, AccountsService, AccountReportsRepository, AccountReportsService],
-  exports: [AccountsService, AccountReportsService],
+  providers: [
+    AccountsRepository,
+    AccountsService,
+    AccountReportsRepository,
+    AccountReportsService,
+    ConnectStatesRepository,
+    ConnectService,
+  ],
+  exports: [AccountsService, AccountReportsService, ConnectService],
 })
 export class AccountsModule {}

@@ -119,6 +119,18 @@ export class AccountsService {
    * paused jobs; `status: "disabled"` pauses its waiting jobs.
    */
   async update(auth: AuthContext, id: string, dto: UpdateAccountDto): Promise<AccountWithSecret> {
+    return (await this.updateCountingResumed(auth, id, dto)).account;
+  }
+
+  /**
+   * `update`, and how many of the account's paused posts it sent back to the queue (new
+   * credentials for an account that needed them): a reconnect tells the person.
+   */
+  async updateCountingResumed(
+    auth: AuthContext,
+    id: string,
+    dto: UpdateAccountDto,
+  ): Promise<{ account: AccountWithSecret; resumed: number }> {
     const workspaceId = auth.workspaceId;
     const current = await this.load(workspaceId, id);
     const prepared =
@@ -126,7 +138,8 @@ export class AccountsService {
         ? await this.prepare(current.provider, dto.config, openCredentials(this.box, id, current.credentials), current.config)
         : null;
     const retryPolicy = dto.retryPolicy === undefined ? undefined : this.retryPolicy(dto.retryPolicy);
-    await this.accounts.transaction(async (m) => {
+    const resumed = await this.accounts.transaction(async (m) => {
+      let resumed = 0;
       // Jobs before the account row, as everywhere (see AccountsRepository).
       if (dto.status === 'disabled') {
         if (current.status !== 'disabled') {
@@ -135,7 +148,7 @@ export class AccountsService {
           await this.jobs.accountStopped(id, m);
         }
       } else if ((prepared || dto.status === 'active') && current.status !== 'active') {
-        await this.jobs.resumeAccount(m, id);
+        resumed = await this.jobs.resumeAccount(m, id);
         await this.state.reactivate(m, workspaceId, id);
       }
       await this.accounts.update(
@@ -167,9 +180,10 @@ export class AccountsService {
           });
         }
       }
+      return resumed;
     });
     // A webhook moved to another origin got a new signing secret: shown this once.
-    return { ...(await this.get(workspaceId, id)), ...prepared?.revealOnce };
+    return { account: { ...(await this.get(workspaceId, id)), ...prepared?.revealOnce }, resumed };
   }
 
   async remove(auth: AuthContext, id: string): Promise<void> {

@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CreateAccountDto, UpdateAccountDto } from '../accounts/accounts.dto';
 import { AccountsService } from '../accounts/accounts.service';
+import { ConnectService } from '../accounts/connect/connect.service';
 import { DomainError, ErrorCode } from '../common/errors';
 import { ParseIdPipe } from '../common/parse-id.pipe';
 import type { Provider } from '../connectors/connector.interface';
@@ -12,7 +13,7 @@ import { JobsService } from '../jobs/jobs.service';
 import { Public } from '../workspaces/auth';
 import { AccountCard, AccountsPageService, PROVIDER_LABELS } from './accounts-page.service';
 import { asDto, FormProblem, personMessage } from './form-validation';
-import { reconnectedFlash } from './linkedin/linkedin-oauth.service';
+import { reconnectedFlash } from './connect/connect-pages';
 import { PageExceptionFilter } from './page-exception.filter';
 import { APP_PASSWORD_PATTERN, field, looksLikeAppPassword } from './page-input';
 import { PageRenderer } from './page-renderer';
@@ -43,6 +44,7 @@ export class AccountsPageController {
     private readonly pages: PageRenderer,
     private readonly cards: AccountsPageService,
     private readonly accounts: AccountsService,
+    private readonly connectFlows: ConnectService,
     private readonly jobs: JobsService,
     private readonly dlq: DeadLetterService,
   ) {}
@@ -165,8 +167,8 @@ export class AccountsPageController {
         values,
         error,
         appPasswordPattern: APP_PASSWORD_PATTERN,
-        oauth: this.pages.linkedinOAuthEnabled,
-        blueskyOAuth: this.pages.blueskyOAuthEnabled,
+        oauth: this.connectFlows.available('linkedin'),
+        blueskyOAuth: this.connectFlows.available('bluesky'),
       },
     );
   }
@@ -257,8 +259,8 @@ export class AccountsPageController {
         values,
         error,
         appPasswordPattern: APP_PASSWORD_PATTERN,
-        oauth: this.pages.linkedinOAuthEnabled,
-        blueskyOAuth: this.pages.blueskyOAuthEnabled,
+        oauth: this.connectFlows.available('linkedin'),
+        blueskyOAuth: this.connectFlows.available('bluesky'),
         isBluesky: card.provider === 'bluesky',
       },
     );

@@ -3,7 +3,6 @@ import type { Response } from 'express';
 import { allows } from '../access/roles';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { linkedInVersionNotice } from '../config/linkedin-versions';
-import { oauthAvailability } from '../connectors/bluesky/oauth/bluesky-oauth-client';
 import type { Flash } from './session/sessions.repository';
 import { PageSession, SessionsService } from './session/sessions.service';
 import { Asset, loadAssets, settingsDir } from './settings-views';
@@ -70,14 +69,5 @@ export class PageRenderer {
   async redirect(res: Response, session: PageSession, to: string, flash?: Flash): Promise<void> {
     if (flash) await this.sessions.flash(session, flash);
     res.redirect(303, to);
-  }
-
-  /** "Connect with Bluesky" works from this PUBLIC_URL (https, a public name). */
-  get blueskyOAuthEnabled(): boolean {
-    return oauthAvailability(this.config.publicUrl).ok;
-  }
-
-  get linkedinOAuthEnabled(): boolean {
-    return this.config.linkedin.clientId !== null && this.config.linkedin.clientSecret !== null;
   }
 }

@@ -4,7 +4,6 @@ import cookieParser from 'cookie-parser';
 import type { Express } from 'express';
 import helmet from 'helmet';
 import { AccountsModule } from '../accounts/accounts.module';
-import { BlueskyModule } from '../connectors/bluesky/bluesky.module';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { DeadLetterModule } from '../dead-letter/dead-letter.module';
 import { JobsModule } from '../jobs/jobs.module';
@@ -16,19 +15,15 @@ import { PostsModule } from '../posts/posts.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { AccountsPageController } from './accounts-page.controller';
 import { AccountsPageService } from './accounts-page.service';
-import { BlueskyConnectController } from './bluesky/bluesky-connect.controller';
-import { BlueskyConnectService } from './bluesky/bluesky-connect.service';
-import { BlueskyOAuthMetadataController } from './bluesky/bluesky-oauth-metadata.controller';
+import { BlueskyConnectController } from './connect/bluesky-connect.controller';
+import { ConnectPages } from './connect/connect-pages';
+import { LinkedInConnectController } from './connect/linkedin-connect.controller';
 import { FailedPostsController } from './failed-posts.controller';
 import { CalendarController } from './compose/calendar.controller';
 import { ComposeController } from './compose/compose.controller';
 import { ComposeUploadsMiddleware } from './compose/compose-uploads';
 import { LinkCardQuotaRepository } from './compose/link-card-quota.repository';
 import { LinkCardService } from './compose/link-card.service';
-import { LinkedInOAuthClient } from './linkedin/linkedin-oauth.client';
-import { LinkedInOAuthController } from './linkedin/linkedin-oauth.controller';
-import { LinkedInOAuthService } from './linkedin/linkedin-oauth.service';
-import { OAuthStatesRepository } from './linkedin/oauth-states.repository';
 import { LoginController } from './login.controller';
 import { PageExceptionFilter } from './page-exception.filter';
 import { PageRenderer } from './page-renderer';
@@ -57,7 +52,7 @@ const PAGE_CONTROLLERS = [
   ComposeController,
   CalendarController,
   NotificationsPageController,
-  LinkedInOAuthController,
+  LinkedInConnectController,
   BlueskyConnectController,
   PeopleLinksController,
   RecipientConfirmController,
@@ -69,7 +64,8 @@ const PAGE_CONTROLLERS = [
 /**
  * The settings page at /settings: server-rendered HTML (Handlebars views, NestJS MVC) with one
  * small script for progressive touches; every core action is a plain form. It owns its
- * sessions and OAuth states and calls the other modules' services for everything else.
+ * sessions and calls the other modules' services for everything else (the connect flows are
+ * src/accounts/connect/'s, the platforms' sides of them src/connectors/'s).
  */
 @Module({
   imports: [
@@ -77,14 +73,13 @@ const PAGE_CONTROLLERS = [
     AuditModule,
     PeopleModule,
     AccountsModule,
-    BlueskyModule,
     JobsModule,
     PostsModule,
     MediaModule,
     DeadLetterModule,
     NotificationsModule,
   ],
-  controllers: [...PAGE_CONTROLLERS, BlueskyOAuthMetadataController],
+  controllers: PAGE_CONTROLLERS,
   providers: [
     SessionsRepository,
     SessionsService,
@@ -92,10 +87,7 @@ const PAGE_CONTROLLERS = [
     PageRenderer,
     PageExceptionFilter,
     AccountsPageService,
-    OAuthStatesRepository,
-    LinkedInOAuthClient,
-    LinkedInOAuthService,
-    BlueskyConnectService,
+    ConnectPages,
     LinkCardQuotaRepository,
     LinkCardService,
   ],

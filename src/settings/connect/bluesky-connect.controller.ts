@@ -1,19 +1,23 @@
-import { Body, Controller, Get, Inject, Logger, Post, Query, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Post, Query, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { FLOW_TTL_MS } from '../../connectors/bluesky/oauth/bluesky-oauth-stores';
-import { HERALD_CONFIG, HeraldConfig } from '../../config/config';
+import { ConnectService } from '../../accounts/connect/connect.service';
 import { Public } from '../../workspaces/auth';
 import { personMessage } from '../form-validation';
 import { PageExceptionFilter } from '../page-exception.filter';
 import { field, isUuid } from '../page-input';
 import { PageRenderer } from '../page-renderer';
-import { cookie, isHttps, PageRequest, requirePage } from '../session/page-request';
+import { cookie, PageRequest, requirePage } from '../session/page-request';
 import { PageSessionGuard } from '../session/page-session.guard';
-import { BlueskyCallbackOutcome, BlueskyConnectService } from './bluesky-connect.service';
+import { SessionsService } from '../session/sessions.service';
+import { ConnectPages, ConnectPageSpec } from './connect-pages';
 
-const COOKIE = 'herald_bluesky';
-const COOKIE_PATH = '/settings/bluesky';
+const BLUESKY: ConnectPageSpec = {
+  label: 'Bluesky',
+  cookie: 'herald_bluesky',
+  cookiePath: '/settings/bluesky',
+  connectedText: (name, postingAs) => `Bluesky account “${name}” connected with OAuth (posting as ${postingAs}).`,
+};
 
 /** "Connect with Bluesky" / "Reconnect with Bluesky": start (a form on the page) and the authorization server's redirect back. */
 @ApiExcludeController()
@@ -21,11 +25,10 @@ const COOKIE_PATH = '/settings/bluesky';
 @UseFilters(PageExceptionFilter)
 @Controller('settings/bluesky')
 export class BlueskyConnectController {
-  private readonly logger = new Logger('BlueskyConnect');
-
   constructor(
-    @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
-    private readonly connect: BlueskyConnectService,
+    private readonly connect: ConnectService,
+    private readonly connectPages: ConnectPages,
+    private readonly sessions: SessionsService,
     private readonly pages: PageRenderer,
   ) {}
 
@@ -46,16 +49,8 @@ export class BlueskyConnectController {
         accountId !== '' && isUuid(accountId)
           ? { accountId: accountId.toLowerCase() }
           : { name: field(body, 'name'), identifier: field(body, 'identifier') };
-      const { url, host, browserToken } = await this.connect.start(session, target);
-      // SameSite=Lax: the redirect back is a cross-site top-level GET, which carries Lax cookies
-      // but not the Strict session cookie.
-      res.cookie(COOKIE, browserToken, {
-        httpOnly: true,
-        secure: isHttps(this.config, res.req),
-        sameSite: 'lax',
-        path: COOKIE_PATH,
-        maxAge: FLOW_TTL_MS,
-      });
+      const { url, host, browserToken, ttlMs } = await this.connect.start(session, 'bluesky', target);
+      this.connectPages.keepBrowserToken(res, BLUESKY, browserToken, ttlMs);
       await this.pages.render(
         res,
         'bluesky-redirect',
@@ -72,30 +67,14 @@ export class BlueskyConnectController {
   /**
    * The authorization server sends the browser here with `code`, `state` and `iss` (or
    * `error`). The session cookie does not come with this cross-site navigation: the state (bound
-   * to the session and this browser) says whose flow it is, and the answer is a page of its own
-   * that goes on to the accounts page with a same-site navigation.
+   * to the session and this browser) says whose flow it is.
    */
   @Get('callback')
   async callback(@Req() req: PageRequest, @Res() res: Response, @Query() query: Record<string, unknown>): Promise<void> {
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(query)) if (typeof value === 'string' && value.length <= 4096) params.set(name, value);
-    let outcome: BlueskyCallbackOutcome;
-    try {
-      outcome = await this.connect.callback(params, cookie(req, COOKIE));
-    } catch (err) {
-      const known = personMessage(err);
-      if (!known) throw err;
-      outcome = { ok: false, status: known.status, message: `${known.message}. Nothing was changed.`, session: null, stateUsed: true };
-    }
-    // Only a matching state uses the browser's cookie up: a forged link must not spoil the
-    // person's own flow in progress.
-    if (outcome.stateUsed) res.clearCookie(COOKIE, { path: COOKIE_PATH });
-    if (!outcome.ok) this.logger.warn(`Bluesky connect refused: ${outcome.message}`);
-    await this.pages.render(
-      res,
-      'linkedin-done',
-      { title: outcome.ok ? 'Bluesky connected' : 'Bluesky not connected', section: null, session: null, status: outcome.status },
-      { ok: outcome.ok, message: outcome.message, loggedIn: outcome.session !== null, refreshTo: outcome.ok ? '/settings/accounts' : null },
+    await this.connectPages.callback(res, BLUESKY, () =>
+      this.connect.callback('bluesky', params, cookie(req, BLUESKY.cookie), (id) => this.sessions.resolveById(id)),
     );
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Db } from '../../database/db';
 
-export interface OAuthStateRow {
+export interface ConnectStateRow {
   sessionId: string;
   browserHash: Buffer;
   accountId: string | null;
@@ -9,9 +9,12 @@ export interface OAuthStateRow {
   requestedScopes: string;
 }
 
-/** SQL of settings_oauth_states: the one-use `state` values of the LinkedIn connect flow. */
+/**
+ * SQL of account_connect_states: the one-use `state` values of the "Connect with …" flows
+ * (LinkedIn's and Bluesky's), each bound to the page session and the browser that started it.
+ */
 @Injectable()
-export class OAuthStatesRepository {
+export class ConnectStatesRepository {
   constructor(private readonly db: Db) {}
 
   async insert(input: {
@@ -24,12 +27,12 @@ export class OAuthStatesRepository {
     expiresAt: Date;
   }): Promise<void> {
     await this.db.query(
-      `INSERT INTO settings_oauth_states (state_hash, session_id, browser_hash, account_id, account_name, requested_scopes, expires_at)
+      `INSERT INTO account_connect_states (state_hash, session_id, browser_hash, account_id, account_name, requested_scopes, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
       [input.stateHash, input.sessionId, input.browserHash, input.accountId, input.accountName, input.requestedScopes, input.expiresAt],
     );
     // Old states go as new ones come: the table only ever holds flows of the last hour or so.
-    await this.db.query(`DELETE FROM settings_oauth_states WHERE expires_at < now() - interval '1 hour'`);
+    await this.db.query(`DELETE FROM account_connect_states WHERE expires_at < now() - interval '1 hour'`);
   }
 
   /**
@@ -39,9 +42,9 @@ export class OAuthStatesRepository {
    * exactly one gets the row; a callback from another browser gets nothing and uses nothing up,
    * so someone who saw a person's state cannot spoil that person's flow.
    */
-  async consume(stateHash: Buffer, browserHash: Buffer): Promise<OAuthStateRow | null> {
-    const rows = await this.db.query<OAuthStateRow>(
-      `UPDATE settings_oauth_states SET used_at = now()
+  async consume(stateHash: Buffer, browserHash: Buffer): Promise<ConnectStateRow | null> {
+    const rows = await this.db.query<ConnectStateRow>(
+      `UPDATE account_connect_states SET used_at = now()
        WHERE state_hash = $1 AND browser_hash = $2 AND used_at IS NULL AND expires_at > now()
        RETURNING session_id AS "sessionId", browser_hash AS "browserHash", account_id AS "accountId",
                  account_name AS "accountName", requested_scopes AS "requestedScopes"`,
@@ -53,7 +56,7 @@ export class OAuthStatesRepository {
   /** Is this state waiting for its callback (unused, unexpired)? Reads only: for the refusal's wording. */
   async pending(stateHash: Buffer): Promise<boolean> {
     const rows = await this.db.query(
-      `SELECT 1 FROM settings_oauth_states WHERE state_hash = $1 AND used_at IS NULL AND expires_at > now()`,
+      `SELECT 1 FROM account_connect_states WHERE state_hash = $1 AND used_at IS NULL AND expires_at > now()`,
       [stateHash],
     );
     return rows.length > 0;

@@ -20,6 +20,13 @@ export const LINKEDIN_SCOPES: readonly string[] = ['openid', 'profile', 'w_membe
 /** How long a person has to finish the flow at LinkedIn. */
 export const STATE_TTL_MS = 15 * 60_000;
 
+/**
+ * Where LinkedIn sends the browser back (under PUBLIC_URL): the settings page's route
+ * (src/settings/connect/linkedin-connect.controller.ts). Operators register this exact URL with
+ * their LinkedIn app, so it never moves.
+ */
+export const CALLBACK_PATH = '/settings/linkedin/callback';
+
 export function authorizationUrl(
   oauthBaseUrl: string,
   p: { clientId: string; redirectUri: string; state: string; scopes: readonly string[] },

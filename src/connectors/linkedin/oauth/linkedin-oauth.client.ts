@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { FetchError, FetchLike, guardedFetch } from '../../common/net/guarded-fetch';
-import { HERALD_CONFIG, HeraldConfig } from '../../config/config';
+import { FetchError, FetchLike, guardedFetch } from '../../../common/net/guarded-fetch';
+import { HERALD_CONFIG, HeraldConfig } from '../../../config/config';
 
 export type OAuthHttpResult = { kind: 'response'; status: number; bodyText: string } | { kind: 'network_error'; message: string };
 

@@ -1,16 +1,16 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { invalidInput } from '../../common/errors';
-import { CLIENT_METADATA_PATH, JWKS_PATH } from '../../connectors/bluesky/oauth/bluesky-oauth-client';
-import { BlueskyOAuth } from '../../connectors/bluesky/oauth/bluesky-oauth.service';
-import { Public } from '../../workspaces/auth';
+import { Public } from '../../../access/auth-context';
+import { invalidInput } from '../../../common/errors';
+import { CLIENT_METADATA_PATH, JWKS_PATH } from './bluesky-oauth-client';
+import { BlueskyOAuth } from './bluesky-oauth.service';
 
 /**
  * Herald's Bluesky OAuth client as authorization servers see it: the client metadata document
  * (its URL is the `client_id`) and the public key set its client assertions are checked against.
  * Public by nature (no key, no session), and never a secret: the JWKS holds the public half only.
  * A PUBLIC_URL that cannot be a client_id (http, localhost...) answers 400 saying why. Not a
- * page: no session, no page headers; it lives here beside the connect flow it serves.
+ * page: no session, no page headers; it lives beside the client it describes.
  */
 @ApiExcludeController()
 @Public()

@@ -1,0 +1,112 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import type { ConnectOutcome } from '../../accounts/connect/connect.service';
+import { HERALD_CONFIG, HeraldConfig } from '../../config/config';
+import { JobsService } from '../../jobs/jobs.service';
+import { personMessage } from '../form-validation';
+import { PageRenderer } from '../page-renderer';
+import { isHttps } from '../session/page-request';
+import type { Flash } from '../session/sessions.repository';
+import { PageSession, SessionsService } from '../session/sessions.service';
+
+/** How one platform's connect pages speak: its name, the cookie that ties its callback to the browser, and the message after a connect. */
+export interface ConnectPageSpec {
+  label: string;
+  cookie: string;
+  /** Only the platform's own routes (start and callback) receive the cookie. */
+  cookiePath: string;
+  connectedText(name: string, postingAs: string): string;
+}
+
+/**
+ * The page's part of "Connect with …", shared by the platforms' controllers: the browser's
+ * cookie, and the callback's answer (the flash for the accounts page and a page of its own).
+ * The flow itself is ConnectService's (src/accounts/connect/).
+ */
+@Injectable()
+export class ConnectPages {
+  constructor(
+    @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
+    private readonly sessions: SessionsService,
+    private readonly jobs: JobsService,
+    private readonly pages: PageRenderer,
+  ) {}
+
+  /**
+   * Keeps the flow's browser value in a cookie until the callback. SameSite=Lax: the platform's
+   * redirect back is a cross-site top-level GET, which carries Lax cookies but not the Strict
+   * session cookie.
+   */
+  keepBrowserToken(res: Response, spec: ConnectPageSpec, browserToken: string, ttlMs: number): void {
+    res.cookie(spec.cookie, browserToken, {
+      httpOnly: true,
+      secure: isHttps(this.config, res.req),
+      sameSite: 'lax',
+      path: spec.cookiePath,
+      maxAge: ttlMs,
+    });
+  }
+
+  /**
+   * Answers the platform's redirect back with ConnectService's outcome (`run`): a success leaves
+   * its message for the accounts page, and the answer is a page of its own that goes on to the
+   * accounts page with a same-site navigation (where the session cookie is sent again).
+   */
+  async callback(res: Response, spec: ConnectPageSpec, run: () => Promise<ConnectOutcome<PageSession>>): Promise<void> {
+    let outcome: ConnectOutcome<PageSession>;
+    try {
+      outcome = await run();
+    } catch (err) {
+      const known = personMessage(err);
+      if (!known) throw err;
+      outcome = { ok: false, status: known.status, message: `${known.message}. Nothing was changed.`, session: null, stateUsed: true };
+    }
+    let message: string;
+    if (outcome.ok) {
+      const { account, session } = outcome;
+      if (outcome.kind === 'connected') {
+        await this.sessions.flash(session, { tone: 'success', text: spec.connectedText(account.name, outcome.postingAs) });
+        message = `${spec.label} account “${account.name}” connected.`;
+      } else {
+        const dead = (await this.jobs.accountActivity(session.auth.workspaceId, [account.id])).get(account.id)?.dead ?? 0;
+        await this.sessions.flash(session, reconnectedFlash(account.name, outcome.resumed, dead, account.id));
+        message = `${spec.label} account “${account.name}” reconnected.`;
+      }
+    } else {
+      message = outcome.message;
+    }
+    // Only a matching state uses the browser's cookie up: a forged link must not spoil the
+    // person's own flow in progress.
+    if (outcome.stateUsed) res.clearCookie(spec.cookie, { path: spec.cookiePath });
+    if (!outcome.ok) new Logger(`${spec.label}Connect`).warn(`${spec.label} connect refused: ${outcome.message}`);
+    await this.pages.render(
+      res,
+      'connect-done',
+      {
+        title: `${spec.label} ${outcome.ok ? 'connected' : 'not connected'}`,
+        section: null,
+        session: null,
+        status: outcome.ok ? 200 : outcome.status,
+      },
+      { ok: outcome.ok, message, loggedIn: outcome.session !== null, refreshTo: outcome.ok ? '/settings/accounts' : null },
+    );
+  }
+}
+
+/** The message after new credentials were saved: what resumed, and one click to requeue the failed posts. */
+export function reconnectedFlash(name: string, resumed: number, dead: number, accountId: string): Flash {
+  const posts = (n: number) => `${n} post${n === 1 ? '' : 's'}`;
+  const going =
+    resumed === 1
+      ? ' The post waiting for it is going out now.'
+      : resumed > 1
+        ? ` The ${resumed} posts waiting for it are going out now.`
+        : '';
+  const text = `“${name}” reconnected.${going}`;
+  if (dead === 0) return { tone: 'success', text };
+  return {
+    tone: 'success',
+    text: `${text} It has ${posts(dead)} in the failed posts.`,
+    followUp: { label: `Requeue its ${posts(dead)}`, action: `/settings/accounts/${accountId}/requeue-failed` },
+  };
+}
