@@ -22,7 +22,7 @@ import { validateForPlatform, validateThreadForPlatform } from './platform-rules
 import { derivePostStatus } from './post-status';
 import type { DraftTarget, PostRow, PostView, ScheduledPostRow } from './post.types';
 import type { CreatePostDto, ListPostsQuery, ThreadPartDto, UpdatePostDto } from './posts.dto';
-import { POST_PARAMS, PostsRepository, SCHEDULE_PARAMS } from './posts.repository';
+import { PostsRepository } from './posts.repository';
 import type { Sql } from '../database/db';
 
 export interface CreateResult {
@@ -203,14 +203,13 @@ export class PostsService {
     // for Idempotency-Key replays in the same statement that writes the post.
     const view = this.toView(post, this.newJobRows(post, jobs, now));
     const enqueue = this.lifecycle.enqueue(
-      POST_PARAMS + 1,
       { workspaceId, postId: post.id, runAt: scheduledAt, publishBy, createdAt: now, jobs },
       payloadFor,
     );
     // The audit entry is written by the post's own statement: it commits with the post or not at
     // all, and the intake costs one commit (it was a second statement and a second commit after
     // it). A replay of the same Idempotency-Key returns before this, so a post is recorded once.
-    const audit = this.audit.recordCte(POST_PARAMS + 1 + enqueue.params.length, auth, {
+    const audit = this.audit.recordCte(auth, {
       kind: 'post',
       action: 'create',
       subjectId: post.id,
@@ -459,10 +458,8 @@ export class PostsService {
     );
     jobs.sort((a, b) => (a.id < b.id ? -1 : 1));
     const next: ScheduledPostRow = { ...content, scheduledAt, publishBy, draftTargets: null };
-    const enqueue = this.lifecycle.enqueue(
-      SCHEDULE_PARAMS + 1,
-      { workspaceId, postId: post.id, runAt: scheduledAt, publishBy, createdAt: now, jobs },
-      (j) => this.payload(next, j.textOverride),
+    const enqueue = this.lifecycle.enqueue({ workspaceId, postId: post.id, runAt: scheduledAt, publishBy, createdAt: now, jobs }, (j) =>
+      this.payload(next, j.textOverride),
     );
     if (!(await this.posts.scheduleDraft(m, next, enqueue))) throw conflict('this draft was scheduled meanwhile');
     await this.audit.record(m, auth, {
