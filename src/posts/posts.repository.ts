@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql, Tx } from '../database/db';
-import { compose, Cte, cte, param, sql, withCtes } from '../database/statement';
+import { compose, Cte, cte, param, raw, sql, SqlPiece, withCtes } from '../database/statement';
 import type { EnqueuedJobs } from '../queue/job-lifecycle.service';
 import type { Keyset, Listed } from '../common/pagination';
 import type { PostRow } from './post.types';
@@ -11,30 +11,16 @@ const POST_COLUMNS = `
   p.scheduled_at AS "scheduledAt", p.publish_by AS "publishBy", p.draft_targets AS "draftTargets",
   p.created_at AS "createdAt", p.updated_at AS "updatedAt"`;
 
-/**
- * The status of post `p` from its jobs, in SQL, for filtering lists. It must say exactly what
- * derivePostStatus (post-status.ts) says; test/posts.test.ts checks both on every status. A
- * draft (draft_targets set) has no jobs and is `draft`.
- */
-const POST_STATUS_SQL = `(
-  SELECT CASE
-    WHEN p.draft_targets IS NOT NULL THEN 'draft'
-    WHEN count(*) FILTER (WHERE j.status <> 'cancelled') = 0 THEN 'cancelled'
-    WHEN count(*) FILTER (WHERE j.status = 'succeeded') = count(*) FILTER (WHERE j.status <> 'cancelled') THEN 'published'
-    WHEN count(*) FILTER (WHERE j.status IN ('dead', 'discarded')) = count(*) FILTER (WHERE j.status <> 'cancelled') THEN 'failed'
-    WHEN count(*) FILTER (WHERE j.status = 'succeeded') > 0
-     AND count(*) FILTER (WHERE j.status IN ('succeeded', 'dead', 'discarded')) = count(*) FILTER (WHERE j.status <> 'cancelled') THEN 'partially_failed'
-    WHEN bool_and(j.attempt_count = 0 AND j.status IN ('scheduled', 'paused')) FILTER (WHERE j.status <> 'cancelled') THEN 'scheduled'
-    ELSE 'publishing' END
-  FROM jobs j WHERE j.post_id = p.id)`;
-
 export interface PostFilter {
   status?: PostStatus;
   from?: Date;
   to?: Date;
 }
 
-/** SQL of posts and the jobs written with them. Every method is scoped by workspace. */
+/**
+ * SQL of posts and the Idempotency-Key's answer written with them (the jobs are the queue's:
+ * its pieces are composed into the statements that need them). Every method is scoped by workspace.
+ */
 @Injectable()
 export class PostsRepository {
   constructor(private readonly db: Db) {}
@@ -144,17 +130,33 @@ export class PostsRepository {
     return rows[0] ?? null;
   }
 
-  list(workspaceId: string, filter: PostFilter, after: Keyset | null, limit: number): Promise<Listed<PostRow>[]> {
-    return this.db.query(
-      `SELECT ${POST_COLUMNS}, (extract(epoch FROM p.created_at) * 1000000)::bigint::text AS "cursorMicros" FROM posts p
-       WHERE p.workspace_id = $1
-         AND ($2::bigint IS NULL OR (p.created_at, p.id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
-         AND ($4::timestamptz IS NULL OR p.scheduled_at >= $4)
-         AND ($5::timestamptz IS NULL OR p.scheduled_at < $5)
-         AND ($6::text IS NULL OR ${POST_STATUS_SQL} = $6)
-       ORDER BY p.created_at DESC, p.id DESC LIMIT $7`,
-      [workspaceId, after?.micros ?? null, after?.id ?? null, filter.from ?? null, filter.to ?? null, filter.status ?? null, limit + 1],
+  /**
+   * Newest first. The status filter is said in the statement, so a page holds `limit` posts of
+   * that status: `draft` here (a post with draft targets), any other from the post's jobs by the
+   * queue's one derivation (`statusFromJobs`: JobReads.postStatusOf, a piece of this statement
+   * given the post's id column), evaluated only when a status is asked for.
+   */
+  list(
+    workspaceId: string,
+    filter: PostFilter,
+    after: Keyset | null,
+    limit: number,
+    statusFromJobs: (postId: SqlPiece) => SqlPiece,
+  ): Promise<Listed<PostRow>[]> {
+    const micros = param(after?.micros ?? null);
+    const from = param(filter.from ?? null);
+    const to = param(filter.to ?? null);
+    const status = param(filter.status ?? null);
+    const { text, values } = compose(
+      sql`SELECT ${raw(POST_COLUMNS)}, (extract(epoch FROM p.created_at) * 1000000)::bigint::text AS "cursorMicros" FROM posts p
+       WHERE p.workspace_id = ${param(workspaceId)}
+         AND (${micros}::bigint IS NULL OR (p.created_at, p.id) < ('epoch'::timestamptz + ${micros}::bigint * interval '1 microsecond', ${param(after?.id ?? null)}::uuid))
+         AND (${from}::timestamptz IS NULL OR p.scheduled_at >= ${from})
+         AND (${to}::timestamptz IS NULL OR p.scheduled_at < ${to})
+         AND (${status}::text IS NULL OR (CASE WHEN p.draft_targets IS NOT NULL THEN 'draft' ELSE ${statusFromJobs(sql`p.id`)} END) = ${status})
+       ORDER BY p.created_at DESC, p.id DESC LIMIT ${param(limit + 1)}`,
     );
+    return this.db.query(text, values);
   }
 
   async update(m: Sql, post: PostRow): Promise<void> {

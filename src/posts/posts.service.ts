@@ -10,16 +10,16 @@ import { conflict, DomainError, ErrorCode, invalidInput, notFound } from '../com
 import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
 import type { JobPayload, Provider, ThreadPart } from '../connectors/connector.interface';
 import { JobRow, toJobView } from '../jobs/job.types';
-import { JobsService } from '../jobs/jobs.service';
 import { AccountsService } from '../accounts/accounts.service';
 import { MediaService } from '../media/media.service';
 import type { MediaInfo } from '../media/media.types';
 import { enqueueStatus } from '../queue/job-lifecycle';
 import { JobLifecycle } from '../queue/job-lifecycle.service';
+import { JobReads } from '../queue/job-reads.service';
+import { derivePostStatus } from '../queue/post-status';
 import type { NewJob } from '../queue/queue.types';
 import { IdempotencyRepository } from './idempotency.repository';
 import { validateForPlatform, validateThreadForPlatform } from './platform-rules';
-import { derivePostStatus } from './post-status';
 import type { DraftTarget, PostRow, PostView, ScheduledPostRow } from './post.types';
 import type { CreatePostDto, ListPostsQuery, ThreadPartDto, UpdatePostDto } from './posts.dto';
 import { PostsRepository } from './posts.repository';
@@ -35,10 +35,10 @@ export interface CreateResult {
 export class PostsService {
   constructor(
     private readonly posts: PostsRepository,
-    private readonly jobs: JobsService,
     private readonly accounts: AccountsService,
     private readonly idempotency: IdempotencyRepository,
     private readonly lifecycle: JobLifecycle,
+    private readonly reads: JobReads,
     private readonly media: MediaService,
     private readonly audit: AuditService,
   ) {}
@@ -328,7 +328,7 @@ export class PostsService {
   async get(workspaceId: string, id: string): Promise<PostView> {
     const post = await this.posts.find(workspaceId, id);
     if (!post) throw notFound('post', id);
-    return this.toView(post, await this.jobs.forPosts(workspaceId, [id]));
+    return this.toView(post, await this.reads.jobsOfPosts(workspaceId, [id]));
   }
 
   async list(workspaceId: string, query: ListPostsQuery): Promise<Page<PostView>> {
@@ -342,8 +342,9 @@ export class PostsService {
       },
       decodeCursor(query.cursor),
       limit,
+      (postId) => this.reads.postStatusOf(postId),
     );
-    const jobs = await this.jobs.forPosts(
+    const jobs = await this.reads.jobsOfPosts(
       workspaceId,
       rows.slice(0, limit).map((p) => p.id),
     );
@@ -388,7 +389,7 @@ export class PostsService {
       next.media = mediaInfo.map((mi) => mi.id);
       const thread = await this.patchedThread(workspaceId, post, dto.thread);
       next.thread = thread.thread;
-      const waiting = (await this.jobs.forPosts(workspaceId, [id], m)).filter((j) => j.status === 'scheduled' || j.status === 'paused');
+      const waiting = (await this.reads.jobsOfPosts(workspaceId, [id], m)).filter((j) => j.status === 'scheduled' || j.status === 'paused');
       this.checkPlatforms(
         waiting.map((j) => ({ label: `job ${j.id}`, provider: j.provider, text: j.textOverride ?? next.text })),
         mediaInfo,

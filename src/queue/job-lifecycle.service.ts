@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { JobPayload } from '../connectors/connector.interface';
-import { Db, Sql } from '../database/db';
+import { Db, Sql, Tx } from '../database/db';
 import { assertTransition } from './job-lifecycle';
 import { QueueNotifier } from './queue-notifier';
 import type { NewJob } from './queue.types';
@@ -48,6 +48,15 @@ export class JobLifecycle {
   ): EnqueuedJobs {
     for (const j of input.jobs) assertTransition('enqueue', null, j.status);
     return enqueueJobsCte(input, payloadFor);
+  }
+
+  /**
+   * A transaction for a change of jobs and what commits with it (the accounts' share locks, the
+   * audit trail): the dead-letter queue's edit, requeue, retry and discard, which have no table
+   * of their own. Lock the jobs first (lockJobs), then accounts.
+   */
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
   }
 
   /** A new post's jobs committed: wake this process's worker now, the others soon (QueueNotifier). */
