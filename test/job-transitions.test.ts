@@ -458,7 +458,19 @@ describe('the job lifecycle on PostgreSQL', () => {
 
   it.each([...JOB_STATUSES])('enqueue of a new job as %s: written only in a state the table starts jobs in', async (status) => {
     const allowed = targets('enqueue', null).includes(status);
-    const posts = new PostsRepository(db);
+    // The statements the post's repository sends: the intake writes everything in one (one round trip).
+    const sent: string[] = [];
+    const counted = new Proxy(db, {
+      get: (target, key) => {
+        const value: unknown = Reflect.get(target, key);
+        if ((key !== 'query' && key !== 'prepared') || typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          sent.push(key);
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const posts = new PostsRepository(counted);
     // The post's audit entry, a piece of the post's statement (as PostsService writes it).
     const auditOf = () =>
       new AuditRepository(db).insertCte(ctx.workspaceId, { kind: 'system', id: null, label: 'test' }, [
@@ -502,6 +514,7 @@ describe('the job lifecycle on PostgreSQL', () => {
     if (allowed) {
       const jobs = ctx.lifecycle.enqueue(input, () => payload);
       await posts.create(post, jobs, null, auditOf());
+      expect(sent).toEqual(['prepared']);
       expect(await db.query(`SELECT status FROM jobs WHERE id = $1`, [job.id])).toEqual([{ status }]);
       expect(await db.query(`SELECT action FROM audit_events WHERE subject_id = $1`, [post.id])).toEqual([{ action: 'create' }]);
     } else {
