@@ -4,7 +4,7 @@ import { POST_STATUS_SQL } from '../post-status';
 /**
  * A post's status as its jobs tell it, as a piece of the posts module's list statement (the
  * filter `?status=`): a correlated aggregate over the post's jobs, through
- * jobs_post_id_account_id_key, evaluated only for the posts the rest of the WHERE keeps. Not a
+ * jobs_post_id_account_id_key, run for each post the list reads when a status is asked for. Not a
  * statement of its own: the list pages by the posts' keyset, and only a filter inside that
  * statement lets a page hold `limit` posts of the status. The expression is built from the rules
  * derivePostStatus runs (post-status.ts), so the filter and the views cannot disagree. A post
