@@ -7,6 +7,7 @@ import importX from 'eslint-plugin-import-x';
 import { defineConfig } from 'eslint/config';
 import { readFileSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
+import tableOwners from './scripts/eslint-table-owners.js';
 
 /**
  * The module map (architecture.json) as import rules, so a break fails `npm run lint` with the
@@ -14,9 +15,14 @@ import tseslint from 'typescript-eslint';
  * - a module imports only the modules its entry lists under `uses` (the list is a DAG, checked by
  *   src/architecture.spec.ts, so no two folders can import each other);
  * - a module's `*.repository.ts` files are its own: another module calls its services;
- * - only src/queue reaches src/queue/sql (the statements that write jobs and attempts).
+ * - only src/queue reaches src/queue/sql (every statement on the jobs' tables);
+ * - only src/connectors imports a connector (`*.connector.ts`): the others pick one by provider
+ *   through ConnectorRegistry, so adding a platform touches no other module;
+ * and its "tables" as the rule herald/one-writer-per-table (scripts/eslint-table-owners.js): a
+ * statement in a src/ file that writes a table outside the table's owner module is refused.
  */
-const architecture = JSON.parse(readFileSync(`${import.meta.dirname}/architecture.json`, 'utf8')).modules;
+const map = JSON.parse(readFileSync(`${import.meta.dirname}/architecture.json`, 'utf8'));
+const architecture = map.modules;
 const folders = Object.keys(architecture).filter((m) => m !== 'app');
 const boundaryZones = folders.flatMap((m) => {
   const uses = new Set(architecture[m].uses);
@@ -40,7 +46,16 @@ const boundaryZones = folders.flatMap((m) => {
           {
             target: `./src/${m}`,
             from: './src/queue/sql',
-            message: 'only src/queue runs the statements of src/queue/sql: call JobLifecycle or JobStore.',
+            message: 'only src/queue runs the statements of src/queue/sql: call JobLifecycle, JobReads or JobStore.',
+          },
+        ]),
+    ...(m === 'connectors'
+      ? []
+      : [
+          {
+            target: `./src/${m}`,
+            from: './src/connectors/**/*.connector.ts',
+            message: `one module per platform: src/${m} may not import a connector (src/connectors/*/*.connector.ts); pick one by provider through ConnectorRegistry (src/connectors/connector.registry.ts) instead, so adding a platform touches no other module.`,
           },
         ]),
     { target: `./src/${m}`, from: './src/*.ts', message: 'the application root (app.module.ts, main.ts) is imported by nobody.' },
@@ -79,6 +94,13 @@ export default defineConfig(
     plugins: { 'import-x': importX },
     settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
     rules: { 'import-x/no-restricted-paths': ['error', { zones: boundaryZones }] },
+  },
+  {
+    // Tests (test/, *.spec.ts) and bench/ set rows up directly; migrations are the schema's.
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.spec.ts'],
+    plugins: { herald: tableOwners.tableOwnersPlugin(map.tables, import.meta.dirname) },
+    rules: { 'herald/one-writer-per-table': 'error' },
   },
   {
     // Tests read HTTP answers, which supertest types as `any`; every answer's shape is checked

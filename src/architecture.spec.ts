@@ -15,6 +15,46 @@ const { readmeWithMap } = require('../scripts/architecture-map.js') as {
 const ROOT = path.resolve(__dirname, '..');
 const modules = architecture.modules as Record<string, { holds: string; uses: string[] }>;
 const folders = Object.keys(modules).filter((m) => m !== 'app');
+const tables = Object.fromEntries(Object.entries(architecture.tables).filter(([name]) => name !== '$comment')) as Record<
+  string,
+  { owner: string; call: string[]; private?: boolean; view?: boolean; alsoWrittenBy?: string }
+>;
+
+/**
+ * The tables and views migrations/ leaves, from their SQL in order (each migration's down()
+ * left out): CREATE TABLE, ALTER TABLE … RENAME TO, DROP TABLE, CREATE VIEW, DROP VIEW.
+ */
+function migratedRelations(): { tables: Set<string>; views: Set<string> } {
+  const tablesNow = new Set<string>();
+  const viewsNow = new Set<string>();
+  const files = fs
+    .readdirSync(path.join(ROOT, 'migrations'))
+    .filter((f) => /^\d+-.*\.ts$/.test(f))
+    .sort();
+  const events =
+    /CREATE TABLE (?:IF NOT EXISTS )?(\w+)|ALTER TABLE (?:IF EXISTS )?(\w+) RENAME TO (\w+)|DROP TABLE (?:IF EXISTS )?(\w+)|CREATE (?:OR REPLACE )?VIEW (\w+)|DROP VIEW (?:IF EXISTS )?(\w+)/g;
+  for (const f of files) {
+    const text = fs.readFileSync(path.join(ROOT, 'migrations', f), 'utf8').replace(/async down\([\s\S]*?\n {2}\}\n/, '');
+    for (const m of text.matchAll(events)) {
+      if (m[1]) tablesNow.add(m[1]);
+      if (m[2]) {
+        tablesNow.delete(m[2]);
+        tablesNow.add(m[3]);
+      }
+      if (m[4]) tablesNow.delete(m[4]);
+      if (m[5]) viewsNow.add(m[5]);
+      if (m[6]) viewsNow.delete(m[6]);
+    }
+  }
+  return { tables: tablesNow, views: viewsNow };
+}
+
+/** Every file under `dir`, recursively. */
+function filesUnder(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((d) => (d.isDirectory() ? filesUnder(path.join(dir, d.name)) : [path.join(dir, d.name)]));
+}
 
 describe('the module map (architecture.json)', () => {
   it('lists every folder of src/, and only those', () => {
@@ -53,5 +93,35 @@ describe('the module map (architecture.json)', () => {
   it('is what the README shows (npm run docs:architecture draws it)', () => {
     const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     expect(readme).toBe(readmeWithMap(readme, modules));
+  });
+});
+
+describe('the owners of the tables (architecture.json "tables")', () => {
+  it('lists every table and view migrations/ leaves, and only those', () => {
+    const migrated = migratedRelations();
+    expect(migrated.tables.size).toBeGreaterThan(20);
+    expect(Object.keys(tables).sort()).toEqual([...migrated.tables, ...migrated.views].sort());
+    expect(
+      Object.keys(tables)
+        .filter((t) => tables[t].view)
+        .sort(),
+    ).toEqual([...migrated.views].sort());
+  });
+
+  it('gives each table one owner, a module of the map, and classes of that module to call', () => {
+    for (const [table, t] of Object.entries(tables)) {
+      expect({ table, owner: t.owner, known: folders.includes(t.owner) }).toEqual({ table, owner: t.owner, known: true });
+      expect({ table, call: t.call.length > 0 }).toEqual({ table, call: true });
+      const source = filesUnder(path.join(ROOT, 'src', t.owner))
+        .filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts'))
+        .map((f) => fs.readFileSync(f, 'utf8'))
+        .join('\n');
+      for (const name of t.call)
+        expect({ table, call: name, exported: new RegExp(`export class ${name}\\b`).test(source) }).toEqual({
+          table,
+          call: name,
+          exported: true,
+        });
+    }
   });
 });

@@ -13,6 +13,7 @@ import {
   StatusOperation,
   statusTargets,
 } from '../src/account-state/account-state';
+import { AccountRowRepository } from '../src/account-state/account-row.repository';
 import { AccountStateRepository } from '../src/account-state/account-state.repository';
 import { AccountStateService } from '../src/account-state/account-state.service';
 import { Db } from '../src/database/db';
@@ -196,7 +197,12 @@ describe("an account's delivery state on PostgreSQL", () => {
     const { url } = await createTestDatabase();
     db = new Db({ databaseUrl: url, databasePoolSize: 4, databasePreparedStatements: true, databaseIdleInTransactionTimeoutMs: 0 });
     const [{ id: workspaceId }] = await db.query<{ id: string }>(`INSERT INTO workspaces (name) VALUES ('account states') RETURNING id`);
-    ctx = { db, state: new AccountStateService(new AccountStateRepository()), workspaceId, failed: new Map() };
+    ctx = {
+      db,
+      state: new AccountStateService(new AccountStateRepository(), new AccountRowRepository(db)),
+      workspaceId,
+      failed: new Map(),
+    };
     await setUp(db, workspaceId, CASES);
     before = await snapshot(db);
     for (const variant of VARIANTS) {

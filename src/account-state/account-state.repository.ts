@@ -7,8 +7,9 @@ import { AccountFeedback, AccountForRequeue, AccountStatus, circuitPairs, Locked
  * The only writer of an account's delivery state: `status`, `status_reason`, the circuit
  * breaker's columns (`circuit_*` — `circuit_closed_at` included, the start of the slow start —,
  * `consecutive_failures`), the slow start's count (`slow_start_leased`) and the last outcome
- * (`last_error`, `last_success_at`). The rest of an account row (name, config, credentials,
- * deletion) is AccountsRepository's. Each statement's guard comes from the transition tables
+ * (`last_error`, `last_success_at`). The rest of an account row (creation, name, config,
+ * credentials, deletion) is AccountRowRepository's, in this module too: it is the accounts
+ * table's one writer (architecture.json "tables"). Each statement's guard comes from the transition tables
  * (account-state.ts): a move they do not list changes nothing.
  *
  * Lock order, everywhere in Herald: job rows first, then account rows in id order. A worker

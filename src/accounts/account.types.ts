@@ -80,3 +80,13 @@ export interface AccountHealthRow {
   lastError: string | null;
   deleted: boolean;
 }
+
+/** What a delivery needs of its account: its public settings and its sealed credentials at their version. */
+export interface DeliveryAccountRow {
+  id: string;
+  workspaceId: string;
+  name: string;
+  config: Record<string, unknown>;
+  credentials: string;
+  credentialsVersion: number;
+}

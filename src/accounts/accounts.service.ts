@@ -10,11 +10,10 @@ import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { ConnectorInputError, PreparedAccount, VerifyResult } from '../connectors/connector.interface';
 import { ConnectorRegistry } from '../connectors/connector.registry';
 import { AccountStateService } from '../account-state/account-state.service';
-import type { Sql } from '../database/db';
 import { JobLifecycle } from '../queue/job-lifecycle.service';
 import { openCredentials, sealCredentials } from './account-credentials';
 import type { RetryPolicyOverride } from '../retry/backoff';
-import { AccountRow, AccountView, toAccountView } from './account.types';
+import { AccountRow, AccountView, DeliveryAccountRow, toAccountView } from './account.types';
 import { AccountsRepository } from './accounts.repository';
 import type { CreateAccountDto, RetryPolicyDto, UpdateAccountDto } from './accounts.dto';
 
@@ -63,19 +62,18 @@ export class AccountsService {
     const prepared = await this.prepare(dto.provider, dto.config, null);
     const id = randomUUID();
     const row = await this.accounts.transaction(async (m) => {
-      const created = await this.accounts.insert(
-        {
-          id,
-          workspaceId: auth.workspaceId,
-          provider: dto.provider,
-          name: dto.name,
-          config: prepared.config,
-          credentials: sealCredentials(this.box, id, prepared.credentials),
-          retryPolicy: this.retryPolicy(dto.retryPolicy),
-          maxInFlight: dto.maxInFlight ?? this.config.worker.maxInFlightPerAccount,
-        },
-        m,
-      );
+      await this.state.create(m, {
+        id,
+        workspaceId: auth.workspaceId,
+        provider: dto.provider,
+        name: dto.name,
+        config: prepared.config,
+        credentials: sealCredentials(this.box, id, prepared.credentials),
+        retryPolicy: this.retryPolicy(dto.retryPolicy),
+        maxInFlight: dto.maxInFlight ?? this.config.worker.maxInFlightPerAccount,
+      });
+      // Read back in the transaction: the row's defaults (status, circuit, times) are the table's.
+      const created = (await this.accounts.find(auth.workspaceId, id, m))!;
       await this.audit.record(m, auth, {
         kind: 'account',
         action: 'create',
@@ -151,18 +149,13 @@ export class AccountsService {
         resumed = await this.jobs.resumeAccount(m, id);
         await this.state.reactivate(m, workspaceId, id);
       }
-      await this.accounts.update(
-        workspaceId,
-        id,
-        {
-          name: dto.name,
-          config: prepared?.config,
-          credentials: prepared ? sealCredentials(this.box, id, prepared.credentials) : undefined,
-          retryPolicy,
-          maxInFlight: dto.maxInFlight,
-        },
-        m,
-      );
+      await this.state.edit(m, workspaceId, id, {
+        name: dto.name,
+        config: prepared?.config,
+        credentials: prepared ? sealCredentials(this.box, id, prepared.credentials) : undefined,
+        retryPolicy,
+        maxInFlight: dto.maxInFlight,
+      });
       const after = await this.accounts.find(workspaceId, id, m);
       if (after) {
         const changes = diffFields(
@@ -191,7 +184,7 @@ export class AccountsService {
     const deleted = await this.accounts.transaction(async (m) => {
       const before = await this.accounts.find(workspaceId, id, m);
       await this.jobs.cancelAccount(m, workspaceId, id);
-      const found = await this.accounts.delete(workspaceId, id, m);
+      const found = await this.state.softDelete(m, workspaceId, id);
       if (found) {
         await this.jobs.accountStopped(id, m);
         await this.audit.record(m, auth, {
@@ -226,7 +219,7 @@ export class AccountsService {
     if (!connector.rotateSecret) throw invalidInput(`${row.provider} accounts have no signing secret to rotate`);
     const prepared = connector.rotateSecret(openCredentials(this.box, id, row.credentials));
     await this.accounts.transaction(async (m) => {
-      await this.accounts.update(workspaceId, id, { credentials: sealCredentials(this.box, id, prepared.credentials) }, m);
+      await this.state.edit(m, workspaceId, id, { credentials: sealCredentials(this.box, id, prepared.credentials) });
       await this.audit.record(m, auth, {
         kind: 'account',
         action: 'rotate_secret',
@@ -239,9 +232,9 @@ export class AccountsService {
     return { ...(await this.get(workspaceId, id)), ...prepared.revealOnce };
   }
 
-  /** Credentials attempts refreshed, stored in a worker round's transaction (AccountsRepository.storeRefreshedCredentials). */
-  storeRefreshedCredentials(tx: Sql, updates: { accountId: string; sealed: string; basedOnVersion: number }[]): Promise<Set<string>> {
-    return this.accounts.storeRefreshedCredentials(tx, updates);
+  /** Accounts' settings and sealed credentials for the worker's credentials cache (deleted ones left out). */
+  forDelivery(ids: string[]): Promise<DeliveryAccountRow[]> {
+    return this.accounts.forDelivery(ids);
   }
 }
 

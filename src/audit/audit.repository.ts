@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Keyset } from '../common/pagination';
 import { Db, Sql } from '../database/db';
+import { compose, Cte, cte, param, sql, SqlPiece } from '../database/statement';
 import type { AuditActor, AuditKind, AuditRow, NewAuditEntry } from './audit.types';
 
 const COLUMNS = `id, workspace_id AS "workspaceId", at, (extract(epoch FROM at) * 1000000)::bigint::text AS "cursorMicros",
@@ -13,33 +14,19 @@ export interface AuditFilter {
   subjectId?: string;
 }
 
-/** The INSERT of `entries`, its parameters numbered from `first`. */
-function insertStatement(
-  first: number,
-  workspaceId: string,
-  actor: AuditActor,
-  entries: NewAuditEntry[],
-): { sql: string; params: unknown[] } {
-  const p = (i: number) => `$${first + i}`;
-  return {
-    sql: `INSERT INTO audit_events (workspace_id, actor_kind, actor_id, actor_label, kind, action, subject_id, summary, before, after)
-       SELECT ${p(0)}, ${p(1)}, ${p(2)}, ${p(3)}, r.kind, r.action, r.subject_id, r.summary, r.before, r.after
-       FROM unnest(${p(4)}::text[], ${p(5)}::text[], ${p(6)}::uuid[], ${p(7)}::text[], ${p(8)}::jsonb[], ${p(9)}::jsonb[])
+/** The INSERT of `entries`, a piece of a statement (database/statement.ts numbers its parameters). */
+function insertStatement(workspaceId: string, actor: AuditActor, entries: NewAuditEntry[]): SqlPiece {
+  const kind = param(entries.map((e) => e.kind));
+  const action = param(entries.map((e) => e.action));
+  const subject = param(entries.map((e) => e.subjectId ?? null));
+  const summary = param(entries.map((e) => e.summary.slice(0, 1000)));
+  const before = param(entries.map((e) => (e.before ? JSON.stringify(e.before) : null)));
+  const after = param(entries.map((e) => (e.after ? JSON.stringify(e.after) : null)));
+  return sql`INSERT INTO audit_events (workspace_id, actor_kind, actor_id, actor_label, kind, action, subject_id, summary, before, after)
+       SELECT ${param(workspaceId)}, ${param(actor.kind)}, ${param(actor.id)}, ${param(actor.label.slice(0, 400))}, r.kind, r.action, r.subject_id, r.summary, r.before, r.after
+       FROM unnest(${kind}::text[], ${action}::text[], ${subject}::uuid[], ${summary}::text[], ${before}::jsonb[], ${after}::jsonb[])
          WITH ORDINALITY AS r(kind, action, subject_id, summary, before, after, n)
-       ORDER BY r.n`,
-    params: [
-      workspaceId,
-      actor.kind,
-      actor.id,
-      actor.label.slice(0, 400),
-      entries.map((e) => e.kind),
-      entries.map((e) => e.action),
-      entries.map((e) => e.subjectId ?? null),
-      entries.map((e) => e.summary.slice(0, 1000)),
-      entries.map((e) => (e.before ? JSON.stringify(e.before) : null)),
-      entries.map((e) => (e.after ? JSON.stringify(e.after) : null)),
-    ],
-  };
+       ORDER BY r.n`;
 }
 
 /** SQL of audit_events, the one audit trail (this module's table; others call AuditService). */
@@ -50,18 +37,17 @@ export class AuditRepository {
   /** Adds entries inside the caller's transaction (or alone), so a change and its record commit together. */
   async insert(q: Sql | null, workspaceId: string, actor: AuditActor, entries: NewAuditEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    const { sql, params } = insertStatement(1, workspaceId, actor, entries);
-    await (q ?? this.db).query(sql, params);
+    const { text, values } = compose(insertStatement(workspaceId, actor, entries));
+    await (q ?? this.db).query(text, values);
   }
 
   /**
-   * The same INSERT as a data-modifying CTE named `audit`, its parameters numbered from `first`,
-   * for a statement of another module to embed (the intake: the post, its jobs and its audit
-   * entry in one statement and one commit; PostsRepository.create). The SQL stays this module's.
+   * The same INSERT as a data-modifying CTE named `audit`, for a statement of another module to
+   * embed (the intake: the post, its jobs and its audit entry in one statement and one commit;
+   * PostsRepository.create). The SQL stays this module's; the composition numbers its parameters.
    */
-  insertCte(first: number, workspaceId: string, actor: AuditActor, entries: NewAuditEntry[]): { cte: string; params: unknown[] } {
-    const { sql, params } = insertStatement(first, workspaceId, actor, entries);
-    return { cte: `audit AS (${sql})`, params };
+  insertCte(workspaceId: string, actor: AuditActor, entries: NewAuditEntry[]): Cte<'audit'> {
+    return cte('audit', insertStatement(workspaceId, actor, entries));
   }
 
   /** Newest first, over audit_events_workspace (or _actor when filtered by actor). */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../access/auth-context';
 import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
 import type { Sql } from '../database/db';
+import type { Cte } from '../database/statement';
 import { AuditFilter, AuditRepository } from './audit.repository';
 import { actorOf, AuditActor, AuditEventView, NewAuditEntry, toAuditEventView } from './audit.types';
 
@@ -25,15 +26,12 @@ export class AuditService {
   }
 
   /**
-   * `entries` as a CTE named `audit` for another module's statement to embed, its parameters
-   * numbered from `first`: the entries commit with that statement or not at all.
+   * `entries` as a CTE named `audit` for another module's statement to embed (a piece of it:
+   * database/statement.ts numbers its parameters): the entries commit with that statement or
+   * not at all.
    */
-  recordCte(
-    first: number,
-    auth: Pick<AuthContext, 'workspaceId' | 'principal' | 'label'>,
-    ...entries: NewAuditEntry[]
-  ): { cte: string; params: unknown[] } {
-    return this.audit.insertCte(first, auth.workspaceId, actorOf(auth), entries);
+  recordCte(auth: Pick<AuthContext, 'workspaceId' | 'principal' | 'label'>, ...entries: NewAuditEntry[]): Cte<'audit'> {
+    return this.audit.insertCte(auth.workspaceId, actorOf(auth), entries);
   }
 
   async list(workspaceId: string, filter: AuditFilter, limit = DEFAULT_PAGE_SIZE, cursor?: string): Promise<Page<AuditEventView>> {

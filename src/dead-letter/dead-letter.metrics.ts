@@ -3,7 +3,7 @@ import { Counter, Gauge } from 'prom-client';
 import { PROVIDERS } from '../connectors/connector.interface';
 import { MetricsService } from '../metrics/metrics.service';
 import { DEAD_REASONS } from './dead-letter.dto';
-import { DeadLetterRepository } from './dead-letter.repository';
+import { JobReads } from '../queue/job-reads.service';
 
 /**
  * DLQ metrics, labelled by provider and dead reason only: 12 series whatever the number of
@@ -20,7 +20,7 @@ export class DeadLetterMetrics {
   readonly discarded: Counter<string>;
   readonly size: Gauge<'provider' | 'reason'>;
 
-  constructor(metrics: MetricsService, repository: DeadLetterRepository) {
+  constructor(metrics: MetricsService, reads: JobReads) {
     const registers = [metrics.registry];
     this.requeued = new Counter({
       name: 'herald_dlq_requeued_total',
@@ -32,7 +32,7 @@ export class DeadLetterMetrics {
       help: 'Dead jobs discarded from the dead-letter queue',
       registers,
     });
-    const read = metrics.databaseRead('dlq', () => repository.deadByProviderAndReason());
+    const read = metrics.databaseRead('dlq', () => reads.deadByProviderAndReason());
     this.size = new Gauge({
       name: 'herald_dlq_size',
       help: `Dead jobs waiting in the dead-letter queue, by provider and dead reason (read from the database, reused for up to METRICS_DB_REFRESH_SECONDS)`,

@@ -6,7 +6,6 @@ import { MediaModule } from '../media/media.module';
 import { QueueCoreModule } from '../queue/queue-core.module';
 import { DeadLetterController } from './dead-letter.controller';
 import { DeadLetterMetrics } from './dead-letter.metrics';
-import { DeadLetterRepository } from './dead-letter.repository';
 import { DeadLetterService } from './dead-letter.service';
 import { JobRetryController } from './job-retry.controller';
 
@@ -14,7 +13,7 @@ import { JobRetryController } from './job-retry.controller';
 @Module({
   imports: [AuditModule, JobsModule, MediaModule, QueueCoreModule, AccountStateModule],
   controllers: [DeadLetterController, JobRetryController],
-  providers: [DeadLetterRepository, DeadLetterService, DeadLetterMetrics],
+  providers: [DeadLetterService, DeadLetterMetrics],
   exports: [DeadLetterService],
 })
 export class DeadLetterModule {}

@@ -9,12 +9,13 @@ import { JobsService, JobWithAttempts, WHY_NOT_RETRYABLE } from '../jobs/jobs.se
 import { MediaService } from '../media/media.service';
 import { validateForPlatform, validateThreadForPlatform } from '../posts/platform-rules';
 import { JobLifecycle, LockedJob, RevivedJob } from '../queue/job-lifecycle.service';
+import { JobReads } from '../queue/job-reads.service';
+import type { DlqFilter } from '../queue/job-reads.types';
 import { AccountStateService } from '../account-state/account-state.service';
 import { AuditService } from '../audit/audit.service';
 import type { AuthContext } from '../workspaces/auth';
 import type { BulkRequeueDto, DlqFilterDto, EditDeadJobDto, ListDlqQuery, RequeueDto } from './dead-letter.dto';
 import { DeadLetterMetrics } from './dead-letter.metrics';
-import { DeadLetterRepository, DlqFilter } from './dead-letter.repository';
 import { DlqDetailView, DlqEntryView, NewAudit, toAuditEntry, toAuditView, toDlqEntryView } from './dead-letter.types';
 import { applyEdit } from './payload-edit';
 import { notDeadMessage, requeueTarget } from './requeue-policy';
@@ -46,7 +47,7 @@ export interface BulkRequeueResult {
 @Injectable()
 export class DeadLetterService {
   constructor(
-    private readonly dlq: DeadLetterRepository,
+    private readonly reads: JobReads,
     private readonly jobs: JobsService,
     private readonly media: MediaService,
     private readonly lifecycle: JobLifecycle,
@@ -63,7 +64,7 @@ export class DeadLetterService {
         : query.status === 'discarded'
           ? (['discarded'] as const)
           : (['dead'] as const);
-    const rows = await this.dlq.list(workspaceId, [...statuses], this.filter(query), decodeCursor(query.cursor), limit);
+    const rows = await this.reads.deadJobs(workspaceId, [...statuses], this.filter(query), decodeCursor(query.cursor), limit);
     const more = rows.length > limit;
     const page = more ? rows.slice(0, limit) : rows;
     const last = page[page.length - 1];
@@ -75,7 +76,7 @@ export class DeadLetterService {
 
   /** Any job of the workspace (the view says its status): a requeued job's page stays readable. */
   async get(workspaceId: string, id: string): Promise<DlqDetailView> {
-    const row = await this.dlq.find(workspaceId, id);
+    const row = await this.reads.deadJob(workspaceId, id);
     if (!row) throw notFound('job', id);
     const [attempts, audit] = await Promise.all([this.jobs.attempts(id), this.audit.forSubject(workspaceId, id)]);
     return {
@@ -94,7 +95,7 @@ export class DeadLetterService {
    * on the payload as it would be sent. Invalid: 400 and nothing changes.
    */
   async edit(auth: AuthContext, id: string, dto: EditDeadJobDto): Promise<DlqDetailView> {
-    await this.dlq.transaction(async (m) => {
+    await this.lifecycle.transaction(async (m) => {
       const [job] = await this.lifecycle.lockJobs(m, auth.workspaceId, [id]);
       if (!job) throw notFound('job', id);
       if (job.status !== 'dead') throw conflict(`only a dead job's payload can be edited: ${notDeadMessage(job.status)}`);
@@ -133,7 +134,7 @@ export class DeadLetterService {
   /** POST /v1/dlq/:jobId/requeue. 409 (nothing changed) when it is not dead or its account cannot take it. */
   async requeue(auth: AuthContext, id: string, dto: RequeueDto): Promise<DlqDetailView> {
     const runAt = dto.runAt ? parseInstant(dto.runAt, 'runAt') : null;
-    const done = await this.dlq.transaction(async (m) => {
+    const done = await this.lifecycle.transaction(async (m) => {
       const [job] = await this.lifecycle.lockJobs(m, auth.workspaceId, [id]);
       if (!job) throw notFound('job', id);
       if (job.status !== 'dead') throw conflict(notDeadMessage(job.status));
@@ -157,7 +158,7 @@ export class DeadLetterService {
     if ((dto.ids === undefined) === (dto.filter === undefined)) throw invalidInput('give either ids or filter (exactly one)');
     const runAt = dto.runAt ? parseInstant(dto.runAt, 'runAt') : null;
     const force = dto.force === true;
-    const result = await this.dlq.transaction(async (m) => {
+    const result = await this.lifecycle.transaction(async (m) => {
       const skipped: SkippedJob[] = [];
       let locked: LockedJob[];
       let more = false;
@@ -171,7 +172,7 @@ export class DeadLetterService {
             `ids: unknown job ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ` and ${unknown.length - 10} more` : ''}`,
           );
       } else {
-        const matching = await this.dlq.deadIdsMatching(auth.workspaceId, this.filter(dto.filter!), MAX_BULK_FILTER + 1);
+        const matching = await this.reads.deadIdsMatching(auth.workspaceId, this.filter(dto.filter!), MAX_BULK_FILTER + 1);
         more = matching.length > MAX_BULK_FILTER;
         locked = await this.lifecycle.lockJobs(m, auth.workspaceId, matching.slice(0, MAX_BULK_FILTER), true);
       }
@@ -242,7 +243,7 @@ export class DeadLetterService {
    * for `force`). Anything else: 409 saying why.
    */
   async retry(auth: AuthContext, id: string): Promise<JobWithAttempts> {
-    const done = await this.dlq.transaction(async (m) => {
+    const done = await this.lifecycle.transaction(async (m) => {
       const [job] = await this.lifecycle.lockJobs(m, auth.workspaceId, [id]);
       if (!job) throw notFound('job', id);
       if (job.status === 'scheduled') {
@@ -261,7 +262,7 @@ export class DeadLetterService {
 
   /** DELETE /v1/dlq/:jobId: discarded, kept with its history; discarding it again changes nothing. */
   async discard(auth: AuthContext, id: string): Promise<DlqDetailView> {
-    const discarded = await this.dlq.transaction(async (m) => {
+    const discarded = await this.lifecycle.transaction(async (m) => {
       const [job] = await this.lifecycle.lockJobs(m, auth.workspaceId, [id]);
       if (!job) throw notFound('job', id);
       if (job.status === 'discarded') return null;

@@ -1,23 +1,10 @@
 import type { AuditActor, AuditEventView, NewAuditEntry } from '../audit/audit.types';
 import type { JobPayload } from '../connectors/connector.interface';
 import type { AccountStatus } from '../account-state/account-state';
-import { AttemptView, JobRow, JobView, toJobView } from '../jobs/job.types';
+import { AttemptView, JobView, toJobView } from '../jobs/job.types';
+import type { DlqRow } from '../queue/job-reads.types';
 
-/** A dead (or discarded) job as the DLQ repository reads it. */
-export interface DlqRow extends JobRow {
-  deadAt: Date | null;
-  /** finished_at in microseconds since the epoch (the list's keyset; a Date keeps only ms). */
-  deadAtMicros: string | null;
-  payloadEditedAt: Date | null;
-  payloadChangedSinceKey: boolean;
-  /** The key a requeue would send now: a new one iff the payload changed since this one was issued. */
-  requeueKey: string;
-  publishBy: Date | null;
-  accountName: string;
-  accountStatus: AccountStatus;
-  accountStatusReason: string | null;
-  accountDeleted: boolean;
-}
+export type { DlqRow } from '../queue/job-reads.types';
 
 export type AuditAction = 'edit' | 'requeue' | 'discard';
 

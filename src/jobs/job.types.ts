@@ -1,32 +1,11 @@
-import { JobPayload, payloadParts, Provider, PublishedPart } from '../connectors/connector.interface';
+import { payloadParts, Provider } from '../connectors/connector.interface';
 import type { DeadReason, Decision } from '../retry/decide';
 import type { ErrorClass } from '../retry/error-class';
 import type { JobStatus } from '../queue/job-lifecycle';
+import type { AttemptRow, JobRow } from '../queue/job-reads.types';
 
-export interface JobRow {
-  id: string;
-  postId: string;
-  accountId: string;
-  workspaceId: string;
-  provider: Provider;
-  status: JobStatus;
-  runAt: Date;
-  attemptCount: number;
-  attemptBase: number;
-  idempotencyKey: string;
-  textOverride: string | null;
-  payload: JobPayload;
-  errorClass: ErrorClass | null;
-  lastError: string | null;
-  deadReason: DeadReason | null;
-  remoteId: string | null;
-  remoteUrl: string | null;
-  /** The thread's parts the platform published so far (jobs.parts). */
-  parts: PublishedPart[];
-  createdAt: Date;
-  updatedAt: Date;
-  finishedAt: Date | null;
-}
+/** The rows the queue reads (JobReads), as this module's users receive them. */
+export type { AccountActivityRow, AttemptRow, DeadJobRow, JobRow } from '../queue/job-reads.types';
 
 /** One part of a thread job, as GET /v1/jobs/:id shows it. */
 export interface JobPartView {
@@ -37,22 +16,6 @@ export interface JobPartView {
   /** The platform's id of this part (Bluesky: its AT URI), once published. */
   remoteId: string | null;
   remoteUrl: string | null;
-}
-
-export interface AttemptRow {
-  number: number;
-  startedAt: Date;
-  finishedAt: Date;
-  httpStatus: number | null;
-  networkError: string | null;
-  errorClass: ErrorClass;
-  decision: Decision;
-  retryAt: Date | null;
-  latencyMs: number;
-  responseExcerpt: string | null;
-  message: string | null;
-  idempotencyKey: string;
-  warnings: string | null;
 }
 
 export interface JobView {
@@ -151,25 +114,4 @@ export function toAttemptView(a: AttemptRow): AttemptView {
     idempotencyKey: a.idempotencyKey,
     warnings: a.warnings ? a.warnings.split('\n') : [],
   };
-}
-
-export interface AccountActivityRow {
-  accountId: string;
-  accountName: string;
-  provider: Provider;
-  published: number;
-  failedAttempts: number;
-  newlyDead: number;
-}
-
-export interface DeadJobRow {
-  jobId: string;
-  accountId: string;
-  accountName: string;
-  provider: Provider;
-  text: string;
-  errorClass: string | null;
-  deadReason: string | null;
-  lastError: string | null;
-  deadAt: Date;
 }

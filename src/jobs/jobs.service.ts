@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { notFound } from '../common/errors';
 import type { JobStatus } from '../queue/job-lifecycle';
 import type { Sql } from '../database/db';
+import { JobReads } from '../queue/job-reads.service';
 import { AttemptRow, AttemptView, JobRow, JobView, toAttemptView, toJobView } from './job.types';
-import { JobsRepository } from './jobs.repository';
 
 export type JobWithAttempts = JobView & { attempts: AttemptView[] };
 
@@ -27,12 +27,13 @@ export const WHY_NOT_RETRYABLE: Record<Exclude<JobStatus, 'scheduled' | 'dead'>,
   discarded: 'this job was discarded from the dead-letter queue',
 };
 
+/** Jobs and attempts as the API and the page show them, read through the queue (JobReads: every statement on its tables is its own). */
 @Injectable()
 export class JobsService {
-  constructor(private readonly jobs: JobsRepository) {}
+  constructor(private readonly jobs: JobReads) {}
 
   async get(workspaceId: string, id: string): Promise<JobWithAttempts> {
-    const job = await this.jobs.find(workspaceId, id);
+    const job = await this.jobs.job(workspaceId, id);
     if (!job) throw notFound('job', id);
     const attempts = await this.jobs.attempts(id);
     return { ...toJobView(job), attempts: attempts.map(toAttemptView) };
@@ -40,7 +41,7 @@ export class JobsService {
 
   /** The jobs of these posts, in creation order (in `m`'s transaction when given). */
   forPosts(workspaceId: string, postIds: string[], m?: Sql): Promise<JobRow[]> {
-    return this.jobs.forPosts(workspaceId, postIds, m);
+    return this.jobs.jobsOfPosts(workspaceId, postIds, m);
   }
 
   /** A job's attempts, oldest first (the caller has checked the job is the workspace's). */
@@ -57,7 +58,7 @@ export class JobsService {
   async accountActivity(workspaceId: string, accountIds: string[]): Promise<Map<string, AccountActivity>> {
     const [failures, counts] = await Promise.all([
       this.jobs.latestFailures(workspaceId, accountIds),
-      this.jobs.countsByAccount(workspaceId, accountIds),
+      this.jobs.jobCountsByAccount(workspaceId, accountIds),
     ]);
     const out = new Map<string, AccountActivity>(
       accountIds.map((id) => [id, { lastFailure: null, lastAuthFailureAt: null, scheduled: 0, paused: 0, inProgress: 0, dead: 0 }]),

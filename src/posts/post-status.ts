@@ -1,30 +1,9 @@
-/**
- * A post's status, derived from its jobs (docs/api.md "Concepts"); `draft` is a post kept without
- * a time, which has no jobs yet (PostsService.toView says it, not this function).
- */
-export type PostStatus = 'draft' | 'scheduled' | 'publishing' | 'published' | 'partially_failed' | 'failed' | 'cancelled';
-
-export interface JobStatusInput {
-  status: 'scheduled' | 'in_progress' | 'succeeded' | 'paused' | 'dead' | 'cancelled' | 'discarded';
-  attemptCount: number;
-}
+import type { PostStatusFromJobs } from '../queue/post-status';
 
 /**
- * - cancelled: every job cancelled;
- * - published: every other job succeeded;
- * - failed: every other job dead or discarded;
- * - partially_failed: some succeeded, the rest dead or discarded;
- * - scheduled: no attempt started yet;
- * - publishing: otherwise (a paused job keeps its post publishing).
+ * A post's status: `draft` for a post kept without a time, which has no jobs yet (this module
+ * says it: PostsService.toView, PostsRepository.list); any other post's is derived from its jobs
+ * (docs/api.md "Concepts") by the queue's one derivation, in TypeScript and in SQL from one table
+ * of rules (queue/post-status.ts).
  */
-export function derivePostStatus(jobs: JobStatusInput[]): PostStatus {
-  const live = jobs.filter((j) => j.status !== 'cancelled');
-  if (live.length === 0) return 'cancelled';
-  const succeeded = live.filter((j) => j.status === 'succeeded').length;
-  const failed = live.filter((j) => j.status === 'dead' || j.status === 'discarded').length;
-  if (succeeded === live.length) return 'published';
-  if (failed === live.length) return 'failed';
-  if (succeeded > 0 && succeeded + failed === live.length) return 'partially_failed';
-  if (live.every((j) => j.attemptCount === 0 && (j.status === 'scheduled' || j.status === 'paused'))) return 'scheduled';
-  return 'publishing';
-}
+export type PostStatus = 'draft' | PostStatusFromJobs;

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { AccountsModule } from '../accounts/accounts.module';
-import { JobsModule } from '../jobs/jobs.module';
 import { MediaModule } from '../media/media.module';
 import { QueueCoreModule } from '../queue/queue-core.module';
 import { IdempotencyPurgeService } from './idempotency-purge.service';
@@ -11,7 +10,7 @@ import { PostsRepository } from './posts.repository';
 import { PostsService } from './posts.service';
 
 @Module({
-  imports: [AccountsModule, AuditModule, JobsModule, MediaModule, QueueCoreModule],
+  imports: [AccountsModule, AuditModule, MediaModule, QueueCoreModule],
   controllers: [PostsController],
   providers: [PostsRepository, IdempotencyRepository, PostsService, IdempotencyPurgeService],
   exports: [PostsService],

@@ -1,35 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql, Tx } from '../database/db';
+import { compose, Cte, cte, param, raw, sql, SqlPiece, withCtes } from '../database/statement';
+import type { EnqueuedJobs } from '../queue/job-lifecycle.service';
 import type { Keyset, Listed } from '../common/pagination';
 import type { PostRow } from './post.types';
 import type { PostStatus } from './post-status';
-
-/** Parameters of the post's own part of `create`; the queue's CTE numbers its own after them. */
-export const POST_PARAMS = 14;
-/** Parameters of the post's own part of `scheduleDraft`. */
-export const SCHEDULE_PARAMS = 10;
 
 const POST_COLUMNS = `
   p.id, p.workspace_id AS "workspaceId", p.text, p.title, p.link, p.media, p.metadata, p.thread,
   p.scheduled_at AS "scheduledAt", p.publish_by AS "publishBy", p.draft_targets AS "draftTargets",
   p.created_at AS "createdAt", p.updated_at AS "updatedAt"`;
-
-/**
- * The status of post `p` from its jobs, in SQL, for filtering lists. It must say exactly what
- * derivePostStatus (post-status.ts) says; test/posts.test.ts checks both on every status. A
- * draft (draft_targets set) has no jobs and is `draft`.
- */
-const POST_STATUS_SQL = `(
-  SELECT CASE
-    WHEN p.draft_targets IS NOT NULL THEN 'draft'
-    WHEN count(*) FILTER (WHERE j.status <> 'cancelled') = 0 THEN 'cancelled'
-    WHEN count(*) FILTER (WHERE j.status = 'succeeded') = count(*) FILTER (WHERE j.status <> 'cancelled') THEN 'published'
-    WHEN count(*) FILTER (WHERE j.status IN ('dead', 'discarded')) = count(*) FILTER (WHERE j.status <> 'cancelled') THEN 'failed'
-    WHEN count(*) FILTER (WHERE j.status = 'succeeded') > 0
-     AND count(*) FILTER (WHERE j.status IN ('succeeded', 'dead', 'discarded')) = count(*) FILTER (WHERE j.status <> 'cancelled') THEN 'partially_failed'
-    WHEN bool_and(j.attempt_count = 0 AND j.status IN ('scheduled', 'paused')) FILTER (WHERE j.status <> 'cancelled') THEN 'scheduled'
-    ELSE 'publishing' END
-  FROM jobs j WHERE j.post_id = p.id)`;
 
 export interface PostFilter {
   status?: PostStatus;
@@ -37,7 +17,10 @@ export interface PostFilter {
   to?: Date;
 }
 
-/** SQL of posts and the jobs written with them. Every method is scoped by workspace. */
+/**
+ * SQL of posts and the Idempotency-Key's answer written with them (the jobs are the queue's:
+ * its pieces are composed into the statements that need them). Every method is scoped by workspace.
+ */
 @Injectable()
 export class PostsRepository {
   constructor(private readonly db: Db) {}
@@ -49,48 +32,40 @@ export class PostsRepository {
   /**
    * The post, its jobs, its audit entry and the Idempotency-Key's stored answer in ONE statement:
    * it commits as a whole (the API answers 201 only after it returns), and POST /v1/posts costs
-   * one round trip and one commit for its writes. The jobs' INSERTs are the queue's (the CTEs
-   * `j_payloads` and `j`: JobLifecycle.enqueue builds them, their parameters numbered from
-   * POST_PARAMS + 1); the audit entry's is the audit module's (the CTE `audit`:
-   * AuditService.recordCte, its parameters numbered after the jobs'). Workers are woken after
-   * the commit.
+   * one round trip and one commit for its writes. The statement is composed of three modules'
+   * pieces (database/statement.ts numbers their parameters): the post's INSERT and the key's
+   * UPDATE are this module's (CTEs `p` and `k`), the jobs' INSERTs the queue's (JobLifecycle.enqueue:
+   * `j_payloads` and `j`, whose rows it counts), the audit entry's the audit module's
+   * (AuditService.recordCte: `audit`). Its text depends only on that shape, so it is one prepared
+   * statement. Workers are woken after the commit.
    */
   async create(
     post: PostRow,
-    jobs: { cte: string; params: unknown[] },
+    jobs: EnqueuedJobs,
     idempotency: { key: string; status: number; body: unknown } | null,
-    audit: { cte: string; params: unknown[] },
+    audit: Cte<'audit'>,
   ): Promise<void> {
-    await this.db.prepared(
-      'herald_create_post',
-      `WITH p AS (
-         INSERT INTO posts (id, workspace_id, text, title, link, media, metadata, thread, scheduled_at, publish_by, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $14, $11, $12, $13, $13)
-       ), ${jobs.cte}, ${audit.cte}, k AS (
-         UPDATE idempotency_keys SET state = 'completed', response_status = $9, response_body = $10
-         WHERE workspace_id = $2 AND key = $8 AND $8::text IS NOT NULL
-         RETURNING 1
-       )
-       SELECT (SELECT count(*) FROM j) AS jobs, (SELECT count(*) FROM k) AS keys`,
-      [
-        post.id,
-        post.workspaceId,
-        post.text,
-        post.title,
-        post.link,
-        JSON.stringify(post.media),
-        post.metadata,
-        idempotency?.key ?? null,
-        idempotency?.status ?? null,
-        idempotency ? JSON.stringify(idempotency.body) : null,
-        post.scheduledAt,
-        post.publishBy,
-        post.createdAt,
-        post.thread === null ? null : JSON.stringify(post.thread),
-        ...jobs.params,
-        ...audit.params,
-      ],
+    const workspace = param(post.workspaceId);
+    const created = param(post.createdAt);
+    const key = param(idempotency?.key ?? null);
+    const p = cte(
+      'p',
+      sql`INSERT INTO posts (id, workspace_id, text, title, link, media, metadata, thread, scheduled_at, publish_by, created_at, updated_at)
+         VALUES (${param(post.id)}, ${workspace}, ${param(post.text)}, ${param(post.title)}, ${param(post.link)}, ${param(JSON.stringify(post.media))},
+                 ${param(post.metadata)}, ${param(post.thread === null ? null : JSON.stringify(post.thread))}, ${param(post.scheduledAt)},
+                 ${param(post.publishBy)}, ${created}, ${created})`,
     );
+    const k = cte(
+      'k',
+      sql`UPDATE idempotency_keys SET state = 'completed', response_status = ${param(idempotency?.status ?? null)},
+                                       response_body = ${param(idempotency ? JSON.stringify(idempotency.body) : null)}
+         WHERE workspace_id = ${workspace} AND key = ${key} AND ${key}::text IS NOT NULL
+         RETURNING 1`,
+    );
+    const { text, values } = compose(
+      withCtes([p, ...jobs.ctes, audit, k], sql`SELECT (SELECT count(*) FROM ${jobs.rows}) AS jobs, (SELECT count(*) FROM ${k}) AS keys`),
+    );
+    await this.db.prepared('herald_create_post', text, values);
   }
 
   /** A draft: the post alone, no jobs (the Idempotency-Key's answer in the same statement). */
@@ -122,30 +97,23 @@ export class PostsRepository {
 
   /**
    * A draft scheduled: its time, deadline and content set and its draft targets cleared, in the
-   * statement that writes its jobs (the queue's INSERTs, the CTEs `j_payloads` and `j`, their
-   * parameters numbered from SCHEDULE_PARAMS + 1). False when the post was no longer a draft.
+   * statement that writes its jobs (the queue's INSERTs, JobLifecycle.enqueue's CTEs, composed
+   * with this UPDATE: database/statement.ts numbers the parameters). False when the post was no
+   * longer a draft.
    */
-  async scheduleDraft(m: Sql, post: PostRow, jobs: { cte: string; params: unknown[] }): Promise<boolean> {
-    const rows: { n: string }[] = await m.query(
-      `WITH ${jobs.cte}
-       UPDATE posts SET text = $3, title = $4, link = $5, media = $6, metadata = $7, scheduled_at = $8, publish_by = $9,
-                        thread = $10, draft_targets = NULL, updated_at = now()
-       WHERE workspace_id = $1 AND id = $2 AND draft_targets IS NOT NULL
-       RETURNING (SELECT count(*) FROM j)::text AS n`,
-      [
-        post.workspaceId,
-        post.id,
-        post.text,
-        post.title,
-        post.link,
-        JSON.stringify(post.media),
-        post.metadata,
-        post.scheduledAt,
-        post.publishBy,
-        post.thread === null ? null : JSON.stringify(post.thread),
-        ...jobs.params,
-      ],
+  async scheduleDraft(m: Sql, post: PostRow, jobs: EnqueuedJobs): Promise<boolean> {
+    const { text, values } = compose(
+      withCtes(
+        jobs.ctes,
+        sql`UPDATE posts SET text = ${param(post.text)}, title = ${param(post.title)}, link = ${param(post.link)},
+                        media = ${param(JSON.stringify(post.media))}, metadata = ${param(post.metadata)},
+                        scheduled_at = ${param(post.scheduledAt)}, publish_by = ${param(post.publishBy)},
+                        thread = ${param(post.thread === null ? null : JSON.stringify(post.thread))}, draft_targets = NULL, updated_at = now()
+       WHERE workspace_id = ${param(post.workspaceId)} AND id = ${param(post.id)} AND draft_targets IS NOT NULL
+       RETURNING (SELECT count(*) FROM ${jobs.rows})::text AS n`,
+      ),
     );
+    const rows: { n: string }[] = await m.query(text, values);
     return rows.length === 1;
   }
 
@@ -162,17 +130,33 @@ export class PostsRepository {
     return rows[0] ?? null;
   }
 
-  list(workspaceId: string, filter: PostFilter, after: Keyset | null, limit: number): Promise<Listed<PostRow>[]> {
-    return this.db.query(
-      `SELECT ${POST_COLUMNS}, (extract(epoch FROM p.created_at) * 1000000)::bigint::text AS "cursorMicros" FROM posts p
-       WHERE p.workspace_id = $1
-         AND ($2::bigint IS NULL OR (p.created_at, p.id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
-         AND ($4::timestamptz IS NULL OR p.scheduled_at >= $4)
-         AND ($5::timestamptz IS NULL OR p.scheduled_at < $5)
-         AND ($6::text IS NULL OR ${POST_STATUS_SQL} = $6)
-       ORDER BY p.created_at DESC, p.id DESC LIMIT $7`,
-      [workspaceId, after?.micros ?? null, after?.id ?? null, filter.from ?? null, filter.to ?? null, filter.status ?? null, limit + 1],
+  /**
+   * Newest first. The status filter is said in the statement, so a page holds `limit` posts of
+   * that status: `draft` here (a post with draft targets), any other from the post's jobs by the
+   * queue's one derivation (`statusFromJobs`: JobReads.postStatusOf, a piece of this statement
+   * given the post's id column), evaluated only when a status is asked for.
+   */
+  list(
+    workspaceId: string,
+    filter: PostFilter,
+    after: Keyset | null,
+    limit: number,
+    statusFromJobs: (postId: SqlPiece) => SqlPiece,
+  ): Promise<Listed<PostRow>[]> {
+    const micros = param(after?.micros ?? null);
+    const from = param(filter.from ?? null);
+    const to = param(filter.to ?? null);
+    const status = param(filter.status ?? null);
+    const { text, values } = compose(
+      sql`SELECT ${raw(POST_COLUMNS)}, (extract(epoch FROM p.created_at) * 1000000)::bigint::text AS "cursorMicros" FROM posts p
+       WHERE p.workspace_id = ${param(workspaceId)}
+         AND (${micros}::bigint IS NULL OR (p.created_at, p.id) < ('epoch'::timestamptz + ${micros}::bigint * interval '1 microsecond', ${param(after?.id ?? null)}::uuid))
+         AND (${from}::timestamptz IS NULL OR p.scheduled_at >= ${from})
+         AND (${to}::timestamptz IS NULL OR p.scheduled_at < ${to})
+         AND (${status}::text IS NULL OR (CASE WHEN p.draft_targets IS NOT NULL THEN 'draft' ELSE ${statusFromJobs(sql`p.id`)} END) = ${status})
+       ORDER BY p.created_at DESC, p.id DESC LIMIT ${param(limit + 1)}`,
     );
+    return this.db.query(text, values);
   }
 
   async update(m: Sql, post: PostRow): Promise<void> {

@@ -10,19 +10,19 @@ import { conflict, DomainError, ErrorCode, invalidInput, notFound } from '../com
 import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
 import type { JobPayload, Provider, ThreadPart } from '../connectors/connector.interface';
 import { JobRow, toJobView } from '../jobs/job.types';
-import { JobsService } from '../jobs/jobs.service';
 import { AccountsService } from '../accounts/accounts.service';
 import { MediaService } from '../media/media.service';
 import type { MediaInfo } from '../media/media.types';
 import { enqueueStatus } from '../queue/job-lifecycle';
 import { JobLifecycle } from '../queue/job-lifecycle.service';
+import { JobReads } from '../queue/job-reads.service';
+import { derivePostStatus } from '../queue/post-status';
 import type { NewJob } from '../queue/queue.types';
 import { IdempotencyRepository } from './idempotency.repository';
 import { validateForPlatform, validateThreadForPlatform } from './platform-rules';
-import { derivePostStatus } from './post-status';
 import type { DraftTarget, PostRow, PostView, ScheduledPostRow } from './post.types';
 import type { CreatePostDto, ListPostsQuery, ThreadPartDto, UpdatePostDto } from './posts.dto';
-import { POST_PARAMS, PostsRepository, SCHEDULE_PARAMS } from './posts.repository';
+import { PostsRepository } from './posts.repository';
 import type { Sql } from '../database/db';
 
 export interface CreateResult {
@@ -35,10 +35,10 @@ export interface CreateResult {
 export class PostsService {
   constructor(
     private readonly posts: PostsRepository,
-    private readonly jobs: JobsService,
     private readonly accounts: AccountsService,
     private readonly idempotency: IdempotencyRepository,
     private readonly lifecycle: JobLifecycle,
+    private readonly reads: JobReads,
     private readonly media: MediaService,
     private readonly audit: AuditService,
   ) {}
@@ -203,14 +203,13 @@ export class PostsService {
     // for Idempotency-Key replays in the same statement that writes the post.
     const view = this.toView(post, this.newJobRows(post, jobs, now));
     const enqueue = this.lifecycle.enqueue(
-      POST_PARAMS + 1,
       { workspaceId, postId: post.id, runAt: scheduledAt, publishBy, createdAt: now, jobs },
       payloadFor,
     );
     // The audit entry is written by the post's own statement: it commits with the post or not at
     // all, and the intake costs one commit (it was a second statement and a second commit after
     // it). A replay of the same Idempotency-Key returns before this, so a post is recorded once.
-    const audit = this.audit.recordCte(POST_PARAMS + 1 + enqueue.params.length, auth, {
+    const audit = this.audit.recordCte(auth, {
       kind: 'post',
       action: 'create',
       subjectId: post.id,
@@ -329,7 +328,7 @@ export class PostsService {
   async get(workspaceId: string, id: string): Promise<PostView> {
     const post = await this.posts.find(workspaceId, id);
     if (!post) throw notFound('post', id);
-    return this.toView(post, await this.jobs.forPosts(workspaceId, [id]));
+    return this.toView(post, await this.reads.jobsOfPosts(workspaceId, [id]));
   }
 
   async list(workspaceId: string, query: ListPostsQuery): Promise<Page<PostView>> {
@@ -343,8 +342,9 @@ export class PostsService {
       },
       decodeCursor(query.cursor),
       limit,
+      (postId) => this.reads.postStatusOf(postId),
     );
-    const jobs = await this.jobs.forPosts(
+    const jobs = await this.reads.jobsOfPosts(
       workspaceId,
       rows.slice(0, limit).map((p) => p.id),
     );
@@ -389,7 +389,7 @@ export class PostsService {
       next.media = mediaInfo.map((mi) => mi.id);
       const thread = await this.patchedThread(workspaceId, post, dto.thread);
       next.thread = thread.thread;
-      const waiting = (await this.jobs.forPosts(workspaceId, [id], m)).filter((j) => j.status === 'scheduled' || j.status === 'paused');
+      const waiting = (await this.reads.jobsOfPosts(workspaceId, [id], m)).filter((j) => j.status === 'scheduled' || j.status === 'paused');
       this.checkPlatforms(
         waiting.map((j) => ({ label: `job ${j.id}`, provider: j.provider, text: j.textOverride ?? next.text })),
         mediaInfo,
@@ -459,10 +459,8 @@ export class PostsService {
     );
     jobs.sort((a, b) => (a.id < b.id ? -1 : 1));
     const next: ScheduledPostRow = { ...content, scheduledAt, publishBy, draftTargets: null };
-    const enqueue = this.lifecycle.enqueue(
-      SCHEDULE_PARAMS + 1,
-      { workspaceId, postId: post.id, runAt: scheduledAt, publishBy, createdAt: now, jobs },
-      (j) => this.payload(next, j.textOverride),
+    const enqueue = this.lifecycle.enqueue({ workspaceId, postId: post.id, runAt: scheduledAt, publishBy, createdAt: now, jobs }, (j) =>
+      this.payload(next, j.textOverride),
     );
     if (!(await this.posts.scheduleDraft(m, next, enqueue))) throw conflict('this draft was scheduled meanwhile');
     await this.audit.record(m, auth, {

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { JobPayload } from '../connectors/connector.interface';
-import { Db, Sql } from '../database/db';
+import { Db, Sql, Tx } from '../database/db';
 import { assertTransition } from './job-lifecycle';
 import { QueueNotifier } from './queue-notifier';
 import type { NewJob } from './queue.types';
 import { cancelAccountJobs, cancelPostJobs } from './sql/cancel-jobs';
 import { discardDeadJob } from './sql/discard-dead-job';
 import { editDeadPayload } from './sql/edit-dead-payload';
-import { enqueueJobsCte } from './sql/enqueue-jobs';
+import { EnqueuedJobs, enqueueJobsCte } from './sql/enqueue-jobs';
 import { LockedJob, lockJobs, lockPostJobs } from './sql/lock-jobs';
 import { pauseAccountJobs } from './sql/pause-jobs';
 import { reschedulePostJobs } from './sql/reschedule-jobs';
@@ -17,6 +17,7 @@ import { RevivedJob, ReviveTarget, reviveDeadJobs } from './sql/revive-dead-jobs
 
 export type { RevivedJob, ReviveTarget } from './sql/revive-dead-jobs';
 export type { LockedJob } from './sql/lock-jobs';
+export type { EnqueuedJobs } from './sql/enqueue-jobs';
 
 /**
  * The job lifecycle as other modules change it: accounts (pause, resume, cancel), posts (cancel,
@@ -36,17 +37,26 @@ export class JobLifecycle {
   ) {}
 
   /**
-   * enqueue: the jobs of a new post, as a CTE the post's own INSERT statement embeds (one round
-   * trip per accepted post: sql/enqueue-jobs.ts), its parameters numbered from `first`. Each
-   * job's status comes from `enqueueStatus`. Workers are woken after the commit (`jobsAdded`).
+   * enqueue: the jobs of a new post, as CTEs the post's own INSERT statement embeds (one round
+   * trip per accepted post: sql/enqueue-jobs.ts), a typed piece whose parameters the statement's
+   * composition numbers (database/statement.ts). Each job's status comes from `enqueueStatus`.
+   * Workers are woken after the commit (`jobsAdded`).
    */
   enqueue(
-    first: number,
     input: { workspaceId: string; postId: string; runAt: Date; publishBy: Date | null; createdAt: Date; jobs: NewJob[] },
     payloadFor: (job: NewJob) => JobPayload,
-  ): { cte: string; params: unknown[] } {
+  ): EnqueuedJobs {
     for (const j of input.jobs) assertTransition('enqueue', null, j.status);
-    return enqueueJobsCte(first, input, payloadFor);
+    return enqueueJobsCte(input, payloadFor);
+  }
+
+  /**
+   * A transaction for a change of jobs and what commits with it (the accounts' share locks, the
+   * audit trail): the dead-letter queue's edit, requeue, retry and discard, which have no table
+   * of their own. Lock the jobs first (lockJobs), then accounts.
+   */
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
   }
 
   /** A new post's jobs committed: wake this process's worker now, the others soon (QueueNotifier). */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Db, Sql } from '../database/db';
+import { Db } from '../database/db';
 import type { AccountFeedback, LockedAccount } from '../account-state/account-state';
 import type {
   AccountSlot,
@@ -24,6 +24,8 @@ import { recordLateSuccesses } from './sql/record-late-successes';
 import { releaseJobs } from './sql/release-jobs';
 import { resumeJobs } from './sql/resume-jobs';
 import { inFlightCounts } from './sql/in-flight-counts';
+import { nextScheduledRunAt } from './sql/next-run-at';
+import { oldestDueSeconds, waitingCounts } from './sql/queue-depth';
 
 /** What a worker hands to one round. */
 export interface RoundInput {
@@ -41,7 +43,7 @@ export interface RoundInput {
   leaseMs: number;
   feedback: (accounts: LockedAccount[], recorded: FinishedAttempt[]) => Map<string, AccountFeedback>;
   plan: (candidates: Candidate[], accounts: Map<string, AccountSlot>, now: Date) => ClaimPlan;
-  /** The account side of the round (account-state's and accounts' statements, in this transaction). */
+  /** The account side of the round (account-state's statements, in this transaction). */
   accounts: RoundAccounts;
   /** Also read when the next scheduled job is due after this round's claim (RoundResult.nextRunAt). */
   nextRunAt?: boolean;
@@ -204,47 +206,19 @@ export class JobStore {
     return expireDeadlines(this.db);
   }
 
-  /**
-   * When the next job becomes due, after now (to sleep exactly that long when idle). Jobs
-   * already due but held back (open circuit, full account) are not counted: the poll
-   * interval re-checks those, so an idle worker never spins on them.
-   */
+  /** When the next job becomes due, after now, to sleep exactly that long when idle (next-run-at.ts). */
   nextRunAt(): Promise<Date | null> {
     return nextScheduledRunAt(this.db);
   }
 
-  /** Unfinished jobs per state, each counted on its own partial index (cheap at any table size). */
-  async waitingCounts(): Promise<Record<'due' | 'later' | 'in_progress' | 'paused', number>> {
-    const rows = await this.db.query<{ state: 'due' | 'later' | 'in_progress' | 'paused'; n: number }>(
-      `SELECT 'due' AS state, count(*)::int AS n FROM job_state WHERE status = 'scheduled' AND run_at <= now()
-       UNION ALL SELECT 'later', count(*)::int FROM job_state WHERE status = 'scheduled' AND run_at > now()
-       UNION ALL SELECT 'in_progress', count(*)::int FROM job_state WHERE status = 'in_progress'
-       UNION ALL SELECT 'paused', count(*)::int FROM job_state WHERE status = 'paused'`,
-    );
-    const counts = { due: 0, later: 0, in_progress: 0, paused: 0 };
-    for (const r of rows) counts[r.state] = r.n;
-    return counts;
+  /** Unfinished jobs per state, each counted on its own partial index (queue-depth.ts). */
+  waitingCounts(): Promise<Record<'due' | 'later' | 'in_progress' | 'paused', number>> {
+    return waitingCounts(this.db);
   }
 
   /** Seconds since the oldest due job became due (0 when none is). */
-  async oldestDueSeconds(): Promise<number> {
-    const rows = await this.db.query<{ s: number | null }>(
-      `SELECT extract(epoch FROM now() - min(run_at))::float8 AS s FROM job_state WHERE status = 'scheduled' AND run_at <= now()`,
-    );
-    return Math.max(0, rows[0]?.s ?? 0);
-  }
-
-  /** Accounts' public settings and sealed credentials, for the worker's credentials cache. */
-  loadAccounts(
-    ids: string[],
-  ): Promise<
-    { id: string; workspaceId: string; name: string; config: Record<string, unknown>; credentials: string; credentialsVersion: number }[]
-  > {
-    return this.db.query(
-      `SELECT id, workspace_id AS "workspaceId", name, config, credentials, credentials_version AS "credentialsVersion"
-       FROM accounts WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL`,
-      [ids],
-    );
+  oldestDueSeconds(): Promise<number> {
+    return oldestDueSeconds(this.db);
   }
 }
 
@@ -264,13 +238,4 @@ function latestCredentialsPerAccount(finished: FinishedAttempt[]): { accountId: 
     sealed: a.refreshedCredentials!,
     basedOnVersion: a.credentialsVersion,
   }));
-}
-
-/** The earliest run_at of a scheduled job after now() (the statement's transaction's start). */
-async function nextScheduledRunAt(q: Sql): Promise<Date | null> {
-  const rows = await q.prepared<{ runAt: Date | null }>(
-    'herald_next_run_at',
-    `SELECT min(run_at) AS "runAt" FROM job_state WHERE status = 'scheduled' AND run_at > now()`,
-  );
-  return rows[0]?.runAt ?? null;
 }

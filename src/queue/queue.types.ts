@@ -124,8 +124,8 @@ export interface ClaimPlan {
 }
 
 /**
- * The account side of a worker round, run in the round's transaction: locks and delivery state
- * (account-state), credentials an attempt refreshed (accounts). The worker supplies it.
+ * The account side of a worker round, run in the round's transaction: locks, delivery state and
+ * credentials an attempt refreshed (account-state, the accounts table's writer). The worker supplies it.
  */
 export interface RoundAccounts {
   lock(tx: Tx, ids: string[]): Promise<LockedAccount[]>;

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { openCredentials, sealCredentials } from '../accounts/account-credentials';
+import { AccountsService } from '../accounts/accounts.service';
 import { SecretBox } from '../common/crypto/secret-box';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { bareOutcome, DeliveryAccount, DeliveryOutcome, PayloadMedia, payloadParts } from '../connectors/connector.interface';
@@ -8,7 +9,6 @@ import { MediaResolver } from '../media/media-resolver';
 import { RetryPolicy } from '../retry/backoff';
 import { decideAfterAttempt } from '../retry/decide';
 import { CredentialsCache } from './credentials-cache';
-import { JobStore } from '../queue/job-store.service';
 import type { ClaimedJob, FinishedAttempt } from '../queue/queue.types';
 import { WorkerMetrics } from './worker.metrics';
 
@@ -28,7 +28,7 @@ export class AttemptRunner {
 
   constructor(
     @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
-    private readonly queue: JobStore,
+    private readonly accounts: AccountsService,
     private readonly connectors: ConnectorRegistry,
     private readonly box: SecretBox,
     private readonly metrics: WorkerMetrics,
@@ -44,7 +44,7 @@ export class AttemptRunner {
       ...new Set(jobs.filter((j) => this.cache.get(j.accountId, j.credentialsVersion) === undefined).map((j) => j.accountId)),
     ];
     if (missing.length === 0) return;
-    for (const row of await this.queue.loadAccounts(missing)) {
+    for (const row of await this.accounts.forDelivery(missing)) {
       try {
         const credentials = openCredentials(this.box, row.id, row.credentials);
         this.cache.set(row.id, row.credentialsVersion, {

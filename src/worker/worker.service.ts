@@ -12,7 +12,6 @@ import { QueueNotifier } from '../queue/queue-notifier';
 import { JobStore } from '../queue/job-store.service';
 import type { ClaimedJob, FinishedAttempt, RoundAccounts, RoundResult, SlowStart } from '../queue/queue.types';
 import { AccountStateService } from '../account-state/account-state.service';
-import { AccountsService } from '../accounts/accounts.service';
 import { Background, Periodic } from '../common/background';
 import { WakeTimer } from './wake-timer';
 import { assertModeChange, WorkerMode } from './worker-mode';
@@ -72,7 +71,6 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly attempts: AttemptRunner,
     private readonly notifier: QueueNotifier,
     accountState: AccountStateService,
-    accounts: AccountsService,
   ) {
     this.slowStart = { rampMs: config.worker.slowStartMs, ratePerS: config.worker.slowStartRatePerS };
     this.roundAccounts = {
@@ -80,7 +78,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       applyFeedback: (tx, decided) => accountState.applyFeedback(tx, decided),
       startProbes: (tx, ids, leaseMs) => accountState.startProbes(tx, ids, leaseMs),
       countSlowStartLeases: (tx, leased) => accountState.countSlowStartLeases(tx, leased),
-      storeRefreshedCredentials: (tx, updates) => accounts.storeRefreshedCredentials(tx, updates),
+      storeRefreshedCredentials: (tx, updates) => accountState.storeRefreshedCredentials(tx, updates),
     };
     this.leases = new LeaseQueue({
       concurrency: config.worker.concurrency,

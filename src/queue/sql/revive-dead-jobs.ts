@@ -1,6 +1,6 @@
 import type { Sql } from '../../database/db';
 import { pairs } from '../job-lifecycle';
-import { REVIVE_KEY_SQL } from '../job-columns';
+import { REVIVE_KEY_SQL } from './job-columns';
 
 /**
  * retry | requeue (dead → scheduled | paused): THE rule for sending a dead job again, shared by
