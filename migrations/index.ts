@@ -18,6 +18,7 @@ import { SlowStartRate1765700000000 } from './1765700000000-slow-start-rate';
 import { SealedMail1765800000000 } from './1765800000000-sealed-mail';
 import { InvitationInviters1765810000000 } from './1765810000000-invitation-inviters';
 import { LinkCardFetches1765870000000 } from './1765870000000-link-card-fetches';
+import { TablesByOwner1765910000000 } from './1765910000000-tables-by-owner';
 
 /** Every migration, in order. Listed explicitly so the build and the tests load the same set. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   SealedMail1765800000000,
   InvitationInviters1765810000000,
   LinkCardFetches1765870000000,
+  TablesByOwner1765910000000,
 ];

@@ -18,7 +18,7 @@ import { APP_PASSWORD_PATTERN, field, looksLikeAppPassword } from './page-input'
 import { PageRenderer } from './page-renderer';
 import { PageRequest, requirePage } from './session/page-request';
 import { PageSessionGuard } from './session/page-session.guard';
-import type { PageSession } from './session/sessions.service';
+import type { PageSession } from '../people/session.types';
 
 const accountId = new ParseIdPipe('account');
 const CONNECTABLE: Provider[] = ['bluesky', 'linkedin', 'webhook'];

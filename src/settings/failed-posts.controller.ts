@@ -15,7 +15,7 @@ import { deadSince, DEAD_WITHIN, field, fields, isUuid, rawField } from './page-
 import { PageRenderer } from './page-renderer';
 import { PageRequest, requirePage } from './session/page-request';
 import { PageSessionGuard } from './session/page-session.guard';
-import type { PageSession } from './session/sessions.service';
+import type { PageSession } from '../people/session.types';
 
 const jobId = new ParseIdPipe('failed post');
 const ERROR_CLASSES = ['transient', 'auth', 'permanent', 'poison'] as const;

@@ -23,8 +23,6 @@ import { FailedPostsController } from './failed-posts.controller';
 import { CalendarController } from './compose/calendar.controller';
 import { ComposeController } from './compose/compose.controller';
 import { ComposeUploadsMiddleware } from './compose/compose-uploads';
-import { LinkCardQuotaRepository } from './compose/link-card-quota.repository';
-import { LinkCardService } from './compose/link-card.service';
 import { LinkedInOAuthClient } from './linkedin/linkedin-oauth.client';
 import { LinkedInOAuthController } from './linkedin/linkedin-oauth.controller';
 import { LinkedInOAuthService } from './linkedin/linkedin-oauth.service';
@@ -41,8 +39,6 @@ import { ProfilePageController } from './profile-page.controller';
 import { TeamPageController } from './team-page.controller';
 import { isHttps } from './session/page-request';
 import { PageSessionGuard } from './session/page-session.guard';
-import { SessionsRepository } from './session/sessions.repository';
-import { SessionsService } from './session/sessions.service';
 import { registerHelpers } from './settings-views';
 
 // hbs has no type declarations; what we use of it is described here.
@@ -68,8 +64,9 @@ const PAGE_CONTROLLERS = [
 
 /**
  * The settings page at /settings: server-rendered HTML (Handlebars views, NestJS MVC) with one
- * small script for progressive touches; every core action is a plain form. It owns its
- * sessions and OAuth states and calls the other modules' services for everything else.
+ * small script for progressive touches; every core action is a plain form. It keeps the session
+ * cookie, the CSRF checks, the page's guard and the OAuth states (the sessions themselves are
+ * src/people's), and calls the other modules' services for everything else.
  */
 @Module({
   imports: [
@@ -86,8 +83,6 @@ const PAGE_CONTROLLERS = [
   ],
   controllers: [...PAGE_CONTROLLERS, BlueskyOAuthMetadataController],
   providers: [
-    SessionsRepository,
-    SessionsService,
     PageSessionGuard,
     PageRenderer,
     PageExceptionFilter,
@@ -96,8 +91,6 @@ const PAGE_CONTROLLERS = [
     LinkedInOAuthClient,
     LinkedInOAuthService,
     BlueskyConnectService,
-    LinkCardQuotaRepository,
-    LinkCardService,
   ],
 })
 export class SettingsModule implements NestModule, OnModuleInit {
