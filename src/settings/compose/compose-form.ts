@@ -9,7 +9,7 @@ import {
 } from '../../posts/platform-rules';
 import { MAX_THREAD_PARTS, MIN_THREAD_PARTS } from '../../posts/posts.dto';
 import { field, fields, isUuid, rawField } from '../page-input';
-import { isTimeZone, zonedToInstant } from './zoned-time';
+import { isTimeZone, zonedToInstant } from '../../common/zoned-time';
 
 /**
  * The composer's form, read and decided without I/O: what was typed, what the buttons ask for,

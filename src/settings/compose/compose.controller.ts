@@ -33,7 +33,7 @@ import {
   threadOf,
   withAccountNames,
 } from './compose-form';
-import { isTimeZone, timeZones, wallTimeOf, zoneLabel } from './zoned-time';
+import { isTimeZone, timeZones, wallTimeOf, zoneLabel } from '../../common/zoned-time';
 
 /** The browser's time zone, as the page's script keeps it (IANA name): the fallback when a form or link has none. */
 export const ZONE_COOKIE = 'herald_tz';
