@@ -5,7 +5,7 @@ import { CreateAccountDto, UpdateAccountDto } from '../accounts/accounts.dto';
 import { AccountsService } from '../accounts/accounts.service';
 import { DomainError, ErrorCode } from '../common/errors';
 import { ParseIdPipe } from '../common/parse-id.pipe';
-import type { Provider } from '../connectors/connector.interface';
+import type { Provider } from '../vocabulary/vocabulary';
 import { BulkRequeueDto } from '../dead-letter/dead-letter.dto';
 import { DeadLetterService } from '../dead-letter/dead-letter.service';
 import { JobsService } from '../jobs/jobs.service';

@@ -1,4 +1,4 @@
-import type { Provider } from '../../connectors/connector.interface';
+import type { Provider } from '../../vocabulary/vocabulary';
 import {
   measureText,
   PLATFORM_LIMITS,
