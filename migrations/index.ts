@@ -19,6 +19,7 @@ import { SealedMail1765800000000 } from './1765800000000-sealed-mail';
 import { InvitationInviters1765810000000 } from './1765810000000-invitation-inviters';
 import { LinkCardFetches1765870000000 } from './1765870000000-link-card-fetches';
 import { AccountConnectStates1765900000000 } from './1765900000000-account-connect-states';
+import { TablesByOwner1765910000000 } from './1765910000000-tables-by-owner';
 
 /** Every migration, in order. Listed explicitly so the build and the tests load the same set. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   InvitationInviters1765810000000,
   LinkCardFetches1765870000000,
   AccountConnectStates1765900000000,
+  TablesByOwner1765910000000,
 ];

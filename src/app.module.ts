@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
+import { ApiGuardModule } from './api-guard/api-guard.module';
 import { CoreModule } from './common/core.module';
 import { AllExceptionsFilter } from './common/http-exception.filter';
 import { loggerParams } from './common/logging';
@@ -35,6 +36,8 @@ export class AppModule {
         WorkspacesModule,
         AuditModule,
         PeopleModule,
+        // The global API-key guard (it needs workspaces' keys and people's login throttle).
+        ApiGuardModule,
         AccountsModule,
         PostsModule,
         JobsModule,

@@ -1,5 +1,5 @@
 import { DigestRepository } from '../src/digest/digest.repository';
-import { localTime } from '../src/digest/local-time';
+import { localTime } from '../src/common/zoned-time';
 import { bearer, bootTestApp, TestApp } from './support/app';
 import { withClient } from './support/database';
 import { killJobs } from './support/dlq';

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { SessionsService } from '../src/settings/session/sessions.service';
+import { SessionsService } from '../src/people/sessions.service';
 import { bearer, bootTestApp, TestApp } from './support/app';
 import { withClient } from './support/database';
 import { createWebhookAccount } from './support/engine';
@@ -54,22 +54,22 @@ describe('the login throttle and answers that reveal nothing', () => {
       // 2,000 guesses at random addresses an hour ago, and rows with no failure (left by the old
       // lock-then-count design): before, only a successful login purged, and only after a day.
       await rows(
-        `INSERT INTO settings_login_throttle (client, failures, last_failure_at, blocked_until)
+        `INSERT INTO login_throttle (client, failures, last_failure_at, blocked_until)
          SELECT 'address:' || md5(i::text), 1, now() - interval '1 hour', now() - interval '1 hour' FROM generate_series(1, 2000) i`,
       );
-      await rows(`INSERT INTO settings_login_throttle (client) SELECT 'zero-' || i FROM generate_series(1, 50) i`);
+      await rows(`INSERT INTO login_throttle (client) SELECT 'zero-' || i FROM generate_series(1, 50) i`);
       const sessions = t.app.get(SessionsService);
       expect(await sessions.loginPerson('someone-new@example.test', 'a wrong password', '198.51.100.7')).toEqual({
         ok: false,
         reason: 'refused',
       });
-      const left = await rows<{ client: string; failures: number }>(`SELECT client, failures FROM settings_login_throttle ORDER BY client`);
+      const left = await rows<{ client: string; failures: number }>(`SELECT client, failures FROM login_throttle ORDER BY client`);
       // Only the new try's two counts: its client address and its login address.
       expect(left).toEqual([
         { client: '198.51.100.7', failures: 1 },
         { client: expect.stringMatching(/^address:[0-9a-f]{64}$/), failures: 1 },
       ]);
-      await rows(`DELETE FROM settings_login_throttle`);
+      await rows(`DELETE FROM login_throttle`);
     });
   });
 
@@ -125,7 +125,7 @@ describe('the login throttle and answers that reveal nothing', () => {
         `${summary(`wrong passwords from ${PASSWORD_FLOODER}`, flooder)}\n${summary(`posts from ${PUBLISHER}`, publisher)}\n`,
       );
       expectUnharmed(flooder, publisher);
-      await rows(`DELETE FROM settings_login_throttle`);
+      await rows(`DELETE FROM login_throttle`);
     });
   });
 
@@ -192,7 +192,7 @@ describe('the login throttle and answers that reveal nothing', () => {
 
   describe('a password change on the profile page', () => {
     it('counts wrong current passwords per person: the fifth is refused with 429 without being checked', async () => {
-      await rows(`DELETE FROM settings_login_throttle`);
+      await rows(`DELETE FROM login_throttle`);
       const { agent, csrf } = await personAgent(t, owner);
       const change = (current: string) =>
         agent
@@ -210,7 +210,7 @@ describe('the login throttle and answers that reveal nothing', () => {
       expect([...statuses, blocked.status]).toEqual([400, 400, 400, 400, 429]);
       expect(blocked.text).toContain('Too many wrong passwords were tried');
       // The password did not change (the counts deleted first: this client is blocked for a second).
-      await rows(`DELETE FROM settings_login_throttle`);
+      await rows(`DELETE FROM login_throttle`);
       await personAgent(t, owner, TEST_PASSWORD);
     });
 

@@ -23,7 +23,7 @@ describe('wrong Bearer keys are slowed down with the page logins, in one count',
     await second.close();
     await t.close();
   });
-  beforeEach(() => withClient(t.databaseUrl, (db) => db.query(`DELETE FROM settings_login_throttle`)));
+  beforeEach(() => withClient(t.databaseUrl, (db) => db.query(`DELETE FROM login_throttle`)));
 
   it('answers 401 to the first wrong keys, then 429 with Retry-After, even to the right key, in every process; the right key clears it later', async () => {
     const statuses: number[] = [];
@@ -50,7 +50,7 @@ describe('wrong Bearer keys are slowed down with the page logins, in one count',
     await new Promise((r) => setTimeout(r, Number(blocked.headers['retry-after']) * 1000 + 100));
     await t.http().get('/v1/api-keys').set(bearer(t.adminKey)).expect(200);
     // The right key proves nothing about the wrong ones before it: the count stays until it is quiet.
-    const left = await withClient(t.databaseUrl, async (db) => (await db.query(`SELECT failures FROM settings_login_throttle`)).rows);
+    const left = await withClient(t.databaseUrl, async (db) => (await db.query(`SELECT failures FROM login_throttle`)).rows);
     expect(left).toEqual([{ failures: 4 }]);
   });
 
@@ -75,7 +75,7 @@ describe('wrong Bearer keys are slowed down with the page logins, in one count',
     // The fourth wrong key blocks: every try after it is refused unseen.
     expect(statuses.slice(4)).toEqual([401, ...Array(11).fill(429)]);
 
-    await withClient(t.databaseUrl, (db) => db.query(`DELETE FROM settings_login_throttle`));
+    await withClient(t.databaseUrl, (db) => db.query(`DELETE FROM login_throttle`));
     const agent = request.agent(t.app.getHttpServer());
     const page: number[] = [];
     for (let round = 0; round < 2; round++) {

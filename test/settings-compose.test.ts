@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { wallTimeOf } from '../src/settings/compose/zoned-time';
+import { wallTimeOf } from '../src/common/zoned-time';
 import { bearer } from './support/app';
 import {
   bootPageApp,
@@ -23,7 +23,7 @@ import { Receiver, startReceiver } from './support/receiver';
  * Bluesky PDS and a loopback receiver as the blog's webhook. The person's browser is in
  * America/New_York (UTC-05:00 in December; the process runs in UTC): what they type is their
  * wall time, what Herald stores is the instant. (Zones with other offsets, half hours and clock
- * changes are src/settings/compose/zoned-time.spec.ts's.)
+ * changes are src/common/zoned-time.spec.ts's.)
  *
  * The first test schedules a post two minutes ahead and edits it; the others run meanwhile; the
  * last waits (event-driven, bounded) for the PDS and the receiver to get the edited version.

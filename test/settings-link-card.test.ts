@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { decodeHTML } from 'entities';
-import { decideLinkCard, LINK_CARD_WINDOW_MS, quotaKey } from '../src/settings/compose/link-card-quota';
-import { LinkCardQuotaRepository } from '../src/settings/compose/link-card-quota.repository';
+import { decideLinkCard, LINK_CARD_WINDOW_MS, quotaKey } from '../src/posts/link-card-quota';
+import { LinkCardQuotaRepository } from '../src/posts/link-card-quota.repository';
 import { pngBomb } from './support/png-bomb';
 import { bearer, bootTestApp, TestApp } from './support/app';
 import { insertAccount } from './support/dlq';

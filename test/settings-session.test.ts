@@ -52,7 +52,7 @@ describe('settings page: sessions and form safety', () => {
     // The database keeps only a hash of the cookie's token.
     const rows = await withClient(
       t.databaseUrl,
-      async (db) => (await db.query(`SELECT token_hash FROM settings_sessions`)).rows as { token_hash: Buffer }[],
+      async (db) => (await db.query(`SELECT token_hash FROM page_sessions`)).rows as { token_hash: Buffer }[],
     );
     expect(rows.some((r) => r.token_hash.equals(createHash('sha256').update(token).digest()))).toBe(true);
     expect(rows.some((r) => r.token_hash.toString('utf8').includes(token))).toBe(false);
@@ -88,7 +88,7 @@ describe('settings page: sessions and form safety', () => {
 
   it('refuses a wrong key without saying why, and slows repeated wrong keys from one address', async () => {
     const agent = request.agent(t.app.getHttpServer());
-    await withClient(t.databaseUrl, (db) => db.query(`DELETE FROM settings_login_throttle`));
+    await withClient(t.databaseUrl, (db) => db.query(`DELETE FROM login_throttle`));
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
       const res = await submitLogin(agent, `hk_wrong-key-${i}`);
@@ -109,9 +109,9 @@ describe('settings page: sessions and form safety', () => {
     expect(ok.status).toBe(303);
     // A correct key does not clear the count (it proves nothing about the wrong ones): the next
     // wrong key blocks again at once.
-    const left = await withClient(t.databaseUrl, async (db) => (await db.query(`SELECT failures FROM settings_login_throttle`)).rows);
+    const left = await withClient(t.databaseUrl, async (db) => (await db.query(`SELECT failures FROM login_throttle`)).rows);
     expect(left).toEqual([{ failures: 4 }]);
-    await withClient(t.databaseUrl, (db) => db.query(`DELETE FROM settings_login_throttle`));
+    await withClient(t.databaseUrl, (db) => db.query(`DELETE FROM login_throttle`));
   });
 
   it('refuses a login form that did not come from the login page', async () => {
@@ -185,7 +185,7 @@ describe('settings page: sessions and form safety', () => {
 
   it('ends a session after its expiry', async () => {
     const { agent } = await loggedInAgent(t);
-    await withClient(t.databaseUrl, (db) => db.query(`UPDATE settings_sessions SET expires_at = created_at + interval '1 millisecond'`));
+    await withClient(t.databaseUrl, (db) => db.query(`UPDATE page_sessions SET expires_at = created_at + interval '1 millisecond'`));
     const res = await agent.get('/settings/accounts');
     expect(res.status).toBe(303);
   });

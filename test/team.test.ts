@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { SessionsService } from '../src/settings/session/sessions.service';
+import { SessionsService } from '../src/people/sessions.service';
 import { bearer, bootTestApp, TestApp } from './support/app';
 import { withClient } from './support/database';
 import { createWebhookAccount } from './support/engine';
@@ -116,7 +116,7 @@ describe('people, roles and the audit trail', () => {
       await t.http().delete(`/v1/api-keys/${editor.id}`).set(bearer(ws.key)).expect(204);
       expect((await t.http().get('/v1/accounts').set(bearer(editor.key))).status).toBe(401);
       // Revoked keys count as wrong keys from this client (with the three above): forget them.
-      await withClient(t.databaseUrl, (c) => c.query(`DELETE FROM settings_login_throttle`));
+      await withClient(t.databaseUrl, (c) => c.query(`DELETE FROM login_throttle`));
     });
 
     it('refuses a role that does not exist', async () => {
@@ -194,7 +194,7 @@ describe('people, roles and the audit trail', () => {
       expect(wrong.status).toBe(401);
       expect(wrong).toEqual(unknown);
       expect(wrong.text).toContain('That email address and password were not accepted.');
-      await withClient(t.databaseUrl, (c) => c.query(`DELETE FROM settings_login_throttle`));
+      await withClient(t.databaseUrl, (c) => c.query(`DELETE FROM login_throttle`));
     });
 
     it('slows down wrong passwords per address, whichever client they come from, and per client', async () => {
@@ -214,7 +214,7 @@ describe('people, roles and the audit trail', () => {
       // Per client: wrong addresses from one client count for that client too.
       for (let i = 0; i < 4; i++) await sessions.loginPerson(`nobody-${i}@example.test`, 'wrong password!', 'one-client', now);
       expect(await sessions.loginPerson(owner, TEST_PASSWORD, 'one-client', now)).toMatchObject({ ok: false, reason: 'throttled' });
-      await withClient(t.databaseUrl, (c) => c.query(`DELETE FROM settings_login_throttle`));
+      await withClient(t.databaseUrl, (c) => c.query(`DELETE FROM login_throttle`));
     });
 
     it('invites with a role: a one-use link (shown to the owner without a mail server, and in the outbox), 7 days, name and password set on the page', async () => {
@@ -264,7 +264,7 @@ describe('people, roles and the audit trail', () => {
       expect(after.headers.location).toMatch(/^\/settings\/login/);
       // And the login is refused like any wrong password.
       await expect(personAgent(t, 'eddie@example.test')).rejects.toThrow(/401/);
-      await withClient(t.databaseUrl, (c) => c.query(`DELETE FROM settings_login_throttle`));
+      await withClient(t.databaseUrl, (c) => c.query(`DELETE FROM login_throttle`));
     });
 
     it('resets a password by a one-use link valid an hour, which ends the other sessions', async () => {
@@ -296,7 +296,7 @@ describe('people, roles and the audit trail', () => {
       expect((await browser.get(link.pathname + link.search)).status).toBe(410);
       await expect(personAgent(t, owner)).rejects.toThrow(/401/);
       await personAgent(t, owner, fresh);
-      await withClient(t.databaseUrl, (c) => c.query(`DELETE FROM settings_login_throttle`));
+      await withClient(t.databaseUrl, (c) => c.query(`DELETE FROM login_throttle`));
     });
 
     it('records who changed what, without secrets: GET /v1/audit for owners, paged, by actor and by kind', async () => {

@@ -32,7 +32,7 @@ export class RetryPolicyDto {
 @ApiSchema({ name: 'CreateAccount' })
 export class CreateAccountDto {
   @ApiProperty({ enum: PROVIDERS })
-  @IsIn(PROVIDERS as Provider[])
+  @IsIn(PROVIDERS)
   @IsString()
   provider!: Provider;
 

@@ -1,4 +1,5 @@
 import type { ErrorClass } from '../retry/error-class';
+import type { Provider } from '../vocabulary/vocabulary';
 
 /**
  * How the worker tells a connector that an attempt must stop (the `signal` of `deliver`): abort
@@ -8,9 +9,8 @@ import type { ErrorClass } from '../retry/error-class';
  */
 export { ATTEMPT_DEADLINE, attemptDeadlineReason } from '../common/net/deadline';
 
-/** Every platform Herald publishes to. A fourth one is added in connectors/ only. */
-export type Provider = 'bluesky' | 'linkedin' | 'webhook';
-export const PROVIDERS: readonly Provider[] = ['bluesky', 'linkedin', 'webhook'];
+/** Every platform Herald publishes to (the list is src/vocabulary's, which every module may import). */
+export { PROVIDERS, type Provider } from '../vocabulary/vocabulary';
 
 /** A media item as a connector receives it (resolved by the worker from the job's media ids). */
 export interface PayloadMedia {

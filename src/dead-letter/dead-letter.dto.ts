@@ -74,7 +74,7 @@ export class DlqFilterDto {
 
   @ApiPropertyOptional({ enum: PROVIDERS, enumName: 'Provider' })
   @IsOptional()
-  @IsIn(PROVIDERS as Provider[], { message: `provider must be one of ${PROVIDERS.join(', ')}` })
+  @IsIn(PROVIDERS, { message: `provider must be one of ${PROVIDERS.join(', ')}` })
   provider?: Provider;
 
   @ApiPropertyOptional({ enum: ERROR_CLASSES, enumName: 'ErrorClass' })

@@ -1,7 +1,7 @@
 import { esc, excerpt, htmlFrame, link, links, oneLine, plural } from '../mail/mail-format';
 import type { DigestWindow } from './digest-schedule';
 import { AccountActivity, DeadJobItem, DigestAccount, DigestCounts, DigestFacts, DigestMessage, DIGEST_ITEM_LIMIT } from './digest.types';
-import { formatLocal } from './local-time';
+import { formatLocal } from '../common/zoned-time';
 
 export interface DigestContext {
   publicUrl: string;

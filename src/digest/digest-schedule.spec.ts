@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { digestWindow, dueLocalDate, FIRST_WINDOW_MS } from './digest-schedule';
-import { isValidTimeZone, localTime, previousDate } from './local-time';
+import { localTime } from '../common/zoned-time';
 
 const MIN = 60_000;
 const HOUR = 3_600_000;
@@ -23,28 +23,6 @@ function simulate(o: { from: Date; to: Date; stepMs: number; timeZone: string; h
   }
   return claims;
 }
-
-describe('local time', () => {
-  it('reads the wall clock of a zone, daylight saving included', () => {
-    expect(localTime(new Date('2027-03-13T13:00:00Z'), 'America/New_York')).toEqual({ date: '2027-03-13', hour: 8, minute: 0 });
-    expect(localTime(new Date('2027-03-15T12:00:00Z'), 'America/New_York')).toEqual({ date: '2027-03-15', hour: 8, minute: 0 });
-    expect(localTime(new Date('2026-12-31T23:30:00Z'), 'Asia/Kolkata')).toEqual({ date: '2027-01-01', hour: 5, minute: 0 });
-    expect(localTime(new Date('2026-06-01T00:00:00Z'), 'UTC')).toEqual({ date: '2026-06-01', hour: 0, minute: 0 });
-  });
-
-  it('knows IANA names and refuses offsets and nonsense', () => {
-    for (const ok of ['UTC', 'Europe/Paris', 'America/Argentina/Buenos_Aires', 'Etc/GMT+5', 'America/New_York'])
-      expect(isValidTimeZone(ok)).toBe(true);
-    for (const bad of ['', '+01:00', 'GMT+01:00', 'Mars/Olympus', 'Europe/Paris ', '../../etc/passwd', 'x'.repeat(65)])
-      expect(isValidTimeZone(bad)).toBe(false);
-  });
-
-  it('steps back one calendar day across months, years and leap days', () => {
-    expect(previousDate('2027-03-01')).toBe('2027-02-28');
-    expect(previousDate('2028-03-01')).toBe('2028-02-29');
-    expect(previousDate('2027-01-01')).toBe('2026-12-31');
-  });
-});
 
 describe('dueLocalDate', () => {
   it('makes a New York digest at 08:00 local exactly once on each day around the spring-forward change', () => {

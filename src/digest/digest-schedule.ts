@@ -1,4 +1,4 @@
-import { compareLocal, localTime, previousDate } from './local-time';
+import { compareLocal, localTime, previousDate } from '../common/zoned-time';
 
 /** A window of failure times a digest reports on: [start, end). */
 export interface DigestWindow {

@@ -1,5 +1,5 @@
 import type { Provider } from '../connectors/connector.interface';
-import { formatLocal } from '../digest/local-time';
+import { formatLocal } from '../common/zoned-time';
 import type { RenderedMail } from '../digest/digest.types';
 import { esc, excerpt, htmlFrame, link, links, oneLine, plural } from '../mail/mail-format';
 

@@ -5,7 +5,7 @@ import { diffFields } from '../audit/audit.types';
 import { invalidInput } from '../common/errors';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { DigestService } from '../digest/digest.service';
-import { isValidTimeZone } from '../digest/local-time';
+import { isTimeZone } from '../common/zoned-time';
 import type { DigestSettingsSource } from '../digest/digest.types';
 import { MailOutbox } from '../mail/mail-outbox.service';
 import { excerpt } from '../mail/mail-format';
@@ -170,7 +170,7 @@ function checkRecipients(list: string[]): string[] {
 
 function checkTimeZone(name: string): string {
   const zone = name.trim();
-  if (!isValidTimeZone(zone)) {
+  if (!isTimeZone(zone)) {
     throw invalidInput(`digest.timezone "${excerpt(zone, 64)}" is not an IANA time zone name (e.g. Europe/Paris, America/New_York, UTC)`);
   }
   return zone;

@@ -1,3 +1,4 @@
+import { composeText } from '../connectors/bluesky/bluesky-post';
 import type { Provider } from '../connectors/connector.interface';
 
 /** What the rules need to know about one image (a MediaInfo fits). */
@@ -140,6 +141,15 @@ export function validateThreadForPlatform(provider: Provider, parts: readonly Pl
   if (parts.length === 0) return [];
   if (!PLATFORM_LIMITS[provider].threads) return [`thread: ${LINKEDIN_THREAD_REFUSAL}`];
   return parts.flatMap((part, i) => validateForPlatform(provider, part).map((p) => `thread.${i}: ${p}`));
+}
+
+/**
+ * The text `provider` gets for a post with this text, link and number of images: Bluesky puts the
+ * link in the text when it cannot be a card (a post with images: one embed per post,
+ * bluesky-post.ts composeText); the others send the link apart. Pure.
+ */
+export function postedText(provider: Provider, text: string, link: string | null, images: number): string {
+  return provider === 'bluesky' ? composeText(text, link, images > 0) : text;
 }
 
 export class PlatformRuleError extends Error {

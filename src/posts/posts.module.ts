@@ -5,6 +5,8 @@ import { MediaModule } from '../media/media.module';
 import { QueueCoreModule } from '../queue/queue-core.module';
 import { IdempotencyPurgeService } from './idempotency-purge.service';
 import { IdempotencyRepository } from './idempotency.repository';
+import { LinkCardQuotaRepository } from './link-card-quota.repository';
+import { LinkCardService } from './link-card.service';
 import { PostsController } from './posts.controller';
 import { PostsRepository } from './posts.repository';
 import { PostsService } from './posts.service';
@@ -12,7 +14,7 @@ import { PostsService } from './posts.service';
 @Module({
   imports: [AccountsModule, AuditModule, MediaModule, QueueCoreModule],
   controllers: [PostsController],
-  providers: [PostsRepository, IdempotencyRepository, PostsService, IdempotencyPurgeService],
-  exports: [PostsService],
+  providers: [PostsRepository, IdempotencyRepository, PostsService, IdempotencyPurgeService, LinkCardQuotaRepository, LinkCardService],
+  exports: [PostsService, LinkCardService],
 })
 export class PostsModule {}

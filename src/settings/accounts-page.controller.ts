@@ -6,7 +6,7 @@ import { AccountsService } from '../accounts/accounts.service';
 import { ConnectService } from '../accounts/connect/connect.service';
 import { DomainError, ErrorCode } from '../common/errors';
 import { ParseIdPipe } from '../common/parse-id.pipe';
-import type { Provider } from '../connectors/connector.interface';
+import type { Provider } from '../vocabulary/vocabulary';
 import { BulkRequeueDto } from '../dead-letter/dead-letter.dto';
 import { DeadLetterService } from '../dead-letter/dead-letter.service';
 import { JobsService } from '../jobs/jobs.service';
@@ -19,7 +19,7 @@ import { APP_PASSWORD_PATTERN, field, looksLikeAppPassword } from './page-input'
 import { PageRenderer } from './page-renderer';
 import { PageRequest, requirePage } from './session/page-request';
 import { PageSessionGuard } from './session/page-session.guard';
-import type { PageSession } from './session/sessions.service';
+import type { PageSession } from '../people/session.types';
 
 const accountId = new ParseIdPipe('account');
 const CONNECTABLE: Provider[] = ['bluesky', 'linkedin', 'webhook'];

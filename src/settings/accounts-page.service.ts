@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { AccountView } from '../accounts/account.types';
 import { AccountsService } from '../accounts/accounts.service';
 import { MAX_PAGE_SIZE } from '../common/pagination';
-import type { Provider } from '../connectors/connector.interface';
+import type { Provider } from '../vocabulary/vocabulary';
 import { AccountActivity, JobsService } from '../jobs/jobs.service';
 import { accountHealth, Health, tokenExpiry, TokenExpiry } from './account-health';
 

@@ -2,7 +2,7 @@ import { Body, Controller, Get, Param, Post, Query, Req, Res, UseFilters, UseGua
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ParseIdPipe } from '../common/parse-id.pipe';
-import { PROVIDERS } from '../connectors/connector.interface';
+import { ERROR_CLASSES, PROVIDERS } from '../vocabulary/vocabulary';
 import { BulkRequeueDto, EditDeadJobDto, ListDlqQuery } from '../dead-letter/dead-letter.dto';
 import { DeadLetterService } from '../dead-letter/dead-letter.service';
 import type { DlqDetailView } from '../dead-letter/dead-letter.types';
@@ -15,10 +15,11 @@ import { deadSince, DEAD_WITHIN, field, fields, isUuid, rawField } from './page-
 import { PageRenderer } from './page-renderer';
 import { PageRequest, requirePage } from './session/page-request';
 import { PageSessionGuard } from './session/page-session.guard';
-import type { PageSession } from './session/sessions.service';
+import type { PageSession } from '../people/session.types';
 
 const jobId = new ParseIdPipe('failed post');
-const ERROR_CLASSES = ['transient', 'auth', 'permanent', 'poison'] as const;
+/** The classes a failed post can have failed with: every outcome class but success. */
+const FAILURE_CLASSES = ERROR_CLASSES.filter((c) => c !== 'success');
 const PAGE_SIZE = 50;
 /** "All that match" touches at most this many posts per click (the message says when more remain). */
 const MAX_BULK = 1_000;
@@ -42,7 +43,7 @@ function filtersFrom(source: unknown): Filters {
   return {
     account: isUuid(account) ? account.toLowerCase() : '',
     provider: (PROVIDERS as readonly string[]).includes(provider) ? provider : '',
-    errorClass: (ERROR_CLASSES as readonly string[]).includes(errorClass) ? errorClass : '',
+    errorClass: (FAILURE_CLASSES as readonly string[]).includes(errorClass) ? errorClass : '',
     within: within in DEAD_WITHIN ? within : '',
     q: field(source, 'q').slice(0, 200),
   };
@@ -104,7 +105,7 @@ export class FailedPostsController {
         firstUrl: cursor ? `/settings/failed-posts${queryString(filters)}` : null,
         accountOptions: accounts.map((a) => ({ id: a.id, name: a.name, selected: a.id === filters.account })),
         providerOptions: PROVIDERS.map((p) => ({ value: p, label: PROVIDER_LABELS[p], selected: p === filters.provider })),
-        classOptions: ERROR_CLASSES.map((c) => ({ value: c, selected: c === filters.errorClass })),
+        classOptions: FAILURE_CLASSES.map((c) => ({ value: c, selected: c === filters.errorClass })),
         withinOptions: [
           { value: '24h', label: 'Last 24 hours' },
           { value: '7d', label: 'Last 7 days' },

@@ -21,7 +21,8 @@ import {
   setSessionCookie,
 } from './session/page-request';
 import { PageSessionGuard } from './session/page-session.guard';
-import { sameSecret, SessionsService } from './session/sessions.service';
+import { SessionsService } from '../people/sessions.service';
+import { sameSecret } from './session/same-secret';
 
 /** Logging in and out of the settings page, and its static files. */
 @ApiExcludeController()

@@ -3,8 +3,8 @@ import type { Response } from 'express';
 import { allows } from '../access/roles';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { linkedInVersionNotice } from '../config/linkedin-versions';
-import type { Flash } from './session/sessions.repository';
-import { PageSession, SessionsService } from './session/sessions.service';
+import type { Flash, PageSession } from '../people/session.types';
+import { SessionsService } from '../people/sessions.service';
 import { Asset, loadAssets, settingsDir } from './settings-views';
 
 export type Section = 'accounts' | 'failed' | 'posts' | 'compose' | 'calendar' | 'notifications' | 'team' | 'activity' | 'profile' | null;

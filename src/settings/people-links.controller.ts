@@ -12,7 +12,7 @@ import { field, rawField } from './page-input';
 import { PageRenderer } from './page-renderer';
 import { checkFormToken, issueFormToken } from './session/public-form';
 import { PageRequest, setSessionCookie } from './session/page-request';
-import { SessionsService } from './session/sessions.service';
+import { SessionsService } from '../people/sessions.service';
 
 const LINK_WORDS: Record<Exclude<LinkCheck<unknown>, { ok: true }>['status'], string> = {
   unknown: 'This link is not one Herald sent, or it was cut short. Copy the whole link from the mail.',

@@ -8,7 +8,8 @@ import { rawField } from './page-input';
 import { PageRenderer } from './page-renderer';
 import { clientAddress, PageRequest, requirePage } from './session/page-request';
 import { PageSessionGuard } from './session/page-session.guard';
-import { PageSession, SessionsService } from './session/sessions.service';
+import type { PageSession } from '../people/session.types';
+import { SessionsService } from '../people/sessions.service';
 
 /** "Your account": who is logged in, and a person's own password. */
 @ApiExcludeController()

@@ -22,8 +22,6 @@ import { FailedPostsController } from './failed-posts.controller';
 import { CalendarController } from './compose/calendar.controller';
 import { ComposeController } from './compose/compose.controller';
 import { ComposeUploadsMiddleware } from './compose/compose-uploads';
-import { LinkCardQuotaRepository } from './compose/link-card-quota.repository';
-import { LinkCardService } from './compose/link-card.service';
 import { LoginController } from './login.controller';
 import { PageExceptionFilter } from './page-exception.filter';
 import { PageRenderer } from './page-renderer';
@@ -36,8 +34,6 @@ import { ProfilePageController } from './profile-page.controller';
 import { TeamPageController } from './team-page.controller';
 import { isHttps } from './session/page-request';
 import { PageSessionGuard } from './session/page-session.guard';
-import { SessionsRepository } from './session/sessions.repository';
-import { SessionsService } from './session/sessions.service';
 import { registerHelpers } from './settings-views';
 
 // hbs has no type declarations; what we use of it is described here.
@@ -63,8 +59,9 @@ const PAGE_CONTROLLERS = [
 
 /**
  * The settings page at /settings: server-rendered HTML (Handlebars views, NestJS MVC) with one
- * small script for progressive touches; every core action is a plain form. It owns its
- * sessions and calls the other modules' services for everything else (the connect flows are
+ * small script for progressive touches; every core action is a plain form. It keeps the session
+ * cookie, the CSRF checks and the page's guard (the sessions themselves are src/people's), and
+ * calls the other modules' services for everything else (the connect flows are
  * src/accounts/connect/'s, the platforms' sides of them src/connectors/'s).
  */
 @Module({
@@ -80,17 +77,7 @@ const PAGE_CONTROLLERS = [
     NotificationsModule,
   ],
   controllers: PAGE_CONTROLLERS,
-  providers: [
-    SessionsRepository,
-    SessionsService,
-    PageSessionGuard,
-    PageRenderer,
-    PageExceptionFilter,
-    AccountsPageService,
-    ConnectPages,
-    LinkCardQuotaRepository,
-    LinkCardService,
-  ],
+  providers: [PageSessionGuard, PageRenderer, PageExceptionFilter, AccountsPageService, ConnectPages],
 })
 export class SettingsModule implements NestModule, OnModuleInit {
   constructor(

@@ -13,7 +13,7 @@ import { field, rawField } from './page-input';
 import { PageRenderer } from './page-renderer';
 import { PageRequest, requirePage } from './session/page-request';
 import { PageSessionGuard } from './session/page-session.guard';
-import type { PageSession } from './session/sessions.service';
+import type { PageSession } from '../people/session.types';
 
 const personId = new ParseIdPipe('person');
 const ROLE_HELP = [

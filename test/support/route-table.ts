@@ -303,7 +303,7 @@ export function send(t: TestApp, route: Route, url: string, spec: RequestSpec, h
 
 /**
  * What a refused request may change without having written anything, by table: whole tables
- * (`'*'`) or some columns. The migrations table never changes; settings_login_throttle counts a
+ * (`'*'`) or some columns. The migrations table never changes; login_throttle counts a
  * refused key (the wrong-key slow-down), which is what a 401 is for; the mail sender delivers a
  * mail an earlier (valid) request queued after that request answered, so its own columns move
  * on their own, the body of a mail with a one-use link too (dropped once sent: see
@@ -311,7 +311,7 @@ export function send(t: TestApp, route: Route, url: string, spec: RequestSpec, h
  */
 const NOT_THE_REQUESTS: Record<string, '*' | string[]> = {
   migrations: '*',
-  settings_login_throttle: '*',
+  login_throttle: '*',
   mail_outbox: [
     'status',
     'attempts',

@@ -14,7 +14,7 @@ import { PageRequest, requirePage } from '../session/page-request';
 import { PageSessionGuard } from '../session/page-session.guard';
 import { calendarRange, CalendarView, dayLabel, longDayLabel, placeOnDays } from './calendar';
 import { zoneOf, zoneOptions } from './compose.controller';
-import { parseDate, wallTimeOf, zoneLabel } from './zoned-time';
+import { parseDate, wallTimeOf, zoneLabel } from '../../common/zoned-time';
 
 /** At most this many posts on one calendar page (a runaway bound; the page says when it was reached). */
 const MAX_POSTS = 1_000;

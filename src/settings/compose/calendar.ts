@@ -1,4 +1,4 @@
-import { addDays, parseDate, startOfDay, wallTimeOf, weekdayOf } from './zoned-time';
+import { addDays, parseDate, startOfDay, wallTimeOf, weekdayOf } from '../../common/zoned-time';
 
 /**
  * The days of the calendar's week or month in a person's time zone, and the posts placed on

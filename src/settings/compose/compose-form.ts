@@ -1,15 +1,15 @@
-import type { Provider } from '../../connectors/connector.interface';
-import { composeText } from '../../connectors/bluesky/bluesky-post';
+import type { Provider } from '../../vocabulary/vocabulary';
 import {
   measureText,
   PLATFORM_LIMITS,
+  postedText,
   validateForPlatform,
   validateThreadForPlatform,
   type MediaRuleInfo,
 } from '../../posts/platform-rules';
 import { MAX_THREAD_PARTS, MIN_THREAD_PARTS } from '../../posts/posts.dto';
 import { field, fields, isUuid, rawField } from '../page-input';
-import { isTimeZone, zonedToInstant } from './zoned-time';
+import { isTimeZone, zonedToInstant } from '../../common/zoned-time';
 
 /**
  * The composer's form, read and decided without I/O: what was typed, what the buttons ask for,
@@ -292,7 +292,7 @@ export function previewFor(
   const link = values.link === '' ? null : values.link;
   const card = showsLinkCard(account.provider, media.length, values.link);
   // Bluesky puts the link in the text when it cannot be a card (with images); the others send it apart.
-  const shown = (t: string, l: string | null, images: number) => (account.provider === 'bluesky' ? composeText(t, l, images > 0) : t);
+  const shown = (t: string, l: string | null, images: number) => postedText(account.provider, t, l, images);
   const text = shown(values.text, link, media.length);
   const contents = values.parts.map((p) => ({
     text: p.text,

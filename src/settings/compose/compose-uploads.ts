@@ -4,7 +4,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { allows } from '../../access/roles';
 import { MAX_MEDIA_BYTES } from '../../media/media.types';
 import { cookie, PageRequest, SESSION_COOKIE } from '../session/page-request';
-import { SessionsService } from '../session/sessions.service';
+import { SessionsService } from '../../people/sessions.service';
 
 /**
  * multer is the multipart parser of @nestjs/platform-express (the API's media upload uses it

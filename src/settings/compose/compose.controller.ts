@@ -8,6 +8,7 @@ import { MediaService } from '../../media/media.service';
 import { PLATFORM_LIMITS } from '../../posts/platform-rules';
 import type { PostView } from '../../posts/post.types';
 import { CreatePostDto, MAX_THREAD_PARTS, UpdatePostDto } from '../../posts/posts.dto';
+import { LinkCard, LinkCardQuotaError, LinkCardService } from '../../posts/link-card.service';
 import { PostsService } from '../../posts/posts.service';
 import { Public } from '../../workspaces/auth';
 import { AccountsPageService, PROVIDER_LABELS } from '../accounts-page.service';
@@ -16,7 +17,7 @@ import { PageExceptionFilter } from '../page-exception.filter';
 import { PageRenderer } from '../page-renderer';
 import { cookie, PageRequest, requirePage } from '../session/page-request';
 import { PageSessionGuard } from '../session/page-session.guard';
-import type { PageSession } from '../session/sessions.service';
+import type { PageSession } from '../../people/session.types';
 import {
   ComposeAccount,
   ComposeAction,
@@ -32,8 +33,7 @@ import {
   threadOf,
   withAccountNames,
 } from './compose-form';
-import { LinkCard, LinkCardQuotaError, LinkCardService } from './link-card.service';
-import { isTimeZone, timeZones, wallTimeOf, zoneLabel } from './zoned-time';
+import { isTimeZone, timeZones, wallTimeOf, zoneLabel } from '../../common/zoned-time';
 
 /** The browser's time zone, as the page's script keeps it (IANA name): the fallback when a form or link has none. */
 export const ZONE_COOKIE = 'herald_tz';

@@ -6,8 +6,8 @@ import { JobsService } from '../../jobs/jobs.service';
 import { personMessage } from '../form-validation';
 import { PageRenderer } from '../page-renderer';
 import { isHttps } from '../session/page-request';
-import type { Flash } from '../session/sessions.repository';
-import { PageSession, SessionsService } from '../session/sessions.service';
+import type { Flash, PageSession } from '../../people/session.types';
+import { SessionsService } from '../../people/sessions.service';
 
 /** How one platform's connect pages speak: its name, the cookie that ties its callback to the browser, and the message after a connect. */
 export interface ConnectPageSpec {

@@ -9,7 +9,7 @@ import { field, isUuid } from '../page-input';
 import { PageRenderer } from '../page-renderer';
 import { cookie, OAUTH_COOKIE, PageRequest, requirePage } from '../session/page-request';
 import { PageSessionGuard } from '../session/page-session.guard';
-import { SessionsService } from '../session/sessions.service';
+import { SessionsService } from '../../people/sessions.service';
 import { ConnectPages, ConnectPageSpec } from './connect-pages';
 
 const LINKEDIN: ConnectPageSpec = {

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import type { HeraldConfig } from '../../config/config';
 import { CsrfRefused } from './page-errors';
 import { crossSiteProblem, originOf } from './same-origin';
-import type { PageSession } from './sessions.service';
+import type { PageSession } from '../../people/session.types';
 
 /** A request of the settings page, with its session once the guard has found it. */
 export type PageRequest = Request & { page?: PageSession; cookies?: Record<string, string | undefined> };

@@ -4,7 +4,8 @@ import { permissionFor } from '../../access/route-permissions';
 import { allows, whoMay } from '../../access/roles';
 import { CsrfRefused, LoginRequired, RoleRefused } from './page-errors';
 import { cookie, PageRequest, refuseCrossSite, SESSION_COOKIE } from './page-request';
-import { sameSecret, SessionsService } from './sessions.service';
+import { SessionsService } from '../../people/sessions.service';
+import { sameSecret } from './same-secret';
 
 /**
  * Every page but the login needs a session; every form needs the session's CSRF token; and the

@@ -4,7 +4,7 @@ import type { HeraldConfig } from '../../config/config';
 import { field } from '../page-input';
 import { CsrfRefused } from './page-errors';
 import { cookie, isHttps, PageRequest, refuseCrossSite } from './page-request';
-import { sameSecret } from './sessions.service';
+import { sameSecret } from './same-secret';
 
 /**
  * CSRF for the forms used without a session (accepting an invitation, asking for and using a

@@ -1,10 +1,17 @@
 /**
- * Wall-clock times in a person's time zone and the instants the API stores, both ways. Pure:
- * the zone rules come from the runtime's ICU data through Intl (no table of our own).
+ * Wall-clock times in a time zone and the instants Herald stores, both ways: the one time-zone
+ * helper (the page's composer and calendar, the digest's schedule, the mails' times). Pure:
+ * every function takes the instant it works on, and the zone rules come from the runtime's ICU
+ * data through Intl (no table of our own).
  *
  * The composer takes a date and a time "in your time zone" (an IANA name: the browser's own,
  * from Intl, or the one chosen on the page) and stores the instant; the calendar lays instants
  * out on the days of that zone.
+ *
+ * The digest schedule compares wall-clock values only (local date, hour, minute: `localTime`)
+ * and never converts a local time back to an instant, so the days around a daylight-saving
+ * change need no special case: a day's 08:00 is reached once whether the day lasts 23, 24 or 25
+ * hours, and an hour that does not exist (02:30 on a spring-forward night) is simply passed.
  */
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -27,9 +34,15 @@ function formatter(zone: string): Intl.DateTimeFormat {
   return f;
 }
 
-/** True when `zone` is a time zone name the runtime knows ("Europe/Paris", "UTC"). */
+/**
+ * True when `zone` is an IANA zone name the runtime knows ("Europe/Paris", "UTC"): the
+ * composer's zone, a workspace's digest zone.
+ */
 export function isTimeZone(zone: unknown): zone is string {
-  if (typeof zone !== 'string' || zone.length === 0 || zone.length > 64 || !/^[A-Za-z0-9_+\-/]+$/.test(zone)) return false;
+  // Names only: Intl also takes offsets such as "+01:00" (in newer runtimes), which have no
+  // daylight-saving rules and would silently drift by an hour twice a year for a person who
+  // meant a place. A name starts with a letter and has at most three parts.
+  if (typeof zone !== 'string' || zone.length > 64 || !/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+){0,2}$/.test(zone)) return false;
   try {
     formatter(zone);
     return true;
@@ -90,6 +103,33 @@ export function wallTimeOf(instant: Date, zone: string): WallTime {
   return { date: `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)}`, time: `${pad(p.hour)}:${pad(p.minute)}` };
 }
 
+/** A wall-clock value as the digest schedule compares them. */
+export interface LocalTime {
+  /** YYYY-MM-DD */
+  date: string;
+  hour: number;
+  minute: number;
+}
+
+/** The wall-clock date, hour and minute of `instant` in `zone`. */
+export function localTime(instant: Date, zone: string): LocalTime {
+  const p = partsAt(instant.getTime(), zone);
+  return { date: `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)}`, hour: p.hour, minute: p.minute };
+}
+
+/** `2026-12-01 08:05`, in the zone: how the mails show times. */
+export function formatLocal(instant: Date, zone: string): string {
+  const w = wallTimeOf(instant, zone);
+  return `${w.date} ${w.time}`;
+}
+
+/** Orders wall-clock values (date, then hour, then minute). */
+export function compareLocal(a: LocalTime, b: LocalTime): number {
+  if (a.date !== b.date) return a.date < b.date ? -1 : 1;
+  if (a.hour !== b.hour) return a.hour - b.hour;
+  return a.minute - b.minute;
+}
+
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME = /^(\d{2}):(\d{2})$/;
 
@@ -138,6 +178,13 @@ export function startOfDay(date: string, zone: string): Date {
     if (r.ok) return r.instant;
   }
   throw new Error(`day ${date} has no time in ${zone}`);
+}
+
+/** The calendar day before `date` (YYYY-MM-DD), in the proleptic Gregorian calendar. */
+export function previousDate(date: string): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() - 1);
+  return d.toISOString().slice(0, 10);
 }
 
 /** `date` plus `days` (calendar days, no zone involved). */

@@ -5,9 +5,9 @@ import { AuthenticatedRequest, IS_PUBLIC } from '../access/auth-context';
 import { permissionFor } from '../access/route-permissions';
 import { allows, whoMay } from '../access/roles';
 import { DomainError, ErrorCode, forbidden } from '../common/errors';
-import { bearerToken } from './api-key.util';
-import { ApiKeysService } from './api-keys.service';
-import { LoginThrottleService } from './login-throttle.service';
+import { LoginThrottleService } from '../people/login-throttle.service';
+import { bearerToken } from '../workspaces/api-key.util';
+import { ApiKeysService } from '../workspaces/api-keys.service';
 
 /**
  * Global guard: every route needs an API key unless marked @Public(), and the key's role must
@@ -38,7 +38,7 @@ export class ApiKeyGuard implements CanActivate {
         // No key at all is not a guess: refused, not counted.
         req.auth = await this.apiKeys.authenticate(authorization);
       } else {
-        // A key: wrong ones count against the client, with the page's logins (login-throttle.ts).
+        // A key: wrong ones count against the client, with the page's logins (people/login-throttle.ts).
         const client = (req.ip ?? req.socket.remoteAddress ?? 'unknown').slice(0, 100);
         // A key proves nothing about the wrong keys before it: it clears no count.
         const outcome = await this.throttle.attempt({ keys: [client], clears: [], expensive: false }, new Date(), async () => {

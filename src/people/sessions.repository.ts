@@ -1,13 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../database/db';
-
-/** A message for the next page a session sees (post/redirect/get). Never holds a secret. */
-export interface Flash {
-  tone: 'success' | 'error' | 'info';
-  text: string;
-  /** An optional follow-up: a link, or a button that posts to `action` (with the CSRF token). */
-  followUp?: { label: string; href: string } | { label: string; action: string };
-}
+import { Db } from '../database/db';
+import type { Flash } from './session.types';
 
 export interface SessionRow {
   id: string;
@@ -25,7 +18,10 @@ export interface SessionRow {
 const SESSION_COLUMNS = `id, workspace_id AS "workspaceId", api_key_id AS "apiKeyId", person_id AS "personId", csrf_token AS "csrfToken", flash,
   created_at AS "createdAt", expires_at AS "expiresAt"`;
 
-/** SQL of the page's own table settings_sessions (the wrong-key counts are src/workspaces/login-throttle.repository.ts's). */
+/**
+ * SQL of page_sessions, the settings page's browser sessions (until migration 1765910000000
+ * settings_sessions; the wrong-key counts are login-throttle.repository.ts's).
+ */
 @Injectable()
 export class SessionsRepository {
   constructor(private readonly db: Db) {}
@@ -39,7 +35,7 @@ export class SessionsRepository {
     expiresAt: Date;
   }): Promise<SessionRow> {
     const rows = await this.db.query<SessionRow>(
-      `INSERT INTO settings_sessions (token_hash, workspace_id, api_key_id, person_id, csrf_token, expires_at)
+      `INSERT INTO page_sessions (token_hash, workspace_id, api_key_id, person_id, csrf_token, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${SESSION_COLUMNS}`,
       [input.tokenHash, input.workspaceId, input.apiKeyId, input.personId, input.csrfToken, input.expiresAt],
     );
@@ -49,7 +45,7 @@ export class SessionsRepository {
   /** The session with this token hash, unless it was revoked or has expired. */
   async findLive(tokenHash: Buffer): Promise<SessionRow | null> {
     const rows = await this.db.query<SessionRow>(
-      `SELECT ${SESSION_COLUMNS} FROM settings_sessions
+      `SELECT ${SESSION_COLUMNS} FROM page_sessions
        WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > now()`,
       [tokenHash],
     );
@@ -59,27 +55,27 @@ export class SessionsRepository {
   /** By id, live only (the LinkedIn callback finds the session that started the flow). */
   async findLiveById(id: string): Promise<SessionRow | null> {
     const rows = await this.db.query<SessionRow>(
-      `SELECT ${SESSION_COLUMNS} FROM settings_sessions WHERE id = $1 AND revoked_at IS NULL AND expires_at > now()`,
+      `SELECT ${SESSION_COLUMNS} FROM page_sessions WHERE id = $1 AND revoked_at IS NULL AND expires_at > now()`,
       [id],
     );
     return rows[0] ?? null;
   }
 
   async extend(id: string, expiresAt: Date): Promise<void> {
-    await this.db.query(`UPDATE settings_sessions SET expires_at = $2, last_seen_at = now() WHERE id = $1 AND revoked_at IS NULL`, [
+    await this.db.query(`UPDATE page_sessions SET expires_at = $2, last_seen_at = now() WHERE id = $1 AND revoked_at IS NULL`, [
       id,
       expiresAt,
     ]);
   }
 
   async revoke(id: string): Promise<void> {
-    await this.db.query(`UPDATE settings_sessions SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL`, [id]);
+    await this.db.query(`UPDATE page_sessions SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL`, [id]);
   }
 
   /** Every live session opened with this API key ("log out everywhere"). Returns how many. */
   async revokeForKey(apiKeyId: string): Promise<number> {
     const rows = await this.db.query(
-      `UPDATE settings_sessions SET revoked_at = now() WHERE api_key_id = $1 AND revoked_at IS NULL RETURNING id`,
+      `UPDATE page_sessions SET revoked_at = now() WHERE api_key_id = $1 AND revoked_at IS NULL RETURNING id`,
       [apiKeyId],
     );
     return rows.length;
@@ -88,7 +84,7 @@ export class SessionsRepository {
   /** Every live session of this person but `keepId` (a new password ends the others). Returns how many. */
   async revokeForPerson(personId: string, keepId: string | null = null): Promise<number> {
     const rows = await this.db.query(
-      `UPDATE settings_sessions SET revoked_at = now()
+      `UPDATE page_sessions SET revoked_at = now()
        WHERE person_id = $1 AND revoked_at IS NULL AND ($2::uuid IS NULL OR id <> $2) RETURNING id`,
       [personId, keepId],
     );
@@ -96,17 +92,15 @@ export class SessionsRepository {
   }
 
   async setFlash(id: string, flash: Flash): Promise<void> {
-    await this.db.query(`UPDATE settings_sessions SET flash = $2 WHERE id = $1`, [id, flash]);
+    await this.db.query(`UPDATE page_sessions SET flash = $2 WHERE id = $1`, [id, flash]);
   }
 
   async clearFlash(id: string): Promise<void> {
-    await this.db.query(`UPDATE settings_sessions SET flash = NULL WHERE id = $1 AND flash IS NOT NULL`, [id]);
+    await this.db.query(`UPDATE page_sessions SET flash = NULL WHERE id = $1 AND flash IS NOT NULL`, [id]);
   }
 
   /** Sessions (and, by cascade, their OAuth states) that ended more than a day ago. */
   async purgeEnded(): Promise<void> {
-    await this.db.query(
-      `DELETE FROM settings_sessions WHERE expires_at < now() - interval '1 day' OR revoked_at < now() - interval '1 day'`,
-    );
+    await this.db.query(`DELETE FROM page_sessions WHERE expires_at < now() - interval '1 day' OR revoked_at < now() - interval '1 day'`);
   }
 }

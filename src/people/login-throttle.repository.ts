@@ -5,9 +5,10 @@ import type { ThrottleState } from './login-throttle';
 const STATE = `failures, last_failure_at AS "lastFailureAt", blocked_until AS "blockedUntil"`;
 
 /**
- * SQL of settings_login_throttle: the counts of wrong keys and passwords per client address,
- * per login address and per person, kept in PostgreSQL so that every Herald process applies one
- * count (LoginThrottleService decides what is counted; login-throttle.ts how).
+ * SQL of login_throttle (settings_login_throttle until migration 1765910000000): the counts of
+ * wrong keys and passwords per client address, per login address and per person, kept in
+ * PostgreSQL so that every Herald process applies one count (LoginThrottleService decides what
+ * is counted; login-throttle.ts how).
  *
  * Every statement here is one autocommit statement: no transaction is held open across a
  * password or key check, and no row is locked while anything else happens. A count moves by
@@ -27,7 +28,7 @@ export class LoginThrottleRepository {
   async peek(keys: string[]): Promise<Map<string, ThrottleState>> {
     const rows = await this.db.prepared<ThrottleState & { key: string }>(
       'herald_login_throttle_peek_many',
-      `SELECT client AS key, ${STATE} FROM settings_login_throttle WHERE client = ANY($1::text[])`,
+      `SELECT client AS key, ${STATE} FROM login_throttle WHERE client = ANY($1::text[])`,
       [keys],
     );
     return new Map(rows.map(({ key, ...state }) => [key, state]));
@@ -42,13 +43,13 @@ export class LoginThrottleRepository {
       seen === null
         ? await this.db.prepared(
             'herald_login_throttle_insert',
-            `INSERT INTO settings_login_throttle (client, failures, last_failure_at, blocked_until) VALUES ($1, $2, $3, $4)
+            `INSERT INTO login_throttle (client, failures, last_failure_at, blocked_until) VALUES ($1, $2, $3, $4)
              ON CONFLICT (client) DO NOTHING RETURNING 1`,
             [key, next.failures, next.lastFailureAt, next.blockedUntil],
           )
         : await this.db.prepared(
             'herald_login_throttle_cas',
-            `UPDATE settings_login_throttle SET failures = $2, last_failure_at = $3, blocked_until = $4
+            `UPDATE login_throttle SET failures = $2, last_failure_at = $3, blocked_until = $4
              WHERE client = $1 AND failures = $5 AND last_failure_at IS NOT DISTINCT FROM $6 RETURNING 1`,
             [key, next.failures, next.lastFailureAt, next.blockedUntil, seen.failures, seen.lastFailureAt],
           );
@@ -57,7 +58,7 @@ export class LoginThrottleRepository {
 
   /** Forgets these counts (what a success proved). */
   async clear(keys: string[]): Promise<void> {
-    await this.db.query(`DELETE FROM settings_login_throttle WHERE client = ANY($1::text[])`, [keys]);
+    await this.db.query(`DELETE FROM login_throttle WHERE client = ANY($1::text[])`, [keys]);
   }
 
   /**
@@ -66,10 +67,9 @@ export class LoginThrottleRepository {
    * (its block ended long before). Rows with no failure at all (left by older versions) go too.
    */
   async purgeQuiet(before: Date): Promise<number> {
-    const rows = await this.db.query(
-      `DELETE FROM settings_login_throttle WHERE last_failure_at IS NULL OR last_failure_at < $1 RETURNING 1`,
-      [before],
-    );
+    const rows = await this.db.query(`DELETE FROM login_throttle WHERE last_failure_at IS NULL OR last_failure_at < $1 RETURNING 1`, [
+      before,
+    ]);
     return rows.length;
   }
 }

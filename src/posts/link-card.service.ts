@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { AuthContext } from '../../access/auth-context';
-import { DomainError, ErrorCode } from '../../common/errors';
-import { previewJpeg } from '../../common/images/image-processing';
-import { HERALD_CONFIG, HeraldConfig } from '../../config/config';
-import { readPreview, readThumbnail } from '../../connectors/bluesky/link-preview';
+import type { AuthContext } from '../access/auth-context';
+import { DomainError, ErrorCode } from '../common/errors';
+import { previewJpeg } from '../common/images/image-processing';
+import { HERALD_CONFIG, HeraldConfig } from '../config/config';
+import { readPreview, readThumbnail } from '../connectors/bluesky/link-preview';
 import { decideLinkCard, LINK_CARD_WINDOW_MS, quotaKey, tooManyLinkCards } from './link-card-quota';
 import { LinkCardQuotaRepository } from './link-card-quota.repository';
 
@@ -34,7 +34,11 @@ const FETCH_DEADLINE_MS = 15_000;
  * same guarded client the connector uses (link-preview.ts: private addresses refused, 2 MB of
  * page, 10 MB of image, 10 s per request), counted per person (link-card-quota.ts), its image
  * used only when it is a PNG, JPEG, WebP or GIF within MAX_IMAGE_PIXELS (checked before any
- * pixel is decoded).
+ * pixel is decoded), and shrunk to a small JPEG here (sharp, common/images).
+ *
+ * In posts, not in the page: the card previews what a post with a link becomes on Bluesky, read
+ * by the connector's own link-preview code, and its count is a table of its own
+ * (link_card_fetches). The composer asks for it and shows it, and reaches no connector itself.
  */
 @Injectable()
 export class LinkCardService {

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { Db } from '../../database/db';
+import { Db } from '../database/db';
 import type { LinkCardWindow } from './link-card-quota';
 
 /**
- * SQL of settings_link_card_fetches: each person's count of link-card fetches in their current
- * window (link-card-quota.ts decides). In PostgreSQL so that every Herald process counts into one
+ * SQL of link_card_fetches (settings_link_card_fetches until migration 1765910000000): each
+ * person's count of link-card fetches in their current window (link-card-quota.ts decides). In PostgreSQL so that every Herald process counts into one
  * window per person.
  */
 @Injectable()
@@ -24,7 +24,7 @@ export class LinkCardQuotaRepository {
   async count(principal: string, now: Date, windowMs: number): Promise<LinkCardWindow> {
     const rows = await this.db.prepared<LinkCardWindow>(
       'herald_link_card_count',
-      `INSERT INTO settings_link_card_fetches AS f (principal, window_opened_at, fetches) VALUES ($1, $2, 1)
+      `INSERT INTO link_card_fetches AS f (principal, window_opened_at, fetches) VALUES ($1, $2, 1)
        ON CONFLICT (principal) DO UPDATE SET
          window_opened_at = CASE WHEN f.window_opened_at <= $2::timestamptz - make_interval(secs => $3::float8 / 1000)
                                  THEN $2::timestamptz ELSE f.window_opened_at END,

@@ -1,11 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { DomainError, ErrorCode, invalidInput } from '../../common/errors';
-import { PeopleService } from '../../people/people.service';
-import { ApiKeysService } from '../../workspaces/api-keys.service';
-import type { AuthContext } from '../../workspaces/auth';
-import { LoginThrottleService, ThrottledOutcome } from '../../workspaces/login-throttle.service';
-import { Flash, SessionRow, SessionsRepository } from './sessions.repository';
+import { createHash, randomBytes } from 'node:crypto';
+import { DomainError, ErrorCode, invalidInput } from '../common/errors';
+import { ApiKeysService } from '../workspaces/api-keys.service';
+import type { AuthContext } from '../workspaces/auth';
+import { LoginThrottleService, ThrottledOutcome } from './login-throttle.service';
+import { PeopleService } from './people.service';
+import type { Flash, PageSession } from './session.types';
+import { SessionRow, SessionsRepository } from './sessions.repository';
 
 /** A session ends after this long without a request… */
 export const IDLE_TIMEOUT_MS = 12 * 3_600_000;
@@ -13,13 +14,6 @@ export const IDLE_TIMEOUT_MS = 12 * 3_600_000;
 export const ABSOLUTE_TIMEOUT_MS = 7 * 86_400_000;
 /** The expiry is pushed forward at most this often (one write per 5 minutes of use, not per request). */
 const EXTEND_EVERY_MS = 5 * 60_000;
-
-export interface PageSession {
-  id: string;
-  csrfToken: string;
-  flash: Flash | null;
-  auth: AuthContext;
-}
 
 export type LoginResult =
   | { ok: true; token: string; session: PageSession }
@@ -32,17 +26,10 @@ export const addressKey = (email: string): string =>
 
 export const hashToken = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
 
-/** Equal strings, compared in constant time (CSRF tokens). */
-export function sameSecret(a: string, b: string): boolean {
-  const x = createHash('sha256').update(a, 'utf8').digest();
-  const y = createHash('sha256').update(b, 'utf8').digest();
-  // Hashing first gives equal lengths, as timingSafeEqual needs, without leaking the length.
-  return timingSafeEqual(x, y);
-}
-
 /**
  * Browser sessions of the settings page, kept in PostgreSQL: a random token in an httpOnly
- * cookie, its SHA-256 in `settings_sessions`. A session is tied to the API key or the person it
+ * cookie, its SHA-256 in `page_sessions`. The page (src/settings) keeps the cookie, the CSRF
+ * checks and the guard; who is logged in, and the slow-down of wrong tries, are people's. A session is tied to the API key or the person it
  * was opened by and ends when that key is revoked or that person removed, when they log out (or
  * set a new password elsewhere), after 12 idle hours, or 7 days after the login.
  */
