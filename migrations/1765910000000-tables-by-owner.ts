@@ -31,24 +31,31 @@ const RENAMES: readonly (readonly [from: string, to: string])[] = [
 export class TablesByOwner1765910000000 implements MigrationInterface {
   name = 'TablesByOwner1765910000000';
 
+  // Each rename written out whole, so a reader (and src/architecture.spec.ts, which lists the
+  // tables migrations leave) sees which table became which.
   async up(q: QueryRunner): Promise<void> {
-    for (const [from, to] of RENAMES) await rename(q, from, to);
+    await q.query(`ALTER TABLE settings_login_throttle RENAME TO login_throttle`);
+    await q.query(`ALTER TABLE settings_sessions RENAME TO page_sessions`);
+    await q.query(`ALTER TABLE settings_link_card_fetches RENAME TO link_card_fetches`);
+    for (const [from, to] of RENAMES) await renameParts(q, from, to);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const [from, to] of [...RENAMES].reverse()) await rename(q, to, from);
+    await q.query(`ALTER TABLE link_card_fetches RENAME TO settings_link_card_fetches`);
+    await q.query(`ALTER TABLE page_sessions RENAME TO settings_sessions`);
+    await q.query(`ALTER TABLE login_throttle RENAME TO settings_login_throttle`);
+    for (const [from, to] of [...RENAMES].reverse()) await renameParts(q, to, from);
   }
 }
 
 /**
- * Renames table `from` to `to`, then each of its constraints and indexes named `<from>_…` to
- * `<to>_…`. Constraints first: renaming a primary key or a unique constraint renames the index
+ * After table `from` was renamed `to`: renames each of its constraints and indexes named
+ * `<from>_…` to `<to>_…`. Constraints first: renaming a primary key or a unique constraint renames the index
  * behind it, so the second loop finds only the indexes of their own (settings_sessions_expiry…).
  * The names are read from the catalogue rather than listed, because the unnamed CHECKs were
  * named by PostgreSQL (`…_check`, `…_check1`) and a list would have to guess them.
  */
-async function rename(q: QueryRunner, from: string, to: string): Promise<void> {
-  await q.query(`ALTER TABLE ${from} RENAME TO ${to}`);
+async function renameParts(q: QueryRunner, from: string, to: string): Promise<void> {
   await q.query(`
     DO $$
     DECLARE
