@@ -57,6 +57,13 @@ function filesUnder(dir: string): string[] {
 }
 
 describe('the module map (architecture.json)', () => {
+  it('keeps the edges it says never to add ("never"): the page runs no queue, holds no SQL, speaks to no platform', () => {
+    const never = Object.entries(architecture.never).filter(([m]) => m !== '$comment') as [string, string[]][];
+    expect(never.length).toBeGreaterThan(0);
+    const broken = never.flatMap(([m, targets]) => targets.filter((x) => modules[m].uses.includes(x)).map((x) => `${m} → ${x}`));
+    expect(broken).toEqual([]);
+  });
+
   it('lists every folder of src/, and only those', () => {
     const onDisk = fs
       .readdirSync(path.join(ROOT, 'src'), { withFileTypes: true })

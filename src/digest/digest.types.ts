@@ -1,5 +1,5 @@
 import type { AccountStatus } from '../account-state/account-state';
-import type { Provider } from '../connectors/connector.interface';
+import type { Provider } from '../vocabulary/vocabulary';
 import type { Sql } from '../database/db';
 import type { DigestWindow } from './digest-schedule';
 

@@ -3,7 +3,7 @@ import { PROVIDERS, Provider } from '../connectors/connector.interface';
 import type { DeadReason, Decision } from '../retry/decide';
 import type { ErrorClass } from '../retry/error-class';
 import type { JobStatus } from '../queue/job-lifecycle';
-import { ERROR_CLASSES, JOB_STATUSES, type JobStatus as VocabularyJobStatus } from '../vocabulary/vocabulary';
+import { ERROR_CLASSES, JOB_STATUSES } from '../vocabulary/vocabulary';
 import type { AttemptView, JobPartView, JobView } from './job.types';
 import type { JobWithAttempts } from './jobs.service';
 
@@ -15,13 +15,6 @@ import type { JobWithAttempts } from './jobs.service';
 // The lists are the vocabulary's (src/vocabulary/vocabulary.ts): one definition.
 export { ERROR_CLASSES, JOB_STATUSES } from '../vocabulary/vocabulary';
 
-/**
- * queue/job-lifecycle.ts still spells JobStatus out itself (src/queue was being reworked on
- * another branch when the vocabulary was made): this stops the build if the two ever differ.
- * Delete it once job-lifecycle.ts re-exports the vocabulary's JobStatus.
- */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const _queueStatusesAreTheVocabulary: Same<JobStatus, VocabularyJobStatus> = true;
 export const DEAD_REASON_VALUES: readonly DeadReason[] = ['max_attempts', 'permanent', 'poison', 'expired'];
 const DECISIONS: readonly Decision[] = ['succeed', 'retry', 'dead', 'pause'];
 

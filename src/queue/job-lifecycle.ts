@@ -1,7 +1,9 @@
 import type { Decision } from '../retry/decide';
 
-/** A job's state (the `jobs.status` column; its CHECK constraint lists the same values). */
-export type JobStatus = 'scheduled' | 'in_progress' | 'succeeded' | 'paused' | 'dead' | 'cancelled' | 'discarded';
+import { JOB_STATUSES, type JobStatus } from '../vocabulary/vocabulary';
+
+/** A job's state (the `jobs.status` column; its CHECK constraint lists the same values): the vocabulary's. */
+export { JOB_STATUSES, type JobStatus };
 
 /**
  * Every change of a job's state, in one table: which operation may move a job from which state
@@ -41,8 +43,6 @@ export interface Transition {
   /** Why this move exists, for a person reading the table. */
   why: string;
 }
-
-export const JOB_STATUSES: readonly JobStatus[] = ['scheduled', 'in_progress', 'succeeded', 'paused', 'dead', 'cancelled', 'discarded'];
 
 const t = (op: JobOperation, from: JobStatus | null, to: JobStatus, why: string): Transition => ({ op, from, to, why });
 

@@ -2,7 +2,7 @@ import { Controller, Get, Param, Post, Req, Res, UseFilters, UseGuards } from '@
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ParseIdPipe } from '../common/parse-id.pipe';
-import type { JobStatus } from '../queue/job-lifecycle';
+import type { JobStatus } from '../vocabulary/vocabulary';
 import type { PostView } from '../posts/post.types';
 import { ListPostsQuery } from '../posts/posts.dto';
 import { PostsService } from '../posts/posts.service';
