@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { freePort } from '../../support/net';
 import { ROOT } from '../../support/process';
+import { pgbouncerPath } from './pgbouncer';
 import { sleep } from './scale';
 
 /**
@@ -68,8 +69,6 @@ export async function ownPostgres(): Promise<OwnPostgres> {
   };
 }
 
-export const PGBOUNCER = '/usr/sbin/pgbouncer';
-
 export interface PgBouncer {
   port: number;
   /** `serverUrl` with host and port replaced by the pooler's. */
@@ -79,12 +78,14 @@ export interface PgBouncer {
 }
 
 /**
- * Debian's PgBouncer in transaction mode in front of the server of `serverUrl`: its own ini,
- * port and folder; trust authentication for the server's user. `poolSize` server connections
- * per database and user are shared by every client, one transaction at a time.
+ * PgBouncer (Debian's: ./pgbouncer.ts) in transaction mode in front of the server of `serverUrl`:
+ * its own ini, port and folder; trust authentication for the server's user. `poolSize` server
+ * connections per database and user are shared by every client, one transaction at a time.
  */
 export async function startPgBouncer(serverUrl: string, poolSize = 4): Promise<PgBouncer> {
-  if (!fs.existsSync(PGBOUNCER)) throw new Error(`${PGBOUNCER} is missing: apt-get install -y pgbouncer`);
+  const pgbouncer = pgbouncerPath();
+  // The fault suite's global setup installed it or stopped the run; a file run under another config may not have.
+  if (!fs.existsSync(pgbouncer)) throw new Error(`${pgbouncer} is missing: sudo apt-get install -y pgbouncer`);
   const server = new URL(serverUrl);
   const user = decodeURIComponent(server.username || 'postgres');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-chaos-pgbouncer-'));
@@ -115,7 +116,7 @@ export async function startPgBouncer(serverUrl: string, poolSize = 4): Promise<P
     ].join('\n'),
   );
   for (const f of fs.readdirSync(dir)) fs.chmodSync(path.join(dir, f), 0o666);
-  const child = spawn(PGBOUNCER, ['-u', 'postgres', ini], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(pgbouncer, ['-u', 'postgres', ini], { stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
   child.stdout.on('data', (d: Buffer) => output.push(d.toString()));
   child.stderr.on('data', (d: Buffer) => output.push(d.toString()));
