@@ -3,16 +3,8 @@ import type { JobPayload } from '../src/connectors/connector.interface';
 import { AuditRepository } from '../src/audit/audit.repository';
 import { Db } from '../src/database/db';
 import { PostsRepository } from '../src/posts/posts.repository';
-import {
-  canTransition,
-  fromStates,
-  JOB_OPERATIONS,
-  JOB_STATUSES,
-  JobOperation,
-  JobStatus,
-  targets,
-  TRANSITIONS,
-} from '../src/queue/job-lifecycle';
+import { canTransition, fromStates, JOB_OPERATIONS, JobOperation, JobStatus, targets, TRANSITIONS } from '../src/queue/job-lifecycle';
+import { JOB_STATUSES } from '../src/vocabulary/vocabulary';
 import { JobLifecycle } from '../src/queue/job-lifecycle.service';
 import { JobStore } from '../src/queue/job-store.service';
 import { QueueNotifier } from '../src/queue/queue-notifier';

@@ -7,7 +7,6 @@ import {
   guard,
   guardFrom,
   JOB_OPERATIONS,
-  JOB_STATUSES,
   JobOperation,
   JobStatus,
   pairs,
@@ -16,6 +15,7 @@ import {
   targets,
   TRANSITIONS,
 } from './job-lifecycle';
+import { JOB_STATUSES } from '../vocabulary/vocabulary';
 
 /**
  * The job lifecycle, written out once more as the contract: for every operation, exactly these

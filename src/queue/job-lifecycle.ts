@@ -1,9 +1,12 @@
 import type { Decision } from '../retry/decide';
+import type { JobStatus } from '../vocabulary/vocabulary';
 
-import { JOB_STATUSES, type JobStatus } from '../vocabulary/vocabulary';
-
-/** A job's state (the `jobs.status` column; its CHECK constraint lists the same values): the vocabulary's. */
-export { JOB_STATUSES, type JobStatus };
+/**
+ * A job's state (the `jobs.status` column; its CHECK constraint lists the same values): the
+ * vocabulary's (its list, JOB_STATUSES, is there too). Imported as a type only: this file's
+ * transition table stands alone at run time (scripts/transition-table.js draws the docs from it).
+ */
+export type { JobStatus };
 
 /**
  * Every change of a job's state, in one table: which operation may move a job from which state
