@@ -13,16 +13,24 @@ import { FakeLinkedInOAuth, startFakeLinkedInOAuth } from './support/fake-linked
  * (test/support/fake-linkedin-oauth.ts). Herald is http://localhost:<port>, the fake is
  * http://127.0.0.1:<port>: another site, so the SameSite=Strict session cookie does not come
  * back with LinkedIn's redirect, as in production.
+ *
+ * One browser for the file; each describe has the app its configuration needs.
  */
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
 describe('settings page: Connect with LinkedIn, in a browser', () => {
-  let browser: Browser;
   let t: PageApp;
   let linkedin: FakeLinkedInOAuth;
   let context: BrowserContext;
   let page: Page;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
     linkedin = await startFakeLinkedInOAuth({ redirectUri: 'set below' });
     t = await bootPageApp({
       linkedin: {
@@ -39,7 +47,6 @@ describe('settings page: Connect with LinkedIn, in a browser', () => {
   });
   afterAll(async () => {
     await context?.close();
-    await browser?.close();
     await t?.close();
     await linkedin?.close();
   });
@@ -234,15 +241,12 @@ describe('settings page: Connect with LinkedIn, in a browser', () => {
 });
 
 describe('settings page: LinkedIn without an OAuth app', () => {
-  let browser: Browser;
   let t: PageApp;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
     t = await bootPageApp();
   });
   afterAll(async () => {
-    await browser?.close();
     await t?.close();
   });
 
