@@ -1,6 +1,7 @@
 import type { AccountStatus } from '../account-state/account-state';
 import type { Provider } from '../vocabulary/vocabulary';
 import type { Sql } from '../database/db';
+import type { AccountActivityRow, DeadJobRow } from '../jobs/job.types';
 import type { DigestWindow } from './digest-schedule';
 
 /** An account as the digest sees it (never its credentials). */
@@ -17,28 +18,11 @@ export interface DigestAccount {
   lastError: string | null;
 }
 
-/** One account's delivery in the window. */
-export interface AccountActivity {
-  accountId: string;
-  accountName: string;
-  provider: Provider;
-  published: number;
-  failedAttempts: number;
-  newlyDead: number;
-}
+/** One account's delivery in the window, as the jobs' report reads it. */
+export type AccountActivity = AccountActivityRow;
 
-/** A job that died in the window and is still dead. */
-export interface DeadJobItem {
-  jobId: string;
-  accountId: string;
-  accountName: string;
-  provider: Provider;
-  text: string;
-  errorClass: string | null;
-  deadReason: string | null;
-  lastError: string | null;
-  deadAt: Date;
-}
+/** A job that died in the window and is still dead, as the jobs' report reads it. */
+export type DeadJobItem = DeadJobRow;
 
 export interface ErrorGroup {
   message: string;

@@ -1,3 +1,4 @@
+import type { HeraldConfig } from '../config/config';
 import { isEmail } from 'class-validator';
 
 /**
@@ -93,4 +94,9 @@ export function nameProblem(name: string): string | null {
     return `a name cannot hold U+${code} (${DIRECTION_MARKS[mark]}): it changes the order in which a label reads`;
   }
   return null;
+}
+
+/** Mail reaches people only through an SMTP server; without one, links are handed over by hand. */
+export function mailsLinks(config: Pick<HeraldConfig, 'smtpUrl'>): boolean {
+  return config.smtpUrl !== null;
 }

@@ -5,7 +5,7 @@ import { conflict, invalidInput } from '../common/errors';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { MailOutbox } from '../mail/mail-outbox.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
-import { emailProblem, nameProblem, normalizeEmail, passwordProblem } from './credentials';
+import { emailProblem, mailsLinks, nameProblem, normalizeEmail, passwordProblem } from './credentials';
 import { expiryFrom, hashLinkToken, INVITATION_TTL_MS, newLinkToken } from './link-tokens';
 import { PasswordHasher } from './password-hasher';
 import { PeopleRepository } from './people.repository';
@@ -45,11 +45,6 @@ export class FirstPersonService {
     private readonly workspaces: WorkspacesService,
   ) {}
 
-  /** Mail reaches people only through an SMTP server; without one, links are handed over by hand. */
-  private get mailsLinks(): boolean {
-    return this.config.smtpUrl !== null;
-  }
-
   async createFirst(
     auth: AuthContext,
     input: { email: string; name: string; password: string },
@@ -69,7 +64,7 @@ export class FirstPersonService {
       if ((await this.people.countActive(auth.workspaceId, tx)) > 0) {
         throw conflict('this workspace has people already: invite the next ones (POST /v1/invitations, or the Team page)');
       }
-      if (!this.mailsLinks) {
+      if (!mailsLinks(this.config)) {
         await this.people.lockPeopleTable(tx);
         if (!(await this.people.anyPerson(tx))) {
           const person = await this.people.insert(tx, { workspaceId: auth.workspaceId, email, name, role: 'owner', passwordHash });
@@ -112,7 +107,7 @@ export class FirstPersonService {
         ...(replaced.length > 0 ? { before: { waiting: replaced } } : {}),
         after: { email, name, role: 'owner', firstPerson: true, expiresAt: invitation.expiresAt.toISOString() },
       });
-      return { pending: { invitation: toInvitationView(invitation, now), mailed: this.mailsLinks, link: this.mailsLinks ? null : link } };
+      return { pending: { invitation: toInvitationView(invitation, now), mailed: mailsLinks(this.config), link: mailsLinks(this.config) ? null : link } };
     });
   }
 }

@@ -9,7 +9,7 @@ import type { Sql } from '../database/db';
 import { MailOutbox } from '../mail/mail-outbox.service';
 import { ApiKeysService } from '../workspaces/api-keys.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
-import { emailProblem, nameProblem, normalizeEmail, passwordProblem } from './credentials';
+import { emailProblem, mailsLinks, nameProblem, normalizeEmail, passwordProblem } from './credentials';
 import {
   expiryFrom,
   hashLinkToken,
@@ -74,7 +74,7 @@ export class PeopleService {
 
   /** Mail reaches people only through an SMTP server; without one, links are handed over by hand. */
   get mailsLinks(): boolean {
-    return this.config.smtpUrl !== null;
+    return mailsLinks(this.config);
   }
 
   async list(workspaceId: string, limit = DEFAULT_PAGE_SIZE, cursor?: string): Promise<Page<PersonView>> {
