@@ -1,4 +1,4 @@
-import { CreateAccountDto, UpdateAccountDto } from '../../src/accounts/accounts.dto';
+import { UpdateAccountDto } from '../../src/accounts/accounts.dto';
 import { AccountsModule } from '../../src/accounts/accounts.module';
 import { AccountsService } from '../../src/accounts/accounts.service';
 import type { AccountView } from '../../src/accounts/account.types';
@@ -6,13 +6,13 @@ import type { HeraldConfig } from '../../src/config/config';
 import { DeadLetterModule } from '../../src/dead-letter/dead-letter.module';
 import { JobsModule } from '../../src/jobs/jobs.module';
 import { JobsService, JobWithAttempts } from '../../src/jobs/jobs.service';
-import { CreatePostDto } from '../../src/posts/posts.dto';
 import { PostsModule } from '../../src/posts/posts.module';
 import { PostsService } from '../../src/posts/posts.service';
 import type { PostView } from '../../src/posts/post.types';
 import { WorkerModule } from '../../src/worker/worker.module';
 import { fastEngine, JobRow, WebhookAccount } from './engine';
 import { Medium, MediumModule, useMedium } from './medium';
+import { createPost, webhookAccount } from './medium-factories';
 import { DEADLINE_MS, pollUntil } from './poll';
 import { Receiver, ReceiverHandler, startReceiver } from './receiver';
 
@@ -74,16 +74,8 @@ export function useMediumEngine(config: Partial<HeraldConfig> | (() => Partial<H
     await Promise.all(receivers.splice(0).map((r) => r.close()));
   });
 
-  const account = async (url: string, extra: Record<string, unknown> = {}): Promise<WebhookAccount> => {
-    const dto = await m.input(CreateAccountDto, { provider: 'webhook', name: 'Blog', config: { url }, ...extra });
-    const created = await m.get(AccountsService).create(m.admin, dto);
-    if (!created.secret) throw new Error('a webhook account was made without its signing secret');
-    return { id: created.id, secret: created.secret };
-  };
-  const post = async (body: Record<string, unknown>): Promise<PostView> => {
-    const result = await m.get(PostsService).create(m.admin, await m.input(CreatePostDto, body), body);
-    return result.body as PostView;
-  };
+  const account = (url: string, extra: Record<string, unknown> = {}) => webhookAccount(m, m.admin, url, extra);
+  const post = (body: Record<string, unknown>) => createPost(m, m.admin, body);
   const job = (id: string) => m.get(JobsService).get(m.admin.workspaceId, id);
   const waitForJob = (id: string, done: (j: JobWithAttempts) => boolean, timeoutMs = DEADLINE_MS) =>
     pollUntil(`job ${id} to reach the expected state`, () => job(id), done, timeoutMs);

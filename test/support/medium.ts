@@ -1,7 +1,6 @@
 import { DynamicModule, INestApplicationContext, Module, Type, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
-import { randomBytes } from 'node:crypto';
 import { Logger, LoggerModule } from 'nestjs-pino';
 import type { AuthContext } from '../../src/access/auth-context';
 import { CoreModule } from '../../src/common/core.module';
@@ -130,7 +129,7 @@ export async function bootMedium(options: MediumOptions & { databaseUrl?: string
     admin,
     get: (token) => app.get(token, { strict: false }),
     sql: (text, params = []) => withClient(databaseUrl, async (db) => (await db.query(text, params)).rows),
-    async workspace(name = `Team ${randomBytes(3).toString('hex')}`) {
+    async workspace(name = 'Team') {
       const { workspace, apiKey } = await keys.createWorkspace(admin, name);
       return { id: workspace.id, key: apiKey.key, auth: await keys.authenticate(`Bearer ${apiKey.key}`) };
     },
