@@ -82,8 +82,11 @@ export interface Medium {
   sql<R extends Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
   /** A new workspace and its first key, made as POST /v1/workspaces makes them (by the bootstrap key). */
   workspace(name?: string): Promise<MediumWorkspace>;
-  /** `body` as a controller receives it: validated and transformed to `dto` by the app's validation pipe. */
-  input<T>(dto: Type<T>, body: unknown): Promise<T>;
+  /**
+   * `value` as a controller receives it: validated and transformed to `dto` by the app's validation
+   * pipe, as a body (default) or as a query string's parameters (strings, as Express parses them).
+   */
+  input<T>(dto: Type<T>, value: unknown, as?: 'body' | 'query'): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -133,7 +136,8 @@ export async function bootMedium(options: MediumOptions & { databaseUrl?: string
       const { workspace, apiKey } = await keys.createWorkspace(admin, name);
       return { id: workspace.id, key: apiKey.key, auth: await keys.authenticate(`Bearer ${apiKey.key}`) };
     },
-    input: async <T>(dto: Type<T>, body: unknown) => (await pipe.transform(body, { type: 'body', metatype: dto })) as T,
+    input: async <T>(dto: Type<T>, value: unknown, as: 'body' | 'query' = 'body') =>
+      (await pipe.transform(value, { type: as, metatype: dto })) as T,
     close: () => app.close(),
   };
 }
@@ -182,7 +186,7 @@ export function useMedium(options: MediumOptions & { each?: boolean }): Medium {
     get: (token) => current().get(token),
     sql: (text, params) => current().sql(text, params),
     workspace: (name) => current().workspace(name),
-    input: (dto, body) => current().input(dto, body),
+    input: (dto, value, as) => current().input(dto, value, as),
     close: () => close(),
   };
 }
