@@ -92,7 +92,6 @@ describe('dead-letter queue: requeued jobs reach the receiver', () => {
   it('simultaneous requeues (and a manual retry) of one dead job make exactly one delivery', async () => {
     const { r, jobId } = await deadByA400('Click, click, click');
     // Each outcome as the API would answer it: 200, or the status of the service's domain error.
-    const status = (a: Awaited<ReturnType<typeof answerOf>>) => (a.ok ? 200 : a.status);
     const [one, two, bulk, retry] = await Promise.all([
       answerOf(requeue(jobId)),
       answerOf(requeue(jobId)),
@@ -102,16 +101,22 @@ describe('dead-letter queue: requeued jobs reach the receiver', () => {
     // Of the three DLQ requeues at most one moved the job (the others: 409, or a reported no-op);
     // none did if the manual retry got there first. The retry answers 200 on a job that is
     // scheduled again ("retry now" only moves its run time) or took it from dead itself.
-    const dlqMoved = [status(one) === 200, status(two) === 200, bulk.ok && bulk.value.requeued === 1].filter(Boolean).length;
+    const dlqMoved = [one.status === 200, two.status === 200, bulk.body?.requeued === 1].filter(Boolean).length;
     expect(dlqMoved).toBeLessThanOrEqual(1);
-    for (const a of [one, two]) expect([200, 409]).toContain(status(a));
-    expect(status(bulk)).toBe(200);
-    expect([200, 409]).toContain(status(retry));
-    const requeues = await count(
-      `SELECT count(*)::int AS n FROM audit_events WHERE subject_id = $1 AND kind = 'failed_post' AND action = 'requeue'`,
+    for (const a of [one, two]) expect([200, 409]).toContain(a.status);
+    expect(bulk.status).toBe(200);
+    expect([200, 409]).toContain(retry.status);
+    // Each move out of dead is in the audit trail once: the DLQ's requeues as many as moved it, and
+    // the retry's (a requeue marked via: retry) when it got there first; one move in all. (Counting
+    // every requeue event against dlqMoved failed whenever the retry won the race: rare over HTTP,
+    // where its request went out last, and about one run in five once the four calls start together.)
+    const [{ requeues, retried }] = await engine.sql<{ requeues: number; retried: number }>(
+      `SELECT count(*) FILTER (WHERE NOT after ? 'via')::int AS requeues, count(*) FILTER (WHERE after->>'via' = 'retry')::int AS retried
+       FROM audit_events WHERE subject_id = $1 AND kind = 'failed_post' AND action = 'requeue'`,
       [jobId],
     );
     expect(requeues).toBe(dlqMoved);
+    expect(requeues + retried).toBe(1);
 
     const job = await engine.waitForJob(jobId, (j) => j.status === 'succeeded');
     await engine.barrier(); // a claim round ran since: nothing else went out
