@@ -143,9 +143,14 @@ describe('publish engine: the request rate ramps after the circuit closes', () =
       account.id,
     ]);
     const closed = closedAt.getTime();
-    // The probe closed the circuit; the 99 others came after the close.
-    expect(arrivals.filter((t) => t < closed)).toHaveLength(1);
-    const after = arrivals.filter((t) => t >= closed).sort((a, b) => a - b);
+    // The probe closed the circuit; the 99 others came after the close. The probe is the first
+    // arrival (the receiver records only answers after recover()), and it may share the close's
+    // millisecond: both times are whole milliseconds here (the close's truncated from µs), and the
+    // round that records the probe follows its answer by well under one on an idle machine.
+    // (Counting the arrivals strictly before the close found none, once in seven runs.)
+    const [probe, ...others] = arrivals;
+    expect(probe).toBeLessThanOrEqual(closed);
+    const after = others.filter((t) => t >= closed).sort((a, b) => a - b);
     expect(after).toHaveLength(99);
     const early = after.map((t, i) => ({ n: i + 1, ms: t - closed, budget: budget(t - closed) })).filter((x) => x.n > x.budget);
     expect(early).toEqual([]);
