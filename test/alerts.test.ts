@@ -1,28 +1,32 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { UpdateAccountDto } from '../src/accounts/accounts.dto';
+import { AccountsService } from '../src/accounts/accounts.service';
+import { MetricsService } from '../src/metrics/metrics.service';
+import { NotificationsModule } from '../src/notifications/notifications.module';
+import { PostsModule } from '../src/posts/posts.module';
+import { WorkerModule } from '../src/worker/worker.module';
 import { withClient } from './support/database';
 import { insertAccount } from './support/dlq';
-import { createPost, createWebhookAccount, fastEngine } from './support/engine';
-import {
-  drainMail,
-  MailCatcher,
-  mailConfig,
-  newWorkspace,
-  saveNotificationSettings,
-  startMailCatcher,
-  tick,
-  Workspace,
-} from './support/mail';
+import { fastEngine } from './support/engine';
+import { drainMail, MailCatcher, mailConfig, startMailCatcher, tick } from './support/mail';
+import { Medium, MediumWorkspace, useMedium } from './support/medium';
+import { createPost, saveNotificationSettings, webhookAccount } from './support/medium-factories';
 import { pollUntil } from './support/poll';
 import { startReceiver, Receiver } from './support/receiver';
 
 /**
  * Alerts (docs/notifications.md): account state changes become one mail per incident, written to an
- * outbox in the same transaction as the change (a trigger on accounts), sent at once.
+ * outbox in the same transaction as the change (a trigger on accounts), sent at once. Medium tests
+ * (./support/medium.ts): the worker, notifications and posts modules without HTTP.
  */
 
-async function events(t: TestApp, accountId: string) {
+/** PATCH /v1/accounts/:id's service call. */
+async function updateAccount(t: Medium, ws: MediumWorkspace, id: string, body: Record<string, unknown>): Promise<void> {
+  await t.get(AccountsService).update(ws.auth, id, await t.input(UpdateAccountDto, body));
+}
+
+async function events(t: Medium, accountId: string) {
   return withClient(
     t.databaseUrl,
     async (db) =>
@@ -40,7 +44,7 @@ async function events(t: TestApp, accountId: string) {
  * paused (no attempt to come), every account event was picked up, and no mail waits in the
  * outbox. Checked instead of waiting "time enough for a second alert".
  */
-async function quiet(t: TestApp, accountId: string): Promise<void> {
+async function quiet(t: Medium, accountId: string): Promise<void> {
   await pollUntil(
     'the account, its events and the outbox to settle',
     () =>
@@ -60,14 +64,18 @@ async function quiet(t: TestApp, accountId: string): Promise<void> {
 describe('alerts from a real worker', () => {
   let smtp: MailCatcher;
   let receiver: Receiver;
-  let t: TestApp;
 
   beforeAll(async () => {
     smtp = await startMailCatcher();
     receiver = await startReceiver();
-    // The worker and the notifier run for real here (their own timers), as in `npm start`.
-    const engine = fastEngine({ circuit: { failureThreshold: 100, cooldownMs: 30_000, disableThreshold: 200 } });
-    t = await bootTestApp({ config: { ...engine, ...mailConfig(smtp.url), notifications: { enabled: true, pollIntervalMs: 100 } } });
+  });
+  // The worker and the notifier run for real here (their own timers), as in `npm start`.
+  const t = useMedium({
+    modules: [WorkerModule, NotificationsModule, PostsModule],
+    config: () => {
+      const engine = fastEngine({ circuit: { failureThreshold: 100, cooldownMs: 30_000, disableThreshold: 200 } });
+      return { ...engine, ...mailConfig(smtp.url), notifications: { enabled: true, pollIntervalMs: 100 } };
+    },
   });
   afterAll(async () => {
     await t.close();
@@ -76,15 +84,15 @@ describe('alerts from a real worker', () => {
   });
 
   it('sends one alert when an account turns needs_reauth after 20 failed jobs, and another for a second incident after recovery', async () => {
-    const ws = await newWorkspace(t, 'Acme');
-    await saveNotificationSettings(t, ws.key, { digest: { recipients: ['oncall@example.com'] } });
-    const account = await createWebhookAccount(t, ws.key, receiver.urlFor('/hook'), {
+    const ws = await t.workspace('Acme');
+    await saveNotificationSettings(t, ws, { digest: { recipients: ['oncall@example.com'] } });
+    const account = await webhookAccount(t, ws.auth, receiver.urlFor('/hook'), {
       name: 'Company blog',
       retryPolicy: { maxAttempts: 1 },
     });
     // 19 jobs fail (503, one attempt each: dead), the 20th is refused (401): the account needs re-authentication.
     receiver.setHandler((_req, i) => (i < 19 ? 503 : 401));
-    for (let i = 0; i < 20; i++) await createPost(t, ws.key, { text: `post ${i}`, targets: [{ accountId: account.id }] });
+    for (let i = 0; i < 20; i++) await createPost(t, ws.auth, { text: `post ${i}`, targets: [{ accountId: account.id }] });
 
     await smtp.waitFor(1, 30_000);
     await quiet(t, account.id);
@@ -97,13 +105,13 @@ describe('alerts from a real worker', () => {
     // Recovery: a person enables it again; the receiver accepts; a post succeeds.
     receiver.reset();
     receiver.respondWith(200);
-    await t.http().patch(`/v1/accounts/${account.id}`).set(bearer(ws.key)).send({ status: 'active' }).expect(200);
-    await createPost(t, ws.key, { text: 'back to normal', targets: [{ accountId: account.id }] });
+    await updateAccount(t, ws, account.id, { status: 'active' });
+    await createPost(t, ws.auth, { text: 'back to normal', targets: [{ accountId: account.id }] });
     await receiver.waitFor(1, 30_000);
 
     // A second incident: a second alert.
     receiver.respondWith(401);
-    for (let i = 0; i < 3; i++) await createPost(t, ws.key, { text: `again ${i}`, targets: [{ accountId: account.id }] });
+    for (let i = 0; i < 3; i++) await createPost(t, ws.auth, { text: `again ${i}`, targets: [{ accountId: account.id }] });
     await smtp.waitFor(2, 30_000);
     await quiet(t, account.id);
     expect(smtp.received).toHaveLength(2);
@@ -111,26 +119,26 @@ describe('alerts from a real worker', () => {
       ['needs_reauth', 'queued'],
       ['needs_reauth', 'queued'],
     ]);
-    expect((await t.http().get('/metrics').set(bearer(t.config.metrics.token!)).expect(200)).text).toMatch(
-      /herald_mails_sent_total\{kind="alert"\} 2\n/,
-    );
+    expect(await t.get(MetricsService).metrics()).toMatch(/herald_mails_sent_total\{kind="alert"\} 2\n/);
   }, 90_000);
 });
 
 describe('alert events written by the accounts trigger', () => {
   let smtp: MailCatcher;
-  let t: TestApp;
-  let ws: Workspace;
+  let ws: MediumWorkspace;
   let db: Client;
 
   beforeAll(async () => {
     smtp = await startMailCatcher();
-    // Disable threshold 10: the early warning comes at 5 failures in a row.
-    t = await bootTestApp({
-      config: { ...mailConfig(smtp.url), circuit: { failureThreshold: 3, cooldownMs: 30_000, disableThreshold: 10 } },
-    });
-    ws = await newWorkspace(t, 'Acme');
-    await saveNotificationSettings(t, ws.key, { digest: { recipients: ['oncall@example.com'] } });
+  });
+  // Disable threshold 10: the early warning comes at 5 failures in a row.
+  const t = useMedium({
+    modules: [NotificationsModule],
+    config: () => ({ ...mailConfig(smtp.url), circuit: { failureThreshold: 3, cooldownMs: 30_000, disableThreshold: 10 } }),
+  });
+  beforeAll(async () => {
+    ws = await t.workspace('Acme');
+    await saveNotificationSettings(t, ws, { digest: { recipients: ['oncall@example.com'] } });
     db = new Client({ connectionString: t.databaseUrl });
     await db.connect();
   });
@@ -194,8 +202,8 @@ describe('alert events written by the accounts trigger', () => {
       `UPDATE accounts SET consecutive_failures = 10, status = 'disabled', status_reason = 'disabled automatically after 10 consecutive failed attempts' WHERE id = $1`,
       [auto],
     );
-    const manual = await createWebhookAccount(t, ws.key, 'http://127.0.0.1:9/hook', { name: 'Paused by hand' });
-    await t.http().patch(`/v1/accounts/${manual.id}`).set(bearer(ws.key)).send({ status: 'disabled' }).expect(200);
+    const manual = await webhookAccount(t, ws.auth, 'http://127.0.0.1:9/hook', { name: 'Paused by hand' });
+    await updateAccount(t, ws, manual.id, { status: 'disabled' });
     await deliver();
     // The warning recorded at 5 failures is moot once the account is disabled: one alert for the incident.
     expect(smtp.received.map((m) => m.parsed.subject)).toEqual([
@@ -230,9 +238,9 @@ describe('alert events written by the accounts trigger', () => {
   });
 
   it('records events of a workspace without recipients, or with alerts off, without sending anything', async () => {
-    const silent = await newWorkspace(t, 'No recipients');
-    const off = await newWorkspace(t, 'Alerts off');
-    await saveNotificationSettings(t, off.key, { digest: { recipients: ['x@example.com'] }, alerts: { enabled: false } });
+    const silent = await t.workspace('No recipients');
+    const off = await t.workspace('Alerts off');
+    await saveNotificationSettings(t, off, { digest: { recipients: ['x@example.com'] }, alerts: { enabled: false } });
     const a = await insertAccount(t.databaseUrl, silent.id, 'webhook', 'A');
     const b = await insertAccount(t.databaseUrl, off.id, 'webhook', 'B');
     await db.query(`UPDATE accounts SET status = 'needs_reauth' WHERE id = ANY($1::uuid[])`, [[a, b]]);
@@ -268,8 +276,8 @@ describe('alert events written by the accounts trigger', () => {
   });
 
   it("keeps one workspace's alerts away from another's recipients", async () => {
-    const other = await newWorkspace(t, 'Other team');
-    await saveNotificationSettings(t, other.key, { digest: { recipients: ['other@example.com'] } });
+    const other = await t.workspace('Other team');
+    await saveNotificationSettings(t, other, { digest: { recipients: ['other@example.com'] } });
     const id = await insertAccount(t.databaseUrl, other.id, 'webhook', randomUUID());
     await db.query(`UPDATE accounts SET status = 'needs_reauth' WHERE id = $1`, [id]);
     await deliver();

@@ -1,27 +1,24 @@
-import { DigestRepository } from '../src/digest/digest.repository';
 import { localTime } from '../src/common/zoned-time';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { DeadLetterModule } from '../src/dead-letter/dead-letter.module';
+import { DeadLetterService } from '../src/dead-letter/dead-letter.service';
+import { DigestRepository } from '../src/digest/digest.repository';
+import { MetricsService } from '../src/metrics/metrics.service';
+import { NotificationSettingsService } from '../src/notifications/notification-settings.service';
+import { NotificationsModule } from '../src/notifications/notifications.module';
+import { PostsModule } from '../src/posts/posts.module';
 import { withClient } from './support/database';
 import { killJobs } from './support/dlq';
-import { createPost, createWebhookAccount } from './support/engine';
-import {
-  drainMail,
-  MailCatcher,
-  mailConfig,
-  newWorkspace,
-  preconfirmRecipients,
-  saveNotificationSettings,
-  startMailCatcher,
-  sweepDigests,
-  tick,
-  Workspace,
-} from './support/mail';
+import { drainMail, MailCatcher, mailConfig, preconfirmRecipients, startMailCatcher, sweepDigests, tick } from './support/mail';
+import { bootMedium, Medium, MediumWorkspace, useMedium } from './support/medium';
+import { createPost, saveNotificationSettings, webhookAccount } from './support/medium-factories';
 
 /**
- * The daily digest end to end (docs/notifications.md): real PostgreSQL, a real SMTP
- * server on loopback, messages parsed with mailparser. The clock is driven: the tests call the
- * minute's sweep with the instant they want, never waiting for real hours. Jobs die at the real
- * time (the database's), so the driven instants are chosen around it.
+ * The daily digest (docs/notifications.md): real PostgreSQL, a real SMTP server on loopback,
+ * messages parsed with mailparser; a medium test (./support/medium.ts): the notification,
+ * digest, mail, posts and dead-letter modules without HTTP (what the settings routes answer is
+ * test/digest-settings.test.ts's). The clock is driven: the tests call the minute's sweep with
+ * the instant they want, never waiting for real hours. Jobs die at the real time (the
+ * database's), so the driven instants are chosen around it.
  */
 
 const HOUR = 3_600_000;
@@ -29,15 +26,15 @@ const floorHour = (ms: number) => Math.floor(ms / HOUR) * HOUR;
 
 /** A webhook account and `texts.length` posts to it whose jobs are dead (permanent, HTTP 400) now. */
 async function deadJobs(
-  t: TestApp,
-  ws: Workspace,
+  t: Medium,
+  ws: MediumWorkspace,
   texts: string[],
   accountName = 'Company blog',
 ): Promise<{ accountId: string; jobIds: string[] }> {
-  const account = await createWebhookAccount(t, ws.key, 'http://127.0.0.1:9/hook', { name: accountName });
+  const account = await webhookAccount(t, ws.auth, 'http://127.0.0.1:9/hook', { name: accountName });
   const jobIds: string[] = [];
   for (const text of texts) {
-    const post = await createPost(t, ws.key, {
+    const post = await createPost(t, ws.auth, {
       text,
       targets: [{ accountId: account.id }],
       scheduledAt: new Date(Date.now() + 86_400_000).toISOString(),
@@ -48,7 +45,7 @@ async function deadJobs(
   return { accountId: account.id, jobIds };
 }
 
-async function digestRows(t: TestApp, workspaceId: string) {
+async function digestRows(t: Medium, workspaceId: string) {
   return withClient(
     t.databaseUrl,
     async (db) =>
@@ -62,9 +59,11 @@ async function digestRows(t: TestApp, workspaceId: string) {
   );
 }
 
+/** The modules a digest goes through: notifications (settings, the schedule, digest, mail), posts, the dead-letter queue. */
+const MODULES = [NotificationsModule, PostsModule, DeadLetterModule];
+
 describe('daily digest', () => {
   let smtp: MailCatcher;
-  let t: TestApp;
 
   beforeAll(async () => {
     smtp = await startMailCatcher();
@@ -72,22 +71,21 @@ describe('daily digest', () => {
   afterAll(async () => {
     await smtp.close();
   });
-  beforeEach(async () => {
+  beforeEach(() => {
     smtp.received.length = 0;
     smtp.refuseNext(0, 451);
-    // A fresh database per test: the driven clocks of one test must not meet another's digests.
-    t = await bootTestApp({ config: mailConfig(smtp.url) });
   });
-  afterEach(async () => {
-    await t.close();
-  });
+  // A fresh database per test: the driven clocks of one test must not meet another's digests.
+  const t = useMedium({ modules: MODULES, config: () => mailConfig(smtp.url), each: true });
+  const settingsOf = (ws: MediumWorkspace) => t.get(NotificationSettingsService).get(ws.id);
+  const metrics = () => t.get(MetricsService).metrics();
 
   it('sends a workspace with two dead jobs one digest at its local hour, listing both with links that open them', async () => {
-    const ws = await newWorkspace(t, 'Acme');
+    const ws = await t.workspace('Acme');
     const { accountId, jobIds } = await deadJobs(t, ws, ['Spring launch is live!', 'Our Q3 numbers are in']);
     const zone = 'Asia/Tokyo';
     const at = floorHour(Date.now()) + 2 * HOUR; // the digest hour: two hours from now, on the hour
-    await saveNotificationSettings(t, ws.key, {
+    await saveNotificationSettings(t, ws, {
       digest: {
         enabled: true,
         recipients: ['team@example.com', 'lead@example.com'],
@@ -123,24 +121,24 @@ describe('daily digest', () => {
       expect(text).toContain(`Open: ${link}`);
       expect(html).toContain(`href="${link}"`);
       // The link names the job the failed-posts page opens: the same id the DLQ answers for.
-      const dlq = await t.http().get(`/v1/dlq/${id}`).set(bearer(ws.key)).expect(200);
-      expect(dlq.body.id).toBe(id);
+      const dlq = await t.get(DeadLetterService).get(ws.id, id);
+      expect(dlq.id).toBe(id);
     }
     expect(html).toContain(`href="https://herald.example.com/settings/failed-posts?account=${accountId}"`);
 
-    const settings = await t.http().get('/v1/settings/notifications').set(bearer(ws.key)).expect(200);
-    expect(settings.body.lastDigest).toMatchObject({ outcome: 'queued', mail: { status: 'sent', attempts: 1 } });
+    const settings = await settingsOf(ws);
+    expect(settings.lastDigest).toMatchObject({ outcome: 'queued', mail: { status: 'sent', attempts: 1 } });
   });
 
   it('sends one digest when two Herald processes tick through the same hour, every second around its start', async () => {
-    const second = await bootTestApp({ databaseUrl: t.databaseUrl, config: mailConfig(smtp.url) });
+    const second = await bootMedium({ modules: MODULES, databaseUrl: t.databaseUrl, config: mailConfig(smtp.url) });
     try {
-      const workspaces = [await newWorkspace(t, 'One'), await newWorkspace(t, 'Two')];
+      const workspaces = [await t.workspace('One'), await t.workspace('Two')];
       for (const ws of workspaces) await deadJobs(t, ws, ['A post that failed']);
       const zone = 'Europe/Paris';
       const at = floorHour(Date.now()) + HOUR;
       for (const ws of workspaces) {
-        await saveNotificationSettings(t, ws.key, {
+        await saveNotificationSettings(t, ws, {
           digest: { enabled: true, recipients: ['team@example.com'], hour: localTime(new Date(at), zone).hour, timezone: zone },
         });
       }
@@ -164,7 +162,7 @@ describe('daily digest', () => {
   }, 240_000);
 
   it('admits one row per workspace and local day even to claims that skip the advisory lock (the UNIQUE row is the guarantee)', async () => {
-    const ws = await newWorkspace(t);
+    const ws = await t.workspace();
     const repo = t.app.get(DigestRepository);
     const record = {
       workspaceId: ws.id,
@@ -185,8 +183,8 @@ describe('daily digest', () => {
   });
 
   it('sends a workspace in America/New_York exactly one digest at 08:00 local on each day around both DST changes', async () => {
-    const ws = await newWorkspace(t, 'New York');
-    await saveNotificationSettings(t, ws.key, {
+    const ws = await t.workspace('New York');
+    await saveNotificationSettings(t, ws, {
       digest: { enabled: true, recipients: ['ny@example.com'], hour: 8, timezone: 'America/New_York', sendWhenEmpty: true },
     });
     const run = async (from: string, to: string) => {
@@ -228,10 +226,10 @@ describe('daily digest', () => {
   }, 240_000);
 
   it('still delivers exactly one digest when the SMTP server refuses the first try with a 4xx', async () => {
-    const ws = await newWorkspace(t);
+    const ws = await t.workspace();
     await deadJobs(t, ws, ['Refused once']);
     const at = floorHour(Date.now()) + HOUR;
-    await saveNotificationSettings(t, ws.key, {
+    await saveNotificationSettings(t, ws, {
       digest: { enabled: true, recipients: ['team@example.com'], hour: localTime(new Date(at), 'UTC').hour, timezone: 'UTC' },
     });
     smtp.refuseNext(1, 451, 'Greylisted, try again later');
@@ -252,17 +250,17 @@ describe('daily digest', () => {
     expect(row).toMatchObject({ status: 'sent', attempts: 2 });
     expect(row.last_error).toContain('451 Greylisted, try again later');
     expect(row.response).toMatch(/^250 /);
-    const metrics = (await t.http().get('/metrics').set(bearer(t.config.metrics.token!)).expect(200)).text;
-    expect(metrics).toMatch(/herald_mails_sent_total\{kind="digest"\} 1\n/);
-    expect(metrics).toMatch(/herald_mails_failed_total\{kind="digest",outcome="retry"\} 1\n/);
-    expect(metrics).toMatch(/herald_mail_outbox\{kind="digest",state="pending"\} 0\n/);
+    const scraped = await metrics();
+    expect(scraped).toMatch(/herald_mails_sent_total\{kind="digest"\} 1\n/);
+    expect(scraped).toMatch(/herald_mails_failed_total\{kind="digest",outcome="retry"\} 1\n/);
+    expect(scraped).toMatch(/herald_mail_outbox\{kind="digest",state="pending"\} 0\n/);
   });
 
   it('records a digest the server refuses for good (5xx) as failed, and does not send it again', async () => {
-    const ws = await newWorkspace(t);
+    const ws = await t.workspace();
     await deadJobs(t, ws, ['Refused for good']);
     const at = floorHour(Date.now()) + HOUR;
-    await saveNotificationSettings(t, ws.key, {
+    await saveNotificationSettings(t, ws, {
       digest: { enabled: true, recipients: ['team@example.com'], hour: localTime(new Date(at), 'UTC').hour, timezone: 'UTC' },
     });
     smtp.refuseNext(1, 554, 'Message rejected as spam');
@@ -270,20 +268,18 @@ describe('daily digest', () => {
     await drainMail(t);
     await tick(t, new Date(at + 60_000));
     expect(smtp.received).toHaveLength(0);
-    const settings = await t.http().get('/v1/settings/notifications').set(bearer(ws.key)).expect(200);
-    expect(settings.body.lastDigest.mail).toMatchObject({ status: 'failed', attempts: 1, sentAt: null });
-    expect(settings.body.lastDigest.mail.lastError).toContain('554 Message rejected as spam');
-    expect((await t.http().get('/metrics').set(bearer(t.config.metrics.token!)).expect(200)).text).toMatch(
-      /herald_mails_failed_total\{kind="digest",outcome="gave_up"\} 1\n/,
-    );
+    const settings = await settingsOf(ws);
+    expect(settings.lastDigest?.mail).toMatchObject({ status: 'failed', attempts: 1, sentAt: null });
+    expect(settings.lastDigest?.mail?.lastError).toContain('554 Message rejected as spam');
+    expect(await metrics()).toMatch(/herald_mails_failed_total\{kind="digest",outcome="gave_up"\} 1\n/);
   });
 
   it('escapes a post text containing HTML in the HTML part, and keeps it as written in the text part', async () => {
-    const ws = await newWorkspace(t);
+    const ws = await t.workspace();
     const evil = '<script>alert("pwned")</script><img src=x onerror=alert(1)> <b>bold</b> & more';
     await deadJobs(t, ws, [evil], '<i>Blog</i>');
     const at = floorHour(Date.now()) + HOUR;
-    await saveNotificationSettings(t, ws.key, {
+    await saveNotificationSettings(t, ws, {
       digest: { enabled: true, recipients: ['team@example.com'], hour: localTime(new Date(at), 'UTC').hour, timezone: 'UTC' },
     });
     await tick(t, new Date(at));
@@ -299,12 +295,12 @@ describe('daily digest', () => {
   });
 
   it('sends nothing for a day without failures, unless sendWhenEmpty', async () => {
-    const quiet = await newWorkspace(t, 'Quiet');
-    const wanted = await newWorkspace(t, 'Wants it anyway');
+    const quiet = await t.workspace('Quiet');
+    const wanted = await t.workspace('Wants it anyway');
     const at = floorHour(Date.now()) + HOUR;
     const hour = localTime(new Date(at), 'UTC').hour;
-    await saveNotificationSettings(t, quiet.key, { digest: { enabled: true, recipients: ['quiet@example.com'], hour, timezone: 'UTC' } });
-    await saveNotificationSettings(t, wanted.key, {
+    await saveNotificationSettings(t, quiet, { digest: { enabled: true, recipients: ['quiet@example.com'], hour, timezone: 'UTC' } });
+    await saveNotificationSettings(t, wanted, {
       digest: { enabled: true, recipients: ['wanted@example.com'], hour, timezone: 'UTC', sendWhenEmpty: true },
     });
     await tick(t, new Date(at));
@@ -318,7 +314,7 @@ describe('daily digest', () => {
   });
 
   it('catches up a digest missed while Herald was down once, covering the whole time since the previous one', async () => {
-    const ws = await newWorkspace(t);
+    const ws = await t.workspace();
     const first = floorHour(Date.now()) - 50 * HOUR; // a digest was sent 50 hours ago
     const hour = localTime(new Date(first), 'UTC').hour;
     await withClient(t.databaseUrl, (db) =>

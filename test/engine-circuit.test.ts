@@ -1,5 +1,7 @@
-import { bearer } from './support/app';
-import { JobView, useEngine, verifySignature } from './support/engine';
+import type { JobView } from '../src/jobs/job.types';
+import { verifySignature } from './support/engine';
+import { answerOf } from './support/medium';
+import { useMediumEngine } from './support/medium-engine';
 import { pollUntil, sleep } from './support/poll';
 import { Receiver } from './support/receiver';
 
@@ -11,14 +13,15 @@ import { Receiver } from './support/receiver';
  * Nothing here sleeps before checking that nothing happened: what the cooldown holds back is read
  * off the receiver's arrival times against the circuit's openUntil (a bound of the design, not of
  * the machine's speed), and "nothing more goes to a disabled account" is checked after a barrier
- * delivery (useEngine) proved a claim round ran.
+ * delivery (the fixture's barrier) proved a claim round ran. Medium tests (./support/medium-engine.ts):
+ * the worker and the services a post goes through, no HTTP.
  */
 
 const total = (jobs: JobView[]): number => jobs.reduce((n, j) => n + j.attemptCount, 0);
 
 describe('publish engine: circuit breaker and in-flight cap', () => {
   const COOLDOWN = 4_000;
-  const engine = useEngine({ circuit: { failureThreshold: 5, cooldownMs: COOLDOWN, disableThreshold: 50 } });
+  const engine = useMediumEngine({ circuit: { failureThreshold: 5, cooldownMs: COOLDOWN, disableThreshold: 50 } });
 
   it('opens after 5 transient failures, defers without attempts, sends one probe per cooldown, closes on success', async () => {
     // 503 until the second probe: the request with this index and later ones get a 200 (set
@@ -118,7 +121,7 @@ describe('publish engine: circuit breaker and in-flight cap', () => {
 });
 
 describe('publish engine: account disabled after consecutive failures', () => {
-  const engine = useEngine({ circuit: { failureThreshold: 1_000, cooldownMs: 1_000, disableThreshold: 3 } });
+  const engine = useMediumEngine({ circuit: { failureThreshold: 1_000, cooldownMs: 1_000, disableThreshold: 3 } });
 
   async function expectDisabledAndPaused(r: Receiver, accountId: string, jobIds: string[]): Promise<void> {
     const disabled = await pollUntil(
@@ -154,10 +157,10 @@ describe('publish engine: account disabled after consecutive failures', () => {
     await expectDisabledAndPaused(r, account.id, jobIds);
 
     status = 200;
-    const enabled = await engine.t.http().patch(`/v1/accounts/${account.id}`).set(bearer(engine.key)).send({ status: 'active' });
+    const enabled = await answerOf(engine.updateAccount(account.id, { status: 'active' }));
     expect(enabled.status).toBe(200);
-    expect(enabled.body.status).toBe('active');
-    expect(enabled.body.circuit).toEqual({ state: 'closed', openUntil: null, consecutiveFailures: 0 });
+    expect(enabled.body?.status).toBe('active');
+    expect(enabled.body?.circuit).toEqual({ state: 'closed', openUntil: null, consecutiveFailures: 0 });
     const done = await pollUntil(
       'every job to succeed',
       () => engine.jobs(jobIds),

@@ -1,5 +1,5 @@
-import { bearer } from './support/app';
-import { fastEngine, NO_BREAKER, useEngine } from './support/engine';
+import { fastEngine, NO_BREAKER } from './support/engine';
+import { useMediumEngine } from './support/medium-engine';
 import { pollUntil } from './support/poll';
 import { Receiver } from './support/receiver';
 
@@ -9,14 +9,14 @@ import { Receiver } from './support/receiver';
  *
  * The receiver holds its answers until the test lets them go, so "what was running when the
  * account changed" does not depend on how fast a loaded machine is; and the checks that nothing
- * more was sent come after a barrier delivery (useEngine), not after a sleep.
+ * more was sent come after a barrier delivery (the fixture's barrier), not after a sleep.
  */
 describe('leased jobs waiting in a worker', () => {
   // Held answers must not time out while the test sets the scene: on a loaded machine, making the
   // posts has taken longer than the fixture's 3 s request timeout, and the held requests ended as
   // transient failures, which freed their slots and let the waiting jobs go out (seen: 8 requests
   // instead of 5). A request timeout of a minute keeps "held until released" true.
-  const engine = useEngine(() => {
+  const engine = useMediumEngine(() => {
     const fast = fastEngine();
     return {
       circuit: NO_BREAKER,
@@ -48,7 +48,7 @@ describe('leased jobs waiting in a worker', () => {
       () => engine.jobRows(ids),
       (rows) => rows.filter((j) => j.status === 'in_progress').length === 10,
     );
-    await engine.t.http().patch(`/v1/accounts/${account.id}`).set(bearer(engine.key)).send({ status: 'disabled' }).expect(200);
+    await engine.updateAccount(account.id, { status: 'disabled' });
     release();
     await pollUntil(
       'the jobs to settle',

@@ -1,5 +1,8 @@
-import { bearer } from './support/app';
-import { NO_BREAKER, useEngine } from './support/engine';
+import { EditDeadJobDto, RequeueDto } from '../src/dead-letter/dead-letter.dto';
+import { DeadLetterService } from '../src/dead-letter/dead-letter.service';
+import { NO_BREAKER } from './support/engine';
+import { answerOf } from './support/medium';
+import { useMediumEngine } from './support/medium-engine';
 import { pollUntil } from './support/poll';
 import { Receiver } from './support/receiver';
 
@@ -11,9 +14,13 @@ import { Receiver } from './support/receiver';
  *
  * And publishBy as docs/delivery.md reads it: a job reached after its deadline is dead as
  * `expired` without an attempt — also when it was leased and waiting in a worker.
+ *
+ * Medium tests (./support/medium-engine.ts): the worker, and the dead-letter service's calls the
+ * routes make, without HTTP.
  */
 describe('reviving dead jobs, and publishBy before an attempt', () => {
-  const engine = useEngine({ circuit: NO_BREAKER });
+  const engine = useMediumEngine({ circuit: NO_BREAKER });
+  const dlq = () => engine.m.get(DeadLetterService);
 
   /** Waits for the database's clock (the one the deadline sweep and the claim compare with) to pass `moment`. */
   const pastOnTheDatabaseClock = (moment: Date | string) =>
@@ -51,14 +58,16 @@ describe('reviving dead jobs, and publishBy before an attempt', () => {
     for (const j of [retried, retriedEdited, requeued, requeuedEdited]) await pastOnTheDatabaseClock(j.publishBy); // every deadline is behind us
     up = true;
     for (const j of [retriedEdited, requeuedEdited]) {
-      await engine.t.http().patch(`/v1/dlq/${j.jobId}`).set(bearer(engine.key)).send({ text: 'corrected' }).expect(200);
+      await dlq().edit(engine.m.admin, j.jobId, await engine.m.input(EditDeadJobDto, { text: 'corrected' }));
     }
 
+    // The service calls of POST /v1/jobs/:id/retry and POST /v1/dlq/:jobId/requeue, answered as the API would.
+    const requeue = async (jobId: string) => dlq().requeue(engine.m.admin, jobId, await engine.m.input(RequeueDto, {}));
     const answers = [
-      await engine.t.http().post(`/v1/jobs/${retried.jobId}/retry`).set(bearer(engine.key)),
-      await engine.t.http().post(`/v1/jobs/${retriedEdited.jobId}/retry`).set(bearer(engine.key)),
-      await engine.t.http().post(`/v1/dlq/${requeued.jobId}/requeue`).set(bearer(engine.key)).send({}),
-      await engine.t.http().post(`/v1/dlq/${requeuedEdited.jobId}/requeue`).set(bearer(engine.key)).send({}),
+      await answerOf(dlq().retry(engine.m.admin, retried.jobId)),
+      await answerOf(dlq().retry(engine.m.admin, retriedEdited.jobId)),
+      await answerOf(requeue(requeued.jobId)),
+      await answerOf(requeue(requeuedEdited.jobId)),
     ];
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
 
@@ -77,8 +86,8 @@ describe('reviving dead jobs, and publishBy before an attempt', () => {
         [2, 'succeed', idempotencyKey],
       ]);
       // The passed deadline was dropped by the revival (the DLQ's view shows the job as it is now).
-      const detail = await engine.t.http().get(`/v1/dlq/${jobId}`).set(bearer(engine.key)).expect(200);
-      expect(detail.body.publishBy).toBeNull();
+      const detail = await dlq().get(engine.m.admin.workspaceId, jobId);
+      expect(detail.publishBy).toBeNull();
       // What the receiver saw: the first try and the revival, each under its key.
       const seen = r.requests.filter((q) => (JSON.parse(q.body) as { data: { jobId: string } }).data.jobId === jobId);
       expect(seen.map((q) => [q.headers['idempotency-key'], q.headers['webhook-id']])).toEqual([
@@ -87,8 +96,8 @@ describe('reviving dead jobs, and publishBy before an attempt', () => {
       ]);
     }
     // The DLQ's audit trail keeps the deadline its requeue dropped.
-    const audit = await engine.t.http().get(`/v1/dlq/${requeued.jobId}`).set(bearer(engine.key)).expect(200);
-    expect(audit.body.audit.find((a: { action: string }) => a.action === 'requeue').before.publishBy).toBe(requeued.publishBy);
+    const audit = await dlq().get(engine.m.admin.workspaceId, requeued.jobId);
+    expect(audit.audit.find((a) => a.action === 'requeue')?.before.publishBy).toBe(requeued.publishBy);
   }, 60_000);
 
   it('a leased job whose publishBy passes while it waits behind its account is dead as expired, with no attempt', async () => {

@@ -1,4 +1,5 @@
-import { EngineFixture, fastEngine, useEngine } from './support/engine';
+import { fastEngine } from './support/engine';
+import { MediumEngine, useMediumEngine } from './support/medium-engine';
 import { pollUntil, sleep } from './support/poll';
 import type { ReceiverHandler } from './support/receiver';
 
@@ -7,7 +8,7 @@ import type { ReceiverHandler } from './support/receiver';
  * `recover()`, then `healthy` (the probe after the cooldown succeeds and closes the circuit).
  */
 async function backlogBehindOpenCircuit(
-  engine: EngineFixture,
+  engine: MediumEngine,
   healthy: ReceiverHandler,
 ): Promise<{ account: { id: string }; jobIds: string[]; recover: () => void }> {
   let up = false;
@@ -24,7 +25,7 @@ async function backlogBehindOpenCircuit(
 
 /**
  * Slow start after recovery (docs/delivery.md), against real PostgreSQL and a real loopback
- * receiver: an account whose circuit just closed ramps its in-flight cap from 1 to its cap (5)
+ * receiver (medium tests, ./support/medium-engine.ts: the worker without HTTP): an account whose circuit just closed ramps its in-flight cap from 1 to its cap (5)
  * over WORKER_SLOW_START_MS, so a receiver that comes back meets its backlog gradually.
  *
  * What the receiver sees is checked against the design's bound, not the machine's speed: every
@@ -42,7 +43,7 @@ const bound = (t: number): number => (t >= RAMP ? CAP : t <= 0 ? 1 : Math.min(CA
 
 describe('publish engine: slow start after the circuit closes', () => {
   const base = fastEngine();
-  const engine = useEngine({
+  const engine = useMediumEngine({
     circuit: { failureThreshold: 3, cooldownMs: 1_000, disableThreshold: 1_000 },
     // The in-flight ramp alone here (its request rate is the next describe's).
     worker: { ...base.worker!, slowStartMs: RAMP, slowStartRatePerS: 0 },
@@ -120,7 +121,7 @@ const budget = (t: number): number => (t >= RAMP ? Infinity : t <= 0 ? 1 : 1 + M
 
 describe('publish engine: the request rate ramps after the circuit closes', () => {
   const base = fastEngine();
-  const engine = useEngine({
+  const engine = useMediumEngine({
     circuit: { failureThreshold: 3, cooldownMs: 1_000, disableThreshold: 1_000 },
     worker: { ...base.worker!, slowStartMs: RAMP, slowStartRatePerS: RATE },
   });
@@ -142,9 +143,14 @@ describe('publish engine: the request rate ramps after the circuit closes', () =
       account.id,
     ]);
     const closed = closedAt.getTime();
-    // The probe closed the circuit; the 99 others came after the close.
-    expect(arrivals.filter((t) => t < closed)).toHaveLength(1);
-    const after = arrivals.filter((t) => t >= closed).sort((a, b) => a - b);
+    // The probe closed the circuit; the 99 others came after the close. The probe is the first
+    // arrival (the receiver records only answers after recover()), and it may share the close's
+    // millisecond: both times are whole milliseconds here (the close's truncated from µs), and the
+    // round that records the probe follows its answer by well under one on an idle machine.
+    // (Counting the arrivals strictly before the close found none, once in seven runs.)
+    const [probe, ...others] = arrivals;
+    expect(probe).toBeLessThanOrEqual(closed);
+    const after = others.filter((t) => t >= closed).sort((a, b) => a - b);
     expect(after).toHaveLength(99);
     const early = after.map((t, i) => ({ n: i + 1, ms: t - closed, budget: budget(t - closed) })).filter((x) => x.n > x.budget);
     expect(early).toEqual([]);

@@ -1,7 +1,8 @@
-import { useEngine, verifySignature } from './support/engine';
+import { verifySignature } from './support/engine';
+import { useMediumEngine } from './support/medium-engine';
 
 describe('engine smoke', () => {
-  const engine = useEngine();
+  const engine = useMediumEngine();
 
   it('delivers a post to a webhook after two 503s', async () => {
     const receiver = await engine.receiver();

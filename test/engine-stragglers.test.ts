@@ -1,5 +1,5 @@
-import { bearer } from './support/app';
-import { fastEngine, useEngine } from './support/engine';
+import { fastEngine } from './support/engine';
+import { useMediumEngine } from './support/medium-engine';
 import { pollUntil } from './support/poll';
 
 /**
@@ -14,7 +14,7 @@ import { pollUntil } from './support/poll';
  * was accepted, as if the round's pause had run before the job committed.
  */
 describe('publish engine: waiting jobs of an account that is not active', () => {
-  const engine = useEngine(fastEngine());
+  const engine = useMediumEngine(fastEngine());
 
   it('pauses a straggler left scheduled on a needs_reauth account, leaves an active account alone, and resumes it when the account is enabled', async () => {
     const r = await engine.receiver(() => 200);
@@ -40,7 +40,7 @@ describe('publish engine: waiting jobs of an account that is not active', () => 
     expect(r.requests.filter((q) => q.path === '/stale')).toHaveLength(0);
 
     // A person enables the account: the paused job resumes and goes out.
-    await engine.t.http().patch(`/v1/accounts/${stale.id}`).set(bearer(engine.key)).send({ status: 'active' }).expect(200);
+    await engine.updateAccount(stale.id, { status: 'active' });
     const out = await engine.waitForJob(staleJob, (j) => j.status === 'succeeded', 30_000);
     expect(out.attemptCount).toBe(1);
     await pollUntil(

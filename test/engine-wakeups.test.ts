@@ -1,4 +1,5 @@
-import { fastEngine, NO_BREAKER, useEngine } from './support/engine';
+import { fastEngine, NO_BREAKER } from './support/engine';
+import { useMediumEngine } from './support/medium-engine';
 
 /**
  * An idle worker sleeps until the next scheduled job, and polls only as a safety net. With a
@@ -11,7 +12,7 @@ import { fastEngine, NO_BREAKER, useEngine } from './support/engine';
  * suite's pooler case, "receiver got 2001 request(s), expected 2002 within 15000 ms").
  */
 describe('wake-ups of an idle worker', () => {
-  const engine = useEngine(() => {
+  const engine = useMediumEngine(() => {
     const fast = fastEngine();
     return {
       circuit: NO_BREAKER,

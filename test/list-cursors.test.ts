@@ -1,8 +1,18 @@
 import { Client } from 'pg';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { AccountsService } from '../src/accounts/accounts.service';
+import { PageQuery } from '../src/common/pagination';
+import { ListDlqQuery } from '../src/dead-letter/dead-letter.dto';
+import { DeadLetterModule } from '../src/dead-letter/dead-letter.module';
+import { DeadLetterService } from '../src/dead-letter/dead-letter.service';
+import { MediaService } from '../src/media/media.service';
+import { ListPostsQuery } from '../src/posts/posts.dto';
+import { PostsModule } from '../src/posts/posts.module';
+import { PostsService } from '../src/posts/posts.service';
+import { ApiKeysService } from '../src/workspaces/api-keys.service';
 import { withClient } from './support/database';
-import { createPost, createWebhookAccount } from './support/engine';
-import { makeImage, uploadImage } from './support/media';
+import { makeImage } from './support/media';
+import { MediumWorkspace, useMedium } from './support/medium';
+import { createPost, webhookAccount } from './support/medium-factories';
 
 /**
  * Every list with a cursor walks each row exactly once, even when rows were created within the
@@ -10,6 +20,12 @@ import { makeImage, uploadImage } from './support/media';
  * millisecond: a cursor carrying the last row's time as a Date would compare against a truncated
  * time and skip (or repeat) the rows that share its millisecond. Bulk imports and concurrent
  * requests do create such rows; here their times are set to one millisecond apart by µs.
+ *
+ * The cursors are made and read by the services (common/pagination.ts and the repositories'
+ * keyset queries); each test walks the list its title's route serves, through the service call
+ * that route makes, with the page parameters through the app's validation pipe as a query string
+ * (a medium test, ./support/medium.ts). The routes' page parameters and answers are the API
+ * tests' (accounts-api, posts-api, dlq-api: a cursor over HTTP, and a bad one refused).
  */
 
 const N = 7;
@@ -18,18 +34,13 @@ const LIMIT = 2;
 const SAME_MS = (i: number) => `2026-03-01 12:00:00.123${String(i).padStart(3, '0')}+00`;
 
 describe('list cursors over rows created within one millisecond', () => {
-  let t: TestApp;
-  let key: string;
+  const t = useMedium({ modules: [PostsModule, DeadLetterModule], config: { allowPrivateUrls: true } });
+  let ws: MediumWorkspace;
   let workspaceId: string;
 
   beforeAll(async () => {
-    t = await bootTestApp({ config: { allowPrivateUrls: true } });
-    const res = await t.http().post('/v1/workspaces').set(bearer(t.adminKey)).send({ name: 'Cursors' }).expect(201);
-    key = res.body.apiKey.key;
-    workspaceId = res.body.workspace.id;
-  });
-  afterAll(async () => {
-    await t.close();
+    ws = await t.workspace('Cursors');
+    workspaceId = ws.id;
   });
 
   /** Gives the workspace's rows of `table` created_at values within one millisecond (µs apart, in id order). */
@@ -41,22 +52,38 @@ describe('list cursors over rows created within one millisecond', () => {
     });
   }
 
-  /** Walks `path` page by page (LIMIT per page) and returns the ids in the order served. */
-  async function walk(path: string): Promise<string[]> {
+  type Query = Record<string, string>;
+  type List = (query: Query) => Promise<{ data: { id: string }[]; nextCursor: string | null }>;
+
+  /** The service calls of the routes (their controllers'), the query through the validation pipe. */
+  const lists: Record<'accounts' | 'posts' | 'media' | 'apiKeys' | 'dlq', List> = {
+    accounts: async (q) => {
+      const query = await t.input(PageQuery, q, 'query');
+      return t.get(AccountsService).list(workspaceId, query.limit, query.cursor);
+    },
+    posts: async (q) => t.get(PostsService).list(workspaceId, await t.input(ListPostsQuery, q, 'query')),
+    media: async (q) => {
+      const query = await t.input(PageQuery, q, 'query');
+      return t.get(MediaService).list(workspaceId, query.limit, query.cursor);
+    },
+    apiKeys: async (q) => {
+      const query = await t.input(PageQuery, q, 'query');
+      return t.get(ApiKeysService).list(workspaceId, query.limit, query.cursor);
+    },
+    dlq: async (q) => t.get(DeadLetterService).list(workspaceId, await t.input(ListDlqQuery, q, 'query')),
+  };
+
+  /** Walks a list page by page (LIMIT per page) and returns the ids in the order served. */
+  async function walk(list: List, filter: Query = {}): Promise<string[]> {
     const seen: string[] = [];
     let cursor: string | null = null;
     for (let pages = 0; pages < 50; pages++) {
-      const sep = path.includes('?') ? '&' : '?';
-      const res: { body: { data: { id: string }[]; nextCursor: string | null } } = await t
-        .http()
-        .get(`${path}${sep}limit=${LIMIT}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
-        .set(bearer(key))
-        .expect(200);
-      seen.push(...res.body.data.map((row) => row.id));
-      cursor = res.body.nextCursor;
+      const page = await list({ ...filter, limit: String(LIMIT), ...(cursor ? { cursor } : {}) });
+      seen.push(...page.data.map((row) => row.id));
+      cursor = page.nextCursor;
       if (!cursor) return seen;
     }
-    throw new Error(`${path}: more than 50 pages`);
+    throw new Error(`more than 50 pages`);
   }
 
   /** Newest first: the row given the latest microsecond comes first. */
@@ -64,60 +91,52 @@ describe('list cursors over rows created within one millisecond', () => {
 
   it('GET /v1/accounts', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < N; i++) ids.push((await createWebhookAccount(t, key, `http://127.0.0.1:9/hook-${i}`)).id);
+    for (let i = 0; i < N; i++) ids.push((await webhookAccount(t, ws.auth, `http://127.0.0.1:9/hook-${i}`)).id);
     await squeeze('accounts', ids);
-    expect(await walk('/v1/accounts')).toEqual(newestFirst(ids));
+    expect(await walk(lists.accounts)).toEqual(newestFirst(ids));
   });
 
   it('GET /v1/posts', async () => {
-    const account = await createWebhookAccount(t, key, 'http://127.0.0.1:9/posts');
+    const account = await webhookAccount(t, ws.auth, 'http://127.0.0.1:9/posts');
     const ids: string[] = [];
     for (let i = 0; i < N; i++) {
       ids.push(
-        (await createPost(t, key, { text: `post ${i}`, targets: [{ accountId: account.id }], scheduledAt: '2030-01-01T09:00:00Z' })).id,
+        (await createPost(t, ws.auth, { text: `post ${i}`, targets: [{ accountId: account.id }], scheduledAt: '2030-01-01T09:00:00Z' })).id,
       );
     }
     await squeeze('posts', ids);
-    expect(await walk('/v1/posts')).toEqual(newestFirst(ids));
+    expect(await walk(lists.posts)).toEqual(newestFirst(ids));
   });
 
   it('GET /v1/media', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < N; i++) ids.push(await uploadImage(t, key, await makeImage('png', 20 + i, 20)));
+    for (let i = 0; i < N; i++)
+      ids.push((await t.get(MediaService).upload(ws.auth, await makeImage('png', 20 + i, 20), 'a test image')).id);
     await squeeze('media', ids);
-    expect(await walk('/v1/media')).toEqual(newestFirst(ids));
+    expect(await walk(lists.media)).toEqual(newestFirst(ids));
   });
 
   it('GET /v1/api-keys', async () => {
     const ids: string[] = [];
     for (let i = 0; i < N; i++) {
-      ids.push(
-        (
-          await t
-            .http()
-            .post('/v1/api-keys')
-            .set(bearer(key))
-            .send({ name: `key ${i}` })
-            .expect(201)
-        ).body.id,
-      );
+      ids.push((await t.get(ApiKeysService).createKey(ws.auth, `key ${i}`)).id);
     }
     // The workspace's first key stays older than these.
     await withClient(t.databaseUrl, (db: Client) =>
       db.query(`UPDATE api_keys SET created_at = '2026-01-01Z' WHERE workspace_id = $1 AND NOT (id = ANY($2::uuid[]))`, [workspaceId, ids]),
     );
     await squeeze('api_keys', ids);
-    const walked = await walk('/v1/api-keys');
+    const walked = await walk(lists.apiKeys);
     expect(walked.slice(0, N)).toEqual(newestFirst(ids));
     expect(walked).toHaveLength(N + 1);
   });
 
   it('GET /v1/dlq', async () => {
     // Dead jobs: posts whose jobs are made dead in the database, dying within one millisecond.
-    const account = await createWebhookAccount(t, key, 'http://127.0.0.1:9/dlq');
+    const account = await webhookAccount(t, ws.auth, 'http://127.0.0.1:9/dlq');
     const jobIds: string[] = [];
     for (let i = 0; i < N; i++) {
-      const post = await createPost(t, key, {
+      const post = await createPost(t, ws.auth, {
         text: `dead ${i}`,
         targets: [{ accountId: account.id }],
         scheduledAt: '2030-01-01T09:00:00Z',
@@ -132,6 +151,6 @@ describe('list cursors over rows created within one millisecond', () => {
         );
       }
     });
-    expect(await walk(`/v1/dlq?accountId=${account.id}`)).toEqual(newestFirst(jobIds));
+    expect(await walk(lists.dlq, { accountId: account.id })).toEqual(newestFirst(jobIds));
   });
 });

@@ -2,17 +2,11 @@ import { simpleParser } from 'mailparser';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { bootTestApp, TestApp } from './support/app';
+import { NotificationsModule } from '../src/notifications/notifications.module';
 import { createTestDatabase, withClient } from './support/database';
-import {
-  drainMail,
-  mailConfig,
-  newWorkspace,
-  preconfirmRecipients,
-  saveNotificationSettings,
-  startMailCatcher,
-  tick,
-} from './support/mail';
+import { drainMail, mailConfig, preconfirmRecipients, startMailCatcher, tick } from './support/mail';
+import { useMedium } from './support/medium';
+import { saveNotificationSettings } from './support/medium-factories';
 import { freePort } from './support/net';
 import { ServiceProcess } from './support/process';
 import { api } from './support/service';
@@ -20,19 +14,21 @@ import { waitUntil } from './support/poll';
 
 const emlFiles = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.eml')) : []);
 
+// The mail module's outbox driver, driven by the notifications' tick (a medium test, ./support/medium.ts).
 describe('mail without SMTP_URL: the .eml outbox', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await bootTestApp({ config: mailConfig(null) });
+  const t = useMedium({ modules: [NotificationsModule], config: mailConfig(null) });
+  let dataDir: string;
+  beforeAll(() => {
+    dataDir = t.config.dataDir;
   });
   afterAll(async () => {
     await t.close();
-    fs.rmSync(t.config.dataDir, { recursive: true, force: true });
+    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('writes each mail as one .eml file under HERALD_DATA_DIR/outbox/ that a mail client can read', async () => {
-    const ws = await newWorkspace(t, 'Laptop');
-    await saveNotificationSettings(t, ws.key, {
+    const ws = await t.workspace('Laptop');
+    await saveNotificationSettings(t, ws, {
       digest: { enabled: true, recipients: ['me@example.com'], hour: 0, timezone: 'UTC', sendWhenEmpty: true },
     });
     const outbox = path.join(t.config.dataDir, 'outbox');

@@ -1,35 +1,47 @@
 import { DataSource } from 'typeorm';
+import { AuditService } from '../src/audit/audit.service';
 import { dataSourceOptions, runMigrations } from '../src/database/data-source';
-import { bearer, bootTestApp } from './support/app';
+import { RequeueDto } from '../src/dead-letter/dead-letter.dto';
+import { DeadLetterModule } from '../src/dead-letter/dead-letter.module';
+import { DeadLetterService } from '../src/dead-letter/dead-letter.service';
+import { PostsModule } from '../src/posts/posts.module';
+import { ApiKeysService } from '../src/workspaces/api-keys.service';
 import { createTestDatabase, undoMigrationsThrough, withClient } from './support/database';
 import { killJobs } from './support/dlq';
-import { createPost, createWebhookAccount } from './support/engine';
+import { bootMedium } from './support/medium';
+import { createPost, webhookAccount } from './support/medium-factories';
 
 /**
  * The team migration (1764600000000) on data of the version before it, both ways: its `down`
  * gives back admin/member keys and the dead-letter queue's own job_audit; its `up` makes every
  * key an owner (the admin one the bootstrap key), tells a rotated-out bootstrap key from a
- * revoked one, and moves job_audit into the one audit trail without losing who did what.
+ * revoked one, and moves job_audit into the one audit trail without losing who did what. The data
+ * is made, and read back after the upgrade, through the services (a medium context,
+ * ./support/medium.ts: posts and the dead-letter queue), as the API's routes would.
  */
 describe('the team migration', () => {
   it('converts keys and the dead-letter audit trail, down and up again', async () => {
     const { url } = await createTestDatabase();
     const quiet = { allowPrivateUrls: true, notifications: { enabled: false, pollIntervalMs: 1000 } };
-    const t = await bootTestApp({ databaseUrl: url, config: quiet });
+    const modules = [PostsModule, DeadLetterModule];
+    const t = await bootMedium({ modules, databaseUrl: url, config: quiet });
     let jobId: string;
     let memberId: string;
     try {
-      const member = await t.http().post('/v1/api-keys').set(bearer(t.adminKey)).send({ name: 'CI' }).expect(201);
-      memberId = member.body.id;
-      const account = await createWebhookAccount(t, member.body.key, 'http://127.0.0.1:9/hook');
-      const post = await createPost(t, member.body.key, {
+      // POST /v1/api-keys { name: 'CI' } by the bootstrap key, then the new key as its caller.
+      const keys = t.get(ApiKeysService);
+      const member = await keys.createKey(t.admin, 'CI');
+      memberId = member.id;
+      const memberAuth = await keys.authenticate(`Bearer ${member.key}`);
+      const account = await webhookAccount(t, memberAuth, 'http://127.0.0.1:9/hook');
+      const post = await createPost(t, memberAuth, {
         text: 'Migrated',
         targets: [{ accountId: account.id }],
         scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
       });
       jobId = post.jobs[0].id;
       await killJobs(url, [jobId]);
-      await t.http().post(`/v1/dlq/${jobId}/requeue`).set(bearer(member.body.key)).send({}).expect(200);
+      await t.get(DeadLetterService).requeue(memberAuth, jobId, await t.input(RequeueDto, {}));
     } finally {
       await t.close();
     }
@@ -71,18 +83,18 @@ describe('the team migration', () => {
         { name: 'old HERALD_API_KEY', role: 'owner', bootstrap: true, replaced: true },
       ]);
     });
-    const again = await bootTestApp({ databaseUrl: url, config: quiet });
+    const again = await bootMedium({ modules, databaseUrl: url, config: quiet });
     try {
-      const job = await again.http().get(`/v1/dlq/${jobId}`).set(bearer(again.adminKey)).expect(200);
-      expect(job.body.audit).toEqual([
+      const job = await again.get(DeadLetterService).get(again.admin.workspaceId, jobId);
+      expect(job.audit).toEqual([
         expect.objectContaining({
           action: 'requeue',
           apiKeyId: memberId,
           actor: { kind: 'key', id: memberId, label: expect.stringMatching(/^key “CI” \(hk_/) },
         }),
       ]);
-      const audit = await again.http().get('/v1/audit?kind=failed_post').set(bearer(again.adminKey)).expect(200);
-      expect(audit.body.data).toHaveLength(1);
+      const audit = await again.get(AuditService).list(again.admin.workspaceId, { kind: 'failed_post' });
+      expect(audit.data).toHaveLength(1);
     } finally {
       await again.close();
     }

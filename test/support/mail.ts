@@ -9,6 +9,7 @@ import { DigestService } from '../../src/digest/digest.service';
 import { NotificationSettingsService } from '../../src/notifications/notification-settings.service';
 import { MailSender } from '../../src/mail/mail-sender.service';
 import { NotificationsScheduler } from '../../src/notifications/notifications.scheduler';
+import type { INestApplicationContext } from '@nestjs/common';
 import { bearer, TestApp } from './app';
 import { withClient } from './database';
 
@@ -203,13 +204,19 @@ export async function saveNotificationSettings(t: TestApp, key: string, body: Re
   if (res.status !== 200) throw new Error(`settings failed: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
+/** What the driving helpers below need of a running Herald: a TestApp, or a medium context (./medium.ts). */
+export interface RunningHerald {
+  app: Pick<INestApplicationContext, 'get'>;
+  databaseUrl: string;
+}
+
 /** One tick of the minute's work at `now`: token scan, digest sweep, alerts, mail out. */
-export function tick(t: TestApp, now: Date): Promise<void> {
+export function tick(t: RunningHerald, now: Date): Promise<void> {
   return t.app.get(NotificationsScheduler).sweep(now);
 }
 
 /** The digest sweep alone (what two processes race on). */
-export function sweepDigests(t: TestApp, now: Date) {
+export function sweepDigests(t: RunningHerald, now: Date) {
   return t.app.get(DigestService).sweep(now, t.app.get(NotificationSettingsService).digestSettings);
 }
 
@@ -218,7 +225,7 @@ export function sweepDigests(t: TestApp, now: Date) {
  * a mail whose next try lies beyond the deadline ends the wait at once. (It used to wait 5 s for
  * everything waiting, and returned with mail still unsent on a loaded machine.)
  */
-export async function drainMail(t: TestApp, timeoutMs = DEADLINE_MS): Promise<void> {
+export async function drainMail(t: RunningHerald, timeoutMs = DEADLINE_MS): Promise<void> {
   const sender = t.app.get(MailSender);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
