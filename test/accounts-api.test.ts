@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
 import { withClient } from './support/database';
-import { bootEngine, createPost, createWebhookAccount, verifySignature, waitForJob } from './support/engine';
-import { Receiver, startReceiver } from './support/receiver';
+import { bootEngine, createPost, createWebhookAccount, waitForJob } from './support/engine';
+import { Receiver, startReceiver, verifySignature } from './support/receiver';
+import { bearer } from './support/config';
 
 /** /v1/accounts against a real app and database (docs/api.md). */
 

@@ -8,12 +8,12 @@ import { PostsModule } from '../src/posts/posts.module';
 import { WorkerModule } from '../src/worker/worker.module';
 import { withClient } from './support/database';
 import { insertAccount } from './support/dlq';
-import { fastEngine } from './support/engine';
 import { drainMail, MailCatcher, mailConfig, startMailCatcher, tick } from './support/mail';
 import { Medium, MediumWorkspace, useMedium } from './support/medium';
 import { createPost, saveNotificationSettings, webhookAccount } from './support/medium-factories';
 import { pollUntil } from './support/poll';
 import { startReceiver, Receiver } from './support/receiver';
+import { fastEngine } from './support/config';
 
 /**
  * Alerts (docs/notifications.md): account state changes become one mail per incident, written to an

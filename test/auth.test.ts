@@ -1,6 +1,7 @@
 import { hashApiKey } from '../src/workspaces/api-key.util';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
 import { createTestDatabase, withClient } from './support/database';
+import { bearer } from './support/config';
 
 describe('API keys and workspaces', () => {
   let t: TestApp;
@@ -165,7 +166,7 @@ describe('the bootstrap key', () => {
   it('setting HERALD_API_KEY replaces the key printed at the first start', async () => {
     const { url } = await createTestDatabase();
     const { createApp } = await import('../src/app');
-    const { testConfig } = await import('./support/app');
+    const { testConfig } = await import('./support/config');
     const printed: string[] = [];
     await (await createApp(testConfig(url, { bootstrapApiKey: null }), { print: (s) => printed.push(s) })).close();
     const generated = /hk_[A-Za-z0-9_-]{43}/.exec(printed.join(''))?.[0];
@@ -182,7 +183,7 @@ describe('the bootstrap key', () => {
   it('without HERALD_API_KEY, prints a generated key once, on the first start only', async () => {
     const { url } = await createTestDatabase();
     const { createApp } = await import('../src/app');
-    const { testConfig } = await import('./support/app');
+    const { testConfig } = await import('./support/config');
     const printed: string[] = [];
     const app1 = await createApp(testConfig(url, { bootstrapApiKey: null }), { print: (s) => printed.push(s) });
     await app1.close();

@@ -8,10 +8,11 @@ import { openCredentials } from '../src/accounts/account-credentials';
 import { SecretBox } from '../src/common/crypto/secret-box';
 import { BlueskyConnector } from '../src/connectors/bluesky/bluesky.connector';
 import type { DeliveryAccount, DeliveryJob } from '../src/connectors/connector.interface';
-import { bearer, TestApp } from './support/app';
-import { bootEngine, createPost, fastEngine, waitForJob } from './support/engine';
+import { TestApp } from './support/app';
+import { bootEngine, createPost, waitForJob } from './support/engine';
 import { startPds, TestBskyAccount, TestPdsHandle } from './support/pds';
 import { startXrpcProxy, XrpcProxy } from './support/xrpc-proxy';
+import { bearer, fastEngine } from './support/config';
 
 /**
  * The Bluesky connector end to end: Herald's API and worker against a real PDS started in-process

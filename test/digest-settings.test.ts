@@ -1,5 +1,6 @@
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
 import { preconfirmRecipients } from './support/mail';
+import { bearer } from './support/config';
 
 /** GET|PUT /v1/settings/notifications and POST /v1/digest/preview (docs/notifications.md). */
 describe('notification settings API', () => {

@@ -1,8 +1,9 @@
 import { Client } from 'pg';
-import { bearer, bootTestApp, scrapeMetrics, TestApp } from './support/app';
+import { bootTestApp, scrapeMetrics, TestApp } from './support/app';
 import { withClient } from './support/database';
 import { killJobs, insertAccount, setAccountStatus } from './support/dlq';
 import { createPost, createWebhookAccount } from './support/engine';
+import { bearer } from './support/config';
 
 /**
  * The dead-letter queue's API against a real app and database, worker off: jobs are made dead

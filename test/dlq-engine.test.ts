@@ -1,10 +1,11 @@
 import { BulkRequeueDto, EditDeadJobDto, RequeueDto } from '../src/dead-letter/dead-letter.dto';
 import { DeadLetterService } from '../src/dead-letter/dead-letter.service';
-import { fastEngine, NO_BREAKER, verifySignature, WebhookAccount } from './support/engine';
+import { WebhookAccount } from './support/engine';
 import { answerOf } from './support/medium';
 import { useMediumEngine } from './support/medium-engine';
 import { pollUntil } from './support/poll';
-import { ReceivedRequest, Receiver } from './support/receiver';
+import { ReceivedRequest, Receiver, verifySignature } from './support/receiver';
+import { fastEngine, NO_BREAKER } from './support/config';
 
 /**
  * The dead-letter queue with the real worker, real PostgreSQL, real loopback receivers (a medium

@@ -1,9 +1,8 @@
 import type { JobView } from '../src/jobs/job.types';
-import { verifySignature } from './support/engine';
 import { answerOf } from './support/medium';
 import { useMediumEngine } from './support/medium-engine';
 import { pollUntil, sleep } from './support/poll';
-import { Receiver } from './support/receiver';
+import { Receiver, verifySignature } from './support/receiver';
 
 /**
  * Protection of receivers (docs/delivery.md), against real PostgreSQL and real loopback receivers:

@@ -2,10 +2,10 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openCredentials } from '../src/accounts/account-credentials';
 import { SecretBox } from '../src/common/crypto/secret-box';
-import { bearer, testConfig } from './support/app';
 import { useEngine } from './support/engine';
 import { FakeLinkedIn, startFakeLinkedIn } from './support/fake-linkedin';
 import { pollUntil } from './support/poll';
+import { bearer, testConfig } from './support/config';
 
 /**
  * Credentials an attempt refreshed never overwrite newer ones a person saved while it ran

@@ -1,8 +1,9 @@
 import type { HeraldConfig } from '../src/config/config';
-import { bearer, TestApp } from './support/app';
+import { TestApp } from './support/app';
 import { withClient } from './support/database';
-import { createPost, createWebhookAccount, fastEngine, JobView, NO_BREAKER, useEngine, waitForJob } from './support/engine';
+import { createPost, createWebhookAccount, JobView, useEngine, waitForJob } from './support/engine';
 import { pollUntil, sleep } from './support/poll';
+import { bearer, fastEngine, NO_BREAKER } from './support/config';
 
 /**
  * Attempts and leases (issue "one owner", item 2). A worker renews the leases of the jobs it

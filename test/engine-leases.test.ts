@@ -1,7 +1,7 @@
-import { fastEngine, NO_BREAKER } from './support/engine';
 import { useMediumEngine } from './support/medium-engine';
 import { pollUntil } from './support/poll';
 import { Receiver } from './support/receiver';
+import { fastEngine, NO_BREAKER } from './support/config';
 
 /**
  * A worker leases up to 2 × an account's in-flight cap and starts the extra jobs as slots free.

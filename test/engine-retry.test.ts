@@ -1,6 +1,7 @@
-import { bearer } from './support/app';
-import { JobView, listenOn, NO_BREAKER, PortServer, useEngine, verifySignature } from './support/engine';
+import { JobView, listenOn, PortServer, useEngine } from './support/engine';
 import { freePort } from './support/net';
+import { bearer, NO_BREAKER } from './support/config';
+import { verifySignature } from './support/receiver';
 
 /**
  * The publish engine against real PostgreSQL and real loopback receivers: classification of

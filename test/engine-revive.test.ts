@@ -1,10 +1,10 @@
 import { EditDeadJobDto, RequeueDto } from '../src/dead-letter/dead-letter.dto';
 import { DeadLetterService } from '../src/dead-letter/dead-letter.service';
-import { NO_BREAKER } from './support/engine';
 import { answerOf } from './support/medium';
 import { useMediumEngine } from './support/medium-engine';
 import { pollUntil } from './support/poll';
 import { Receiver } from './support/receiver';
+import { NO_BREAKER } from './support/config';
 
 /**
  * One rule for sending a dead job again, whoever asks (POST /v1/jobs/:id/retry or the

@@ -1,7 +1,7 @@
-import { fastEngine } from './support/engine';
 import { MediumEngine, useMediumEngine } from './support/medium-engine';
 import { pollUntil, sleep } from './support/poll';
 import type { ReceiverHandler } from './support/receiver';
+import { fastEngine } from './support/config';
 
 /**
  * An account with a backlog of 100 posts behind an open circuit: its receiver answers 503 until

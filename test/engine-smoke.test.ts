@@ -1,5 +1,5 @@
-import { verifySignature } from './support/engine';
 import { useMediumEngine } from './support/medium-engine';
+import { verifySignature } from './support/receiver';
 
 describe('engine smoke', () => {
   const engine = useMediumEngine();

@@ -1,6 +1,6 @@
-import { fastEngine } from './support/engine';
 import { useMediumEngine } from './support/medium-engine';
 import { pollUntil } from './support/poll';
+import { fastEngine } from './support/config';
 
 /**
  * A post accepted in the instant its account stops being active (its intake read the account as

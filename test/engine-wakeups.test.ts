@@ -1,5 +1,5 @@
-import { fastEngine, NO_BREAKER } from './support/engine';
 import { useMediumEngine } from './support/medium-engine';
+import { fastEngine, NO_BREAKER } from './support/config';
 
 /**
  * An idle worker sleeps until the next scheduled job, and polls only as a safety net. With a

@@ -1,4 +1,5 @@
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
+import { bearer } from './support/config';
 
 describe('errors', () => {
   let t: TestApp;

@@ -1,8 +1,9 @@
 import request from 'supertest';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
 import { drainMail, MailCatcher, mailConfig, mailedLinkTo, newWorkspace, startMailCatcher, Workspace } from './support/mail';
 import { acceptInvitation, confirmFirstPerson, personAgent, TEST_PASSWORD } from './support/people';
 import { csrfOf } from './support/settings-http';
+import { bearer } from './support/config';
 
 /**
  * A workspace's first person and the addresses of other workspaces (issue 28, defect 8): an

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
 import { makeImage } from './support/media';
 import { pngBomb } from './support/png-bomb';
 import {
@@ -15,6 +15,7 @@ import {
   urlFor,
   withFingerprints,
 } from './support/route-table';
+import { bearer } from './support/config';
 
 /**
  * Property-based fuzz of every /v1 route (from the app's router): each run takes a request the

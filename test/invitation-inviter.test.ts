@@ -2,11 +2,12 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, runMigrations } from '../src/database/data-source';
 import { hashLinkToken, newLinkToken } from '../src/people/link-tokens';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
 import { createTestDatabase, undoMigrationsThrough, withClient } from './support/database';
 import { newWorkspace, Workspace } from './support/mail';
 import { acceptInvitation, createFirstPerson, invitePerson, inviteOnPage, personAgent, TEST_PASSWORD } from './support/people';
 import { csrfOf } from './support/settings-http';
+import { bearer } from './support/config';
 
 /**
  * An invitation is only as good as its inviter's right to grant its role (issue 28, defect 6):

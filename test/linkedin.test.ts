@@ -5,12 +5,13 @@ import { LinkedInOperatorEndpoints1764510000000 } from '../migrations/1764510000
 import type { DeliveryAccount, DeliveryJob } from '../src/connectors/connector.interface';
 import { LinkedInConnector } from '../src/connectors/linkedin/linkedin.connector';
 import { fromLittleText } from '../src/connectors/linkedin/linkedin-text';
-import { bearer, TestApp } from './support/app';
+import { TestApp } from './support/app';
 import { withClient } from './support/database';
-import { bootEngine, createPost, fastEngine, waitForJob } from './support/engine';
+import { bootEngine, createPost, waitForJob } from './support/engine';
 import { FakeLinkedIn, startFakeLinkedIn } from './support/fake-linkedin';
 import { makeImage, uploadImage } from './support/media';
 import { Receiver, startReceiver } from './support/receiver';
+import { bearer, fastEngine } from './support/config';
 
 /**
  * The LinkedIn connector through the real app (API, queue, worker) against a loopback fake that
@@ -44,7 +45,7 @@ describe('LinkedIn connector', () => {
 
   beforeAll(async () => {
     fake = await startFakeLinkedIn();
-    const base = (await import('./support/app')).testConfig('postgres://unused');
+    const base = (await import('./support/config')).testConfig('postgres://unused');
     // The operator points LINKEDIN_API_BASE_URL / LINKEDIN_OAUTH_BASE_URL at the fake, as a
     // self-hosted test setup does: accounts cannot choose endpoints of their own.
     // A total request timeout of 5 s: the deadline tests below trickle answers one byte a second

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { SessionsService } from '../src/people/sessions.service';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
 import { withClient } from './support/database';
 import { createWebhookAccount } from './support/engine';
 import { byStatus, flood, postRequest, quantile, Shot, steadyWhile, summary } from './support/flood';
@@ -9,6 +9,7 @@ import { lastOutboxMailTo, linkIn } from './support/outbox-mail';
 import { createFirstPerson, personAgent, TEST_PASSWORD } from './support/people';
 import { pollUntil } from './support/poll';
 import { csrfOf, setCookie } from './support/settings-http';
+import { bearer } from './support/config';
 
 /**
  * The login throttle and the answers that must reveal nothing (docs/operations-security.md,

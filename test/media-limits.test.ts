@@ -1,10 +1,11 @@
 import sharp from 'sharp';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
 import { withClient } from './support/database';
 import { killJobs } from './support/dlq';
 import { createPost, createWebhookAccount } from './support/engine';
 import { makeImage, postMedia, uploadImage } from './support/media';
 import { pngBomb } from './support/png-bomb';
+import { bearer } from './support/config';
 
 /**
  * What an upload may cost and how media leave: decompression bombs and oversized pixel counts

@@ -1,7 +1,8 @@
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
 import { withClient } from './support/database';
 import { createWebhookAccount } from './support/engine';
 import { makeImage, postMedia, uploadImage } from './support/media';
+import { bearer } from './support/config';
 
 /**
  * POST /v1/media, GET/PATCH /v1/media/:id and the signed links GET /media/:id, against the real

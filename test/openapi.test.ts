@@ -3,9 +3,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
 import { OpenApiContract } from './support/openapi';
 import { ROOT } from './support/process';
+import { bearer } from './support/config';
 
 /**
  * The OpenAPI document served at /docs-json is the public contract most clients are generated

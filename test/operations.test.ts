@@ -1,6 +1,7 @@
 import { NEWEST_LINKEDIN_VERSION } from '../src/config/linkedin-versions';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
 import { withClient } from './support/database';
+import { bearer } from './support/config';
 
 describe('operations endpoints', () => {
   let t: TestApp;

@@ -1,7 +1,8 @@
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
 import { withClient } from './support/database';
 import { createWebhookAccount } from './support/engine';
 import { makeImage, uploadImage } from './support/media';
+import { bearer } from './support/config';
 
 /**
  * Platform limits at intake (docs/api.md "Limits"): POST /v1/posts (and PATCH) check each target with its own

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { canonicalHash } from '../src/common/canonical-json';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
 import { withClient } from './support/database';
 import { createPost, createWebhookAccount } from './support/engine';
+import { bearer } from './support/config';
 
 /**
  * POST/GET/PATCH/DELETE /v1/posts against a real app and database (docs/api.md). The worker

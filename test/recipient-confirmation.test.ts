@@ -1,9 +1,10 @@
 import request from 'supertest';
 import { Client } from 'pg';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
 import { insertAccount } from './support/dlq';
 import { drainMail, MailCatcher, mailConfig, newWorkspace, preconfirmRecipients, startMailCatcher, tick, Workspace } from './support/mail';
 import { csrfOf, loggedInAgent } from './support/settings-http';
+import { bearer } from './support/config';
 
 /**
  * Mail that cannot be abused (docs/notifications.md, "Who gets mail"): a recipient gets nothing

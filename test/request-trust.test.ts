@@ -1,8 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
 import { withClient } from './support/database';
 import { csrfOf, loggedInAgent, setCookie, submitLogin } from './support/settings-http';
+import { bearer } from './support/config';
 
 /**
  * What a request is trusted with (docs/operations-security.md): wrong API keys on /v1 are slowed

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { permissionFor, ROUTE_PERMISSIONS } from '../src/access/route-permissions';
 import { allows, Caller, Permission } from '../src/access/roles';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
 import { killJobs } from './support/dlq';
 import { createPost } from './support/engine';
 import { makeImage } from './support/media';
@@ -21,6 +21,7 @@ import {
   withFingerprints,
 } from './support/route-table';
 import { csrfOf, loggedInAgent, PageAgent } from './support/settings-http';
+import { bearer } from './support/config';
 
 /**
  * Every route of the API and of the settings page × every role, generated from the app's own

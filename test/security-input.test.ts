@@ -1,5 +1,6 @@
 import * as net from 'node:net';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
+import { bearer } from './support/config';
 
 /**
  * Input refused before the application proper: too-deep JSON (it used to overflow the stack

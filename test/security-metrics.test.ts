@@ -1,9 +1,10 @@
 import { Db } from '../src/database/db';
-import { bearer, bootTestApp, scrapeMetrics, TestApp } from './support/app';
+import { bootTestApp, scrapeMetrics, TestApp } from './support/app';
 import { createTestDatabase, withClient } from './support/database';
 import { killJobs } from './support/dlq';
 import { createPost, createWebhookAccount } from './support/engine';
 import { pollUntil } from './support/poll';
+import { bearer } from './support/config';
 
 /**
  * GET /metrics: off without METRICS_TOKEN, behind `Authorization: Bearer <METRICS_TOKEN>` with

@@ -1,5 +1,4 @@
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { bearer } from './support/app';
 import {
   bootPageApp,
   criticalViolations,
@@ -12,8 +11,9 @@ import {
   PHONE,
   screenshot,
 } from './support/browser';
-import { createPost, createWebhookAccount, verifySignature } from './support/engine';
-import { Receiver, startReceiver } from './support/receiver';
+import { createPost, createWebhookAccount } from './support/engine';
+import { Receiver, startReceiver, verifySignature } from './support/receiver';
+import { bearer } from './support/config';
 
 /**
  * The accounts page in a real Chromium against the real app (worker running) and a real

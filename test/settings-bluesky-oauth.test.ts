@@ -1,5 +1,4 @@
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { bearer } from './support/app';
 import { withClient } from './support/database';
 import { createPost, waitForJob } from './support/engine';
 import { MailCatcher, mailConfig, saveNotificationSettings, startMailCatcher } from './support/mail';
@@ -10,6 +9,7 @@ import { bootPageApp, launchBrowser, logIn, newPage, PageApp } from './support/b
 import { freePort } from './support/net';
 import { startPds, TestBskyAccount, TestPdsHandle } from './support/pds';
 import { PUBLIC_HOST_BROWSER_ARGS, PublicHttps, startPublicHttps } from './support/public-https';
+import { bearer } from './support/config';
 
 /**
  * "Connect with Bluesky" end to end: a real Chromium, the real PDS of @atproto/dev-env with its

@@ -1,11 +1,12 @@
 import request from 'supertest';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
 import { withClient } from './support/database';
 import { killJobs } from './support/dlq';
 import { createPost, createWebhookAccount } from './support/engine';
 import { makeImage } from './support/media';
 import { invitePerson } from './support/people';
 import { csrfOf, loggedInAgent, PageAgent } from './support/settings-http';
+import { bearer } from './support/config';
 
 /**
  * The calendar and the composer's rules over HTTP (issue 20), worker off: posts placed on the

@@ -1,6 +1,5 @@
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { wallTimeOf } from '../src/common/zoned-time';
-import { bearer } from './support/app';
 import {
   bootPageApp,
   criticalViolations,
@@ -17,6 +16,7 @@ import { makeImage } from './support/media';
 import { pollUntil } from './support/poll';
 import { startPds, TestBskyAccount, TestPdsHandle } from './support/pds';
 import { Receiver, startReceiver } from './support/receiver';
+import { bearer } from './support/config';
 
 /**
  * The composer and the calendar in a real Chromium (issue 20), with the worker running, the real

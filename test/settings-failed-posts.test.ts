@@ -1,10 +1,10 @@
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { bearer } from './support/app';
 import { bootPageApp, criticalViolations, eventually, launchBrowser, logIn, newPage, PageApp, screenshot } from './support/browser';
 import { killJobs } from './support/dlq';
 import { connectBlueskyAccount, createPost, createWebhookAccount } from './support/engine';
 import { startPds, TestBskyAccount, TestPdsHandle } from './support/pds';
 import { Receiver, startReceiver } from './support/receiver';
+import { bearer } from './support/config';
 
 /**
  * The failed-posts pages in a real Chromium (issue 9), with the worker running, a real Bluesky

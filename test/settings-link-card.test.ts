@@ -3,12 +3,13 @@ import { decodeHTML } from 'entities';
 import { decideLinkCard, LINK_CARD_WINDOW_MS, quotaKey } from '../src/posts/link-card-quota';
 import { LinkCardQuotaRepository } from '../src/posts/link-card-quota.repository';
 import { pngBomb } from './support/png-bomb';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
 import { insertAccount } from './support/dlq';
 import { createWebhookAccount } from './support/engine';
 import { makeImage, uploadImage } from './support/media';
 import { Receiver, startReceiver } from './support/receiver';
 import { loggedInAgent, PageAgent } from './support/settings-http';
+import { bearer } from './support/config';
 
 /**
  * The composer's "Fetch the link card" (issue 28, defect 10) over HTTP, with a loopback server

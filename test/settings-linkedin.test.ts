@@ -1,11 +1,11 @@
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { openCredentials } from '../src/accounts/account-credentials';
 import { SecretBox } from '../src/common/crypto/secret-box';
-import { bearer } from './support/app';
 import { bootPageApp, criticalViolations, launchBrowser, logIn, newPage, PageApp } from './support/browser';
 import { withClient } from './support/database';
 import { setAccountStatus } from './support/dlq';
 import { FakeLinkedInOAuth, startFakeLinkedInOAuth } from './support/fake-linkedin-oauth';
+import { bearer } from './support/config';
 
 /**
  * "Connect with LinkedIn" in a real Chromium (issue 9): the authorization code flow against a

@@ -1,9 +1,9 @@
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { bearer } from './support/app';
 import { bootPageApp, criticalViolations, launchBrowser, logIn, newPage, PageApp } from './support/browser';
 import { killJobs } from './support/dlq';
 import { createPost, createWebhookAccount } from './support/engine';
 import { loggedInAgent } from './support/settings-http';
+import { bearer } from './support/config';
 
 /**
  * The notifications page (issue 9 with issue 10's settings API): the digest and alert settings

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import request from 'supertest';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
 import { withClient } from './support/database';
 import { createWebhookAccount } from './support/engine';
 import { csrfOf, loggedInAgent, setCookie, submitLogin } from './support/settings-http';
+import { bearer } from './support/config';
 
 /**
  * The settings page's sessions and form safety over HTTP (docs/settings.md): log in with an API

@@ -1,10 +1,10 @@
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { bearer } from './support/app';
 import { bootPageApp, criticalViolations, launchBrowser, newPage, PageApp, screenshot } from './support/browser';
 import { killJobs } from './support/dlq';
 import { createPost, createWebhookAccount } from './support/engine';
 import { MailCatcher, startMailCatcher } from './support/mail';
 import { Receiver, startReceiver } from './support/receiver';
+import { bearer } from './support/config';
 
 /**
  * The team story in a real Chromium (issue 18), with the worker running, a real SMTP server and

@@ -1,11 +1,12 @@
 import request from 'supertest';
 import { SessionsService } from '../src/people/sessions.service';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
 import { withClient } from './support/database';
 import { createWebhookAccount } from './support/engine';
 import { lastOutboxMailTo, linkIn } from './support/outbox-mail';
 import { acceptInvitation, createFirstPerson, personAgent, TEST_PASSWORD } from './support/people';
 import { csrfOf } from './support/settings-http';
+import { bearer } from './support/config';
 
 /**
  * The team model over the API and the page's forms (issue 18): the operator's key cannot be

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
 import { makeImage } from './support/media';
 import { loggedInAgent } from './support/settings-http';
 import {
@@ -16,6 +16,7 @@ import {
   urlFor,
   withFingerprints,
 } from './support/route-table';
+import { bearer } from './support/config';
 
 /**
  * Workspace isolation, route by route, from the app's own router: another workspace's id on a

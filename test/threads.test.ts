@@ -7,21 +7,14 @@ import { openCredentials } from '../src/accounts/account-credentials';
 import { SecretBox } from '../src/common/crypto/secret-box';
 import { BlueskyConnector } from '../src/connectors/bluesky/bluesky.connector';
 import type { DeliveryAccount, DeliveryJob } from '../src/connectors/connector.interface';
-import { bearer, TestApp } from './support/app';
+import { TestApp } from './support/app';
 import { withClient } from './support/database';
-import {
-  bootEngine,
-  connectBlueskyAccount,
-  createPost,
-  createWebhookAccount,
-  fastEngine,
-  verifySignature,
-  waitForJob,
-} from './support/engine';
+import { bootEngine, connectBlueskyAccount, createPost, createWebhookAccount, waitForJob } from './support/engine';
 import { makeImage, uploadImage } from './support/media';
 import { startPds, TestBskyAccount, TestPdsHandle } from './support/pds';
-import { Receiver, startReceiver } from './support/receiver';
+import { Receiver, startReceiver, verifySignature } from './support/receiver';
 import { startXrpcProxy, XrpcProxy } from './support/xrpc-proxy';
+import { bearer, fastEngine } from './support/config';
 
 /**
  * Threads (docs/api.md "Threads") end to end: Herald's API and worker against a real PDS from

@@ -3,12 +3,13 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, runMigrations } from '../src/database/data-source';
 import { hashLinkToken } from '../src/people/link-tokens';
-import { bearer, bootTestApp, TestApp } from './support/app';
+import { bootTestApp, TestApp } from './support/app';
 import { createTestDatabase, undoMigrationsThrough, withClient } from './support/database';
 import { drainMail, MailCatcher, mailConfig, newWorkspace, startMailCatcher, tick, Workspace } from './support/mail';
 import { acceptInvitation, confirmFirstPerson, createFirstPerson, personAgent } from './support/people';
 import { pollUntil } from './support/poll';
 import { csrfOf } from './support/settings-http';
+import { bearer } from './support/config';
 
 /**
  * One-use links are not kept at rest (issue 28, defect 2): invitation, password-reset and

@@ -1,11 +1,9 @@
 import { INestApplication } from '@nestjs/common';
-import { createHash, randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import request from 'supertest';
 import { createApp } from '../../src/app';
-import { HeraldConfig, loadConfig } from '../../src/config/config';
+import type { HeraldConfig } from '../../src/config/config';
+import { bearer, testConfig } from './config';
 import { createTestDatabase } from './database';
 import { checkedTest, OpenApiContract } from './openapi';
 
@@ -20,29 +18,6 @@ export interface TestApp {
   /** the bootstrap (admin) API key of this app's database */
   adminKey: string;
   close(): Promise<void>;
-}
-
-/** A resolved config for tests: a fresh database, a random credentials key, quiet logs. */
-export function testConfig(databaseUrl: string, overrides: Partial<HeraldConfig> = {}): HeraldConfig {
-  const env = loadConfig({ LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', PORT: '0' });
-  return {
-    ...env,
-    dataDir: path.join(os.tmpdir(), `herald-test-data-${randomBytes(4).toString('hex')}`),
-    databaseUrl,
-    databasePoolSize: 10,
-    embedded: false,
-    secretKey: randomBytes(32),
-    // One per database, like hosts sharing a database share HERALD_API_KEY: a second app on the
-    // same database with another key would replace the first one's (a changed bootstrap key does).
-    bootstrapApiKey: `test-bootstrap-${createHash('sha256').update(databaseUrl).digest('hex').slice(0, 32)}`,
-    worker: { ...env.worker, enabled: false },
-    // Mail goes out on the notification poll: every 100 ms here instead of 2 s, so a test (or a
-    // fixture) that waits for a mail waits for the mail, not for the poll.
-    notifications: { ...env.notifications, pollIntervalMs: 100 },
-    // /metrics is off without a token; tests scrape with this one, and read the database at every scrape.
-    metrics: { token: `test-metrics-${randomBytes(12).toString('hex')}`, databaseRefreshMs: 0 },
-    ...overrides,
-  };
 }
 
 /** Boots the real Nest application on a fresh database (or the one given). */
@@ -60,8 +35,6 @@ export async function bootTestApp(options: { databaseUrl?: string; config?: Part
     close: () => app.close(),
   };
 }
-
-export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
 
 /** GET /metrics with the app's METRICS_TOKEN; the Prometheus text. */
 export async function scrapeMetrics(t: TestApp): Promise<string> {

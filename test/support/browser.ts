@@ -5,11 +5,11 @@ import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
 import type { HeraldConfig } from '../../src/config/config';
 import { createApp } from '../../src/app';
 import { createTestDatabase } from './database';
-import { fastEngine } from './engine';
 import { freePort } from './net';
-import { checkedHttp, testConfig, TestApp } from './app';
+import { checkedHttp, TestApp } from './app';
 import { chromiumPath, INSTALL_COMMAND } from './chromium';
 import { DEADLINE_MS, pollUntil } from './poll';
+import { fastEngine, testConfig } from './config';
 
 /**
  * A real headless Chromium for the settings page's tests: Debian's `chromium` package (the global

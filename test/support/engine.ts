@@ -1,11 +1,11 @@
 import * as http from 'node:http';
 import type * as net from 'node:net';
-import { Webhook } from 'standardwebhooks';
 import type { HeraldConfig } from '../../src/config/config';
-import { bearer, bootTestApp, TestApp, testConfig } from './app';
+import { bootTestApp, TestApp } from './app';
 import { withClient } from './database';
 import { DEADLINE_MS, pollUntil } from './poll';
-import { ReceivedRequest, Receiver, ReceiverHandler, startReceiver } from './receiver';
+import { Receiver, ReceiverHandler, startReceiver } from './receiver';
+import { bearer, fastEngine } from './config';
 
 /**
  * The publish engine's test fixture: the real Nest application with its worker on a fresh
@@ -26,27 +26,6 @@ import { ReceivedRequest, Receiver, ReceiverHandler, startReceiver } from './rec
  *
  * Waits go through the one poll helper (./poll.ts): they wait for the state they check.
  */
-
-/**
- * Worker settings that make retries and polling fast enough for tests. The request timeout is
- * not shortened (20 s, as in production): on a machine loaded by other test runs a loopback
- * answer has taken more than 3 s, and a test not about timeouts then met transient failures it
- * did not expect. Tests of the timeouts set their own.
- */
-export function fastEngine(overrides: Partial<HeraldConfig> = {}): Partial<HeraldConfig> {
-  const base = testConfig('postgres://unused');
-  return {
-    allowPrivateUrls: true,
-    worker: { ...base.worker, enabled: true, pollIntervalMs: 100, leaseMs: 10_000, shutdownGraceMs: 2_000 },
-    retry: { baseDelayMs: 20, maxDelayMs: 200, maxAttempts: 16, maxServerDelayMs: 86_400_000, jitter: 'full' },
-    circuit: { failureThreshold: 5, cooldownMs: 30_000, disableThreshold: 50 },
-    http: { connectTimeoutMs: 5_000, totalTimeoutMs: 20_000, responseExcerptBytes: 2048 },
-    ...overrides,
-  };
-}
-
-/** A circuit breaker pushed out of the way, for tests about something else that fail many attempts in a row. */
-export const NO_BREAKER: HeraldConfig['circuit'] = { failureThreshold: 1000, cooldownMs: 30_000, disableThreshold: 1000 };
 
 /** The app with its worker, on a fresh database (or `databaseUrl`'s). */
 export async function bootEngine(overrides: Partial<HeraldConfig> = {}, databaseUrl?: string): Promise<TestApp> {
@@ -200,13 +179,6 @@ export async function postMany(t: TestApp, key: string, accountId: string, n: nu
     Array.from({ length: n }, (_, i) => createPost(t, key, { text: `${label} ${i + 1}`, targets: [{ accountId }] })),
   );
   return posts.map((p) => p.jobs[0].id);
-}
-
-/** Verifies a received webhook with the reference `standardwebhooks` library. */
-export function verifySignature(secret: string, request: ReceivedRequest): unknown {
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(request.headers)) if (typeof v === 'string') headers[k] = v;
-  return new Webhook(secret).verify(request.body, headers);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -10,8 +10,9 @@ import { NotificationSettingsService } from '../../src/notifications/notificatio
 import { MailSender } from '../../src/mail/mail-sender.service';
 import { NotificationsScheduler } from '../../src/notifications/notifications.scheduler';
 import type { INestApplicationContext } from '@nestjs/common';
-import { bearer, TestApp } from './app';
+import type { TestApp } from './app';
 import { withClient } from './database';
+import { bearer } from './config';
 
 /**
  * A real SMTP server on loopback (the `smtp-server` package) for mail tests: it accepts what

@@ -1,5 +1,6 @@
 import sharp from 'sharp';
-import { bearer, TestApp } from './app';
+import { TestApp } from './app';
+import { bearer } from './config';
 
 /** A small solid image of the given format, made here (no fixture files). */
 export async function makeImage(format: 'png' | 'jpeg' | 'webp' | 'gif', width = 32, height = 24): Promise<Buffer> {

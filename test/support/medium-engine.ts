@@ -10,11 +10,12 @@ import { PostsModule } from '../../src/posts/posts.module';
 import { PostsService } from '../../src/posts/posts.service';
 import type { PostView } from '../../src/posts/post.types';
 import { WorkerModule } from '../../src/worker/worker.module';
-import { fastEngine, JobRow, WebhookAccount } from './engine';
+import type { JobRow, WebhookAccount } from './engine';
 import { Medium, MediumModule, useMedium } from './medium';
 import { createPost, webhookAccount } from './medium-factories';
 import { DEADLINE_MS, pollUntil } from './poll';
 import { Receiver, ReceiverHandler, startReceiver } from './receiver';
+import { fastEngine } from './config';
 
 /**
  * The publish engine's medium fixture (./medium.ts): the worker with the modules a post goes

@@ -12,8 +12,8 @@ import { DatabaseModule } from '../../src/database/database.module';
 import { MetricsModule } from '../../src/metrics/metrics.module';
 import { ApiKeysService } from '../../src/workspaces/api-keys.service';
 import { WorkspacesModule } from '../../src/workspaces/workspaces.module';
-import { testConfig } from './app';
 import { createTestDatabase, withClient } from './database';
+import { testConfig } from './config';
 
 /**
  * Medium tests: a service (or a few) with its real repositories on a real PostgreSQL, without
@@ -22,10 +22,10 @@ import { createTestDatabase, withClient } from './database';
  * wiring: every module started, the OpenAPI document built and read back for the contract
  * checks, the HTTP server. Measured here (2026-12-06, database clone included): a context with
  * the engine's modules boots in ~0.2 s where the app takes ~0.4 s (a file's first boot: ~0.8 s
- * against ~1.1 s). A file still loads the app's code (testConfig's module imports src/app).
+ * against ~1.1 s). testConfig lives in ./config.ts, which loads no application module, so a medium file loads only what it boots.
  *
  * What a medium test gets: a fresh database of its own (a clone of the run's migrated template,
- * ./database.ts), the tests' config (./app.ts testConfig, with the file's overrides), and a Nest
+ * ./database.ts), the tests' config (./config.ts testConfig, with the file's overrides), and a Nest
  * application context (`NestFactory.createApplicationContext`) holding the modules the test
  * names plus what every module expects to find: the config and the credentials box (CoreModule),
  * the logger, the database pool (DatabaseModule), the metrics registry, the scheduler's registry

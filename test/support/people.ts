@@ -1,7 +1,8 @@
 import request from 'supertest';
-import { bearer, TestApp } from './app';
+import { TestApp } from './app';
 import { drainMail, mailCatcherAt, mailedLinkTo } from './mail';
 import { csrfOf, PageAgent } from './settings-http';
+import { bearer } from './config';
 
 /**
  * People in tests, made the way people are made: the first one through POST /v1/people (and its

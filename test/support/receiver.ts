@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import * as http from 'node:http';
 import * as net from 'node:net';
+import { Webhook } from 'standardwebhooks';
 import { DEADLINE_MS } from './poll';
 
 /**
@@ -204,4 +205,11 @@ export async function startReceiver(handler?: ReceiverHandler, options: Receiver
       });
     },
   };
+}
+
+/** Verifies a received webhook with the reference `standardwebhooks` library. */
+export function verifySignature(secret: string, request: ReceivedRequest): unknown {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(request.headers)) if (typeof v === 'string') headers[k] = v;
+  return new Webhook(secret).verify(request.body, headers);
 }

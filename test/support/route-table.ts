@@ -1,11 +1,12 @@
 import type { Client } from 'pg';
-import { bearer, TestApp } from './app';
+import { TestApp } from './app';
 import { withClient } from './database';
 import { killJobs } from './dlq';
 import { pollUntil } from './poll';
 import { createPost, createWebhookAccount } from './engine';
 import { makeImage, uploadImage } from './media';
 import { createFirstPerson, invitePerson } from './people';
+import { bearer } from './config';
 
 /**
  * The API's routes as the running app's router has them (not a hand-kept list), and, for each,

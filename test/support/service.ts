@@ -1,8 +1,8 @@
-import { bearer } from './app';
 import { OpenApiContract } from './openapi';
 import { freePort } from './net';
 import { ServiceProcess } from './process';
 import { Receiver, ReceiverHandler, startReceiver } from './receiver';
+import { bearer } from './config';
 
 const contracts = new Map<string, Promise<OpenApiContract>>();
 
