@@ -38,7 +38,8 @@ function startOnTerminal(env: Record<string, string>, port: number): Run {
   const chunks: string[] = [];
   child.stdout?.on('data', (d: Buffer) => chunks.push(d.toString('utf8')));
   child.stderr?.on('data', (d: Buffer) => chunks.push(d.toString('utf8')));
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  // 'close', not 'exit': the process gone and its pipes closed, so nothing is left open after stop().
+  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
   return {
     output: () => chunks.join('').replace(ANSI, '').replace(/\r/g, ''),
     stop: async () => {

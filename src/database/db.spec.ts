@@ -39,23 +39,25 @@ describe('isConnectionError', () => {
   });
 });
 
+/** A message of the PostgreSQL wire protocol, as a server sends it (type byte, length, body). */
+function message(type: string, body: Buffer): Buffer {
+  const head = Buffer.alloc(5);
+  head.write(type, 0, 'latin1');
+  head.writeInt32BE(body.length + 4, 1);
+  return Buffer.concat([head, body]);
+}
+const int32 = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeInt32BE(n);
+  return b;
+};
+
 /**
  * A server that accepts the connection and, in the same write as "ready for query", ends the
  * session the way pg_terminate_backend does (FATAL 57P01). Found by the fault suite: Herald's
  * process ended on an 'error' event nobody listened to.
  */
 describe('a connection killed the moment it is made', () => {
-  function message(type: string, body: Buffer): Buffer {
-    const head = Buffer.alloc(5);
-    head.write(type, 0, 'latin1');
-    head.writeInt32BE(body.length + 4, 1);
-    return Buffer.concat([head, body]);
-  }
-  const int32 = (n: number) => {
-    const b = Buffer.alloc(4);
-    b.writeInt32BE(n);
-    return b;
-  };
   const fields = (f: Record<string, string>) =>
     Buffer.concat([...Object.entries(f).map(([k, v]) => Buffer.from(`${k}${v}\0`, 'utf8')), Buffer.from([0])]);
 
@@ -96,5 +98,66 @@ describe('a connection killed the moment it is made', () => {
       await new Promise((r) => server.close(r));
     }
     expect(uncaught).toEqual([]);
+  });
+});
+
+/**
+ * A server that answers every statement with no rows and, like a busy PostgreSQL, takes a while
+ * to hang up after Terminate. pg-pool's end() resolves before that: shutdown returned with the
+ * pooled sockets still open, left to whatever came next (a jest worker told to exit).
+ */
+describe('shutdown', () => {
+  it('resolves once the server has closed every pooled connection', async () => {
+    const sessions = new Set<net.Socket>();
+    const server = net.createServer((socket) => {
+      sessions.add(socket);
+      socket.on('close', () => sessions.delete(socket));
+      let pending = Buffer.alloc(0);
+      let started = false;
+      socket.on('data', (data: Buffer) => {
+        pending = Buffer.concat([pending, data]);
+        for (;;) {
+          if (!started) {
+            // The startup message: a length, no type byte.
+            if (pending.length < 4 || pending.length < pending.readInt32BE(0)) return;
+            pending = pending.subarray(pending.readInt32BE(0));
+            started = true;
+            socket.write(Buffer.concat([message('R', int32(0)), message('Z', Buffer.from('I'))]));
+            continue;
+          }
+          if (pending.length < 5 || pending.length < pending.readInt32BE(1) + 1) return;
+          const type = String.fromCharCode(pending[0]);
+          pending = pending.subarray(pending.readInt32BE(1) + 1);
+          const done = message('C', Buffer.from('SELECT 0\0'));
+          const ready = message('Z', Buffer.from('I'));
+          const answers: Record<string, Buffer> = {
+            Q: Buffer.concat([done, ready]),
+            P: message('1', Buffer.alloc(0)),
+            B: message('2', Buffer.alloc(0)),
+            D: message('n', Buffer.alloc(0)),
+            E: done,
+            S: ready,
+          };
+          if (answers[type]) socket.write(answers[type]);
+          if (type === 'X') setTimeout(() => socket.end(), 200);
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    const db = new Db({
+      databaseUrl: `postgres://herald@127.0.0.1:${port}/herald`,
+      databasePoolSize: 3,
+      databasePreparedStatements: true,
+      databaseIdleInTransactionTimeoutMs: 0,
+    });
+    try {
+      await Promise.all([db.query('SELECT 1'), db.prepared('one', 'SELECT $1', [1]), db.transaction((tx) => tx.query('SELECT 1'))]);
+      expect(sessions.size).toBe(3);
+      await db.onApplicationShutdown();
+      expect(sessions.size).toBe(0);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });

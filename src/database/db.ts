@@ -129,6 +129,12 @@ class ClientSql implements Tx {
 }
 
 /**
+ * How long shutdown waits for PostgreSQL to close the pool's sessions after Terminate: it takes
+ * milliseconds, more on a loaded host; a server that is cut off never answers.
+ */
+const CLOSE_WAIT_MS = 5_000;
+
+/**
  * Herald's one way to its database: one `pg` pool per process, used by every repository, the
  * API and the worker alike (the LISTEN connection is the one exception: a pooled connection
  * cannot listen, see QueueListener). TypeORM remains the migration runner (data-source.ts).
@@ -152,6 +158,8 @@ export class Db implements Sql, OnApplicationShutdown {
   private readonly pool: Pool;
   private readonly named: boolean;
   private readonly begin: string;
+  /** Connections opened and not yet closed: the pool's 'connect' adds one, its 'remove' (socket closed) drops it. */
+  private readonly open = new Set<PoolClient>();
   private lastWarning = 0;
 
   constructor(
@@ -173,11 +181,37 @@ export class Db implements Sql, OnApplicationShutdown {
     // server's FATAL (pg_terminate_backend right after the connect), the client emits 'error'
     // after the pool removed its listener and before the caller added one: without this, the
     // process would end. The caller's statement then fails as "not queryable" (a 503).
-    this.pool.on('connect', (client) => client.on('error', () => undefined));
+    this.pool.on('connect', (client) => {
+      this.open.add(client);
+      client.on('error', () => undefined);
+    });
+    this.pool.on('remove', (client) => this.open.delete(client));
   }
 
+  /**
+   * Ends the pool and resolves once its connections are closed. pg-pool's end() resolves as soon
+   * as the last connection has left the pool, when each has only sent Terminate and still waits
+   * for the server to hang up: app.close() returned with all the pooled sockets open (they closed
+   * some 20 ms later on a quiet machine, later on a loaded one), and a jest worker told to exit
+   * right after its last test file is force-exited if anything is still open 500 ms later. A
+   * server that never hangs up (cut off) gets CLOSE_WAIT_MS.
+   */
   async onApplicationShutdown(): Promise<void> {
     await this.pool.end();
+    if (this.open.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    let onRemove = (): void => undefined;
+    await new Promise<void>((resolve) => {
+      onRemove = () => {
+        if (this.open.size === 0) resolve();
+      };
+      this.pool.on('remove', onRemove);
+      timer = setTimeout(resolve, CLOSE_WAIT_MS);
+    });
+    clearTimeout(timer);
+    this.pool.off('remove', onRemove);
+    if (this.open.size > 0)
+      this.logger.warn(`${this.open.size} database connections were still open ${CLOSE_WAIT_MS} ms after shutdown began`);
   }
 
   async query<T>(text: string, values?: readonly unknown[]): Promise<T[]> {

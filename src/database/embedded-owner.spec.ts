@@ -23,8 +23,12 @@ describe('claimDataFolder', () => {
   beforeAll(() => {
     other = spawn('sleep', ['60'], { stdio: 'ignore' });
   });
-  afterAll(() => {
+  afterAll(async () => {
+    // Waited for: a process killed but not yet reaped is still a handle of the jest worker.
+    if (other.exitCode !== null || other.signalCode !== null) return;
+    const gone = new Promise((resolve) => other.once('exit', resolve));
     other.kill('SIGKILL');
+    await gone;
   });
   beforeEach(() => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-claim-'));

@@ -7,6 +7,8 @@ export const ROOT = path.resolve(__dirname, '../..');
 export class ServiceProcess {
   readonly output: string[] = [];
   private exitPromise: Promise<number | null>;
+  /** 'close': the process has exited and its stdout and stderr pipes are closed too. */
+  private closePromise: Promise<void>;
   private exitCode: number | null | undefined;
 
   constructor(
@@ -23,6 +25,7 @@ export class ServiceProcess {
         resolve(this.exitCode);
       }),
     );
+    this.closePromise = new Promise((resolve) => child.on('close', () => resolve()));
   }
 
   /**
@@ -77,8 +80,14 @@ export class ServiceProcess {
     throw new Error(`service not ready after ${timeoutMs} ms:\n${this.text()}`);
   }
 
+  /**
+   * Signals the process and resolves with its exit code once it is gone with its pipes: 'exit'
+   * comes while stdout and stderr may still be open, and a test file that ended there left them
+   * to the jest worker, which must have nothing open when it is told to exit.
+   */
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
     if (this.running) this.child.kill(signal);
+    await this.closePromise;
     return this.exited();
   }
 }
