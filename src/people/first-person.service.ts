@@ -107,13 +107,8 @@ export class FirstPersonService {
         ...(replaced.length > 0 ? { before: { waiting: replaced } } : {}),
         after: { email, name, role: 'owner', firstPerson: true, expiresAt: invitation.expiresAt.toISOString() },
       });
-      return {
-        pending: {
-          invitation: toInvitationView(invitation, now),
-          mailed: mailsLinks(this.config),
-          link: mailsLinks(this.config) ? null : link,
-        },
-      };
+      const mailed = mailsLinks(this.config);
+      return { pending: { invitation: toInvitationView(invitation, now), mailed, link: mailed ? null : link } };
     });
   }
 }

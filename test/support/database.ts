@@ -40,3 +40,7 @@ export async function undoMigrationsThrough(ds: DataSource, name: string): Promi
     if (last[0].name === name) return;
   }
 }
+
+/** The jobs' rows of `$1` (ids) with their attempt counts, as the engine fixtures read them (JobRow in ./engine.ts). */
+export const JOB_ROWS_SQL = `SELECT j.id, j.status, j.attempt_count, j.lease_owner, (SELECT count(*)::int FROM attempts a WHERE a.job_id = j.id) AS attempts
+  FROM jobs j WHERE j.id = ANY($1::uuid[]) ORDER BY j.created_at, j.id`;

@@ -2,7 +2,7 @@ import * as http from 'node:http';
 import type * as net from 'node:net';
 import type { HeraldConfig } from '../../src/config/config';
 import { bootTestApp, TestApp } from './app';
-import { withClient } from './database';
+import { JOB_ROWS_SQL, withClient } from './database';
 import { DEADLINE_MS, pollUntil } from './poll';
 import { Receiver, ReceiverHandler, startReceiver } from './receiver';
 import { bearer, fastEngine } from './config';
@@ -295,12 +295,7 @@ export function useEngine(
     accountView: (id) => getAccount(current(), current().adminKey, id),
     postView: (id) => getPost(current(), current().adminKey, id),
     waitForJob: (id, done, timeoutMs) => waitForJob<JobView>(current(), current().adminKey, id, done, timeoutMs),
-    jobRows: (ids) =>
-      fixture.sql<JobRow & Record<string, unknown>>(
-        `SELECT j.id, j.status, j.attempt_count, j.lease_owner, (SELECT count(*)::int FROM attempts a WHERE a.job_id = j.id) AS attempts
-         FROM jobs j WHERE j.id = ANY($1::uuid[]) ORDER BY j.created_at, j.id`,
-        [ids],
-      ),
+    jobRows: (ids) => fixture.sql<JobRow & Record<string, unknown>>(JOB_ROWS_SQL, [ids]),
     sql: <R extends Record<string, unknown>>(text: string, params: unknown[] = [], on = current()) =>
       withClient(on.databaseUrl, async (db) => (await db.query<R>(text, params)).rows),
     async barrier(via = current()) {

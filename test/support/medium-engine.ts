@@ -11,6 +11,7 @@ import { PostsService } from '../../src/posts/posts.service';
 import type { PostView } from '../../src/posts/post.types';
 import { WorkerModule } from '../../src/worker/worker.module';
 import type { JobRow, WebhookAccount } from './engine';
+import { JOB_ROWS_SQL } from './database';
 import { Medium, MediumModule, useMedium } from './medium';
 import { createPost, webhookAccount } from './medium-factories';
 import { DEADLINE_MS, pollUntil } from './poll';
@@ -100,12 +101,7 @@ export function useMediumEngine(config: Partial<HeraldConfig> | (() => Partial<H
     accountView: (id) => m.get(AccountsService).get(m.admin.workspaceId, id),
     postView: (id) => m.get(PostsService).get(m.admin.workspaceId, id),
     waitForJob,
-    jobRows: (ids) =>
-      m.sql<JobRow & Record<string, unknown>>(
-        `SELECT j.id, j.status, j.attempt_count, j.lease_owner, (SELECT count(*)::int FROM attempts a WHERE a.job_id = j.id) AS attempts
-         FROM jobs j WHERE j.id = ANY($1::uuid[]) ORDER BY j.created_at, j.id`,
-        [ids],
-      ),
+    jobRows: (ids) => m.sql<JobRow & Record<string, unknown>>(JOB_ROWS_SQL, [ids]),
     sql: (text, params) => m.sql(text, params),
     async barrier() {
       const r = await engine.receiver(() => ({ status: 200, body: { id: 'barrier' } }));
