@@ -74,7 +74,7 @@ describe('alerts from a real worker', () => {
     modules: [WorkerModule, NotificationsModule, PostsModule],
     config: () => {
       const engine = fastEngine({ circuit: { failureThreshold: 100, cooldownMs: 30_000, disableThreshold: 200 } });
-      return { ...engine, ...mailConfig(smtp.url), notifications: { enabled: true, pollIntervalMs: 100 } };
+      return { ...engine, ...mailConfig(smtp.url), notifications: { enabled: true, pollIntervalMs: 100, sweepIntervalSeconds: 60 } };
     },
   });
   afterAll(async () => {

@@ -8,7 +8,7 @@ describe('notification settings API', () => {
   let otherKey: string;
 
   beforeAll(async () => {
-    t = await bootTestApp({ config: { notifications: { enabled: false, pollIntervalMs: 1000 } } });
+    t = await bootTestApp({ config: { notifications: { enabled: false, pollIntervalMs: 1000, sweepIntervalSeconds: 60 } } });
     const ws = await t.http().post('/v1/workspaces').set(bearer(t.adminKey)).send({ name: 'Other team' }).expect(201);
     otherKey = ws.body.apiKey.key;
   });

@@ -131,7 +131,9 @@ describe('the first person of a workspace, without a mail server', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await bootTestApp({ config: { allowPrivateUrls: true, notifications: { enabled: false, pollIntervalMs: 1000 } } });
+    t = await bootTestApp({
+      config: { allowPrivateUrls: true, notifications: { enabled: false, pollIntervalMs: 1000, sweepIntervalSeconds: 60 } },
+    });
   });
   afterAll(() => t?.close());
 

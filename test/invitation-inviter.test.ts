@@ -18,7 +18,7 @@ import { bearer } from './support/config';
 describe('an invitation lives no longer than its inviter may grant its role', () => {
   let t: TestApp;
   let ws: Workspace;
-  const quiet = { allowPrivateUrls: true, notifications: { enabled: false, pollIntervalMs: 1000 } };
+  const quiet = { allowPrivateUrls: true, notifications: { enabled: false, pollIntervalMs: 1000, sweepIntervalSeconds: 60 } };
 
   beforeAll(async () => {
     t = await bootTestApp({ config: quiet });
@@ -141,7 +141,7 @@ describe('the inviter migration', () => {
 
   it('names the inviter of each invitation from the audit trail, and withdraws the open ones it cannot name', async () => {
     const { url } = await createTestDatabase();
-    const quiet = { allowPrivateUrls: true, notifications: { enabled: false, pollIntervalMs: 1000 } };
+    const quiet = { allowPrivateUrls: true, notifications: { enabled: false, pollIntervalMs: 1000, sweepIntervalSeconds: 60 } };
     const t = await bootTestApp({ databaseUrl: url, config: quiet });
     let keyId: string;
     let recorded: string;

@@ -55,7 +55,9 @@ describe('roles on every route of the API and the page', () => {
 
   beforeAll(async () => {
     // No mail sender in the background: a fingerprint sees only what the request under test wrote.
-    t = await bootTestApp({ config: { allowPrivateUrls: true, notifications: { enabled: false, pollIntervalMs: 1000 } } });
+    t = await bootTestApp({
+      config: { allowPrivateUrls: true, notifications: { enabled: false, pollIntervalMs: 1000, sweepIntervalSeconds: 60 } },
+    });
     images = { png: await makeImage('png') };
     f = await createFixtures(t, 'Roles');
     api = unique(appRoutes(t, '/v1/'));

@@ -122,6 +122,9 @@ describe('secret scan of a full run', () => {
         RETRY_BASE_DELAY_MS: '20',
         RETRY_MAX_DELAY_MS: '200',
         NOTIFICATIONS_POLL_INTERVAL_MS: '100',
+        // The digest sweep every 2 s instead of at second 0 of each minute: the digest due below
+        // goes within seconds instead of up to a minute later.
+        NOTIFICATIONS_SWEEP_INTERVAL_SECONDS: '2',
         MAIL_RETRY_BASE_DELAY_MS: '100',
         MAIL_RETRY_MAX_DELAY_MS: '500',
         ...env,
@@ -239,7 +242,7 @@ describe('secret scan of a full run', () => {
 
     // Alerts and the digest go to a recipient: alert mails (auth failures below) go through
     // SMTP in this process and to the outbox in the next. The digest was switched on two days
-    // ago (as the database says), so today's is due at once: the minute's sweep sends it.
+    // ago (as the database says), so today's is due at once: the next sweep sends it.
     await preconfirmRecipients(databaseUrl, key, ['ops@example.test']);
     const settings = await api.call('PUT', '/v1/settings/notifications', {
       key,

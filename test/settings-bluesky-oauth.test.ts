@@ -42,7 +42,7 @@ describe('settings page: Connect with Bluesky (OAuth), in a browser, against a r
       {
         // Alerts go out at once (the notifier runs), to a real SMTP server.
         ...mailConfig(smtp.url),
-        notifications: { enabled: true, pollIntervalMs: 100 },
+        notifications: { enabled: true, pollIntervalMs: 100, sweepIntervalSeconds: 60 },
         publicUrl: front.url,
         bluesky: {
           oauthPrivateKey: null,

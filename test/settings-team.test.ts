@@ -29,7 +29,11 @@ describe('settings page: a team, in a browser', () => {
   beforeAll(async () => {
     [browser, smtp, receiver] = await Promise.all([launchBrowser(), startMailCatcher(), startReceiver(() => 200)]);
     t = await bootPageApp(
-      { smtpUrl: smtp.url, mailFrom: 'Herald <herald@example.com>', notifications: { enabled: true, pollIntervalMs: 200 } },
+      {
+        smtpUrl: smtp.url,
+        mailFrom: 'Herald <herald@example.com>',
+        notifications: { enabled: true, pollIntervalMs: 200, sweepIntervalSeconds: 60 },
+      },
       { engine: true },
     );
     blog = (await createWebhookAccount(t, t.adminKey, receiver.urlFor('/hook'))).id;

@@ -22,7 +22,7 @@ import { createPost, webhookAccount } from './support/medium-factories';
 describe('the team migration', () => {
   it('converts keys and the dead-letter audit trail, down and up again', async () => {
     const { url } = await createTestDatabase();
-    const quiet = { allowPrivateUrls: true, notifications: { enabled: false, pollIntervalMs: 1000 } };
+    const quiet = { allowPrivateUrls: true, notifications: { enabled: false, pollIntervalMs: 1000, sweepIntervalSeconds: 60 } };
     const modules = [PostsModule, DeadLetterModule];
     const t = await bootMedium({ modules, databaseUrl: url, config: quiet });
     let jobId: string;

@@ -17,7 +17,7 @@ import { bearer } from './support/config';
  */
 describe('people, roles and the audit trail', () => {
   let t: TestApp;
-  const quiet = { allowPrivateUrls: true, notifications: { enabled: false, pollIntervalMs: 1000 } };
+  const quiet = { allowPrivateUrls: true, notifications: { enabled: false, pollIntervalMs: 1000, sweepIntervalSeconds: 60 } };
 
   beforeAll(async () => {
     t = await bootTestApp({ config: quiet });

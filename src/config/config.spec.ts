@@ -163,6 +163,15 @@ describe('loadConfig', () => {
     });
   });
 
+  it('sweeps for digests at second 0 of every minute by default, or every divisor of 60 seconds, and refuses other intervals by name', () => {
+    expect(loadConfig({}).notifications.sweepIntervalSeconds).toBe(60);
+    expect(loadConfig({ NOTIFICATIONS_SWEEP_INTERVAL_SECONDS: '5' }).notifications.sweepIntervalSeconds).toBe(5);
+    expect(() => loadConfig({ NOTIFICATIONS_SWEEP_INTERVAL_SECONDS: '7' })).toThrow(
+      'NOTIFICATIONS_SWEEP_INTERVAL_SECONDS must divide 60 (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30 or 60), got "7"',
+    );
+    expect(() => loadConfig({ NOTIFICATIONS_SWEEP_INTERVAL_SECONDS: '120' })).toThrow('NOTIFICATIONS_SWEEP_INTERVAL_SECONDS');
+  });
+
   it('reads booleans and trims the public URL', () => {
     const c = loadConfig({ HERALD_ALLOW_PRIVATE_URLS: 'TRUE', PUBLIC_URL: 'https://herald.example.com/' });
     expect(c.allowPrivateUrls).toBe(true);

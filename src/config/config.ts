@@ -126,6 +126,8 @@ export interface EnvConfig {
     enabled: boolean;
     /** How often alerts are picked up from the outbox of account events and due mails are sent. */
     pollIntervalMs: number;
+    /** How often the digest sweep and the token scan run: a divisor of 60, so sweeps fall on whole seconds of every minute. */
+    sweepIntervalSeconds: number;
   };
   mail: {
     /** Tries per mail (4xx answers and network errors are retried) before it is given up as failed. */
@@ -174,6 +176,18 @@ function readInt(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(name, `must be a whole number between ${min} and ${max}, got "${value}"`);
   }
   return n;
+}
+
+/** NOTIFICATIONS_SWEEP_INTERVAL_SECONDS: a divisor of 60, so that 60 keeps the sweep at second 0 of every minute. */
+function readSweepInterval(env: Env): number {
+  const seconds = readInt(env, 'NOTIFICATIONS_SWEEP_INTERVAL_SECONDS', 60, 1, 60);
+  if (60 % seconds !== 0) {
+    throw new ConfigError(
+      'NOTIFICATIONS_SWEEP_INTERVAL_SECONDS',
+      `must divide 60 (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30 or 60), got "${seconds}"`,
+    );
+  }
+  return seconds;
 }
 
 function readBool(env: Env, name: string, fallback: boolean): boolean {
@@ -433,6 +447,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
     notifications: {
       enabled: readBool(env, 'NOTIFICATIONS_ENABLED', true),
       pollIntervalMs: readInt(env, 'NOTIFICATIONS_POLL_INTERVAL_MS', 2000, 10, 600_000),
+      sweepIntervalSeconds: readSweepInterval(env),
     },
     mail: readMail(env),
   };

@@ -1,19 +1,23 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { Cron, SchedulerRegistry } from '@nestjs/schedule';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import { DigestService } from '../digest/digest.service';
 import { MailSender } from '../mail/mail-sender.service';
 import { AlertsService } from './alerts.service';
 import { NotificationSettingsService } from './notification-settings.service';
 import { RecipientsService } from './recipients.service';
+import { nextSweepAt } from './sweep-plan';
 
 const POLL = 'herald-notifications-poll';
+const SWEEP = 'herald-digest-sweep';
 
 /**
  * When notification work runs in this process (NOTIFICATIONS_ENABLED, default on):
- * - every minute, at second 0 UTC, the digest sweep (one UTC schedule for every workspace,
- *   whatever its time zone: each tick asks which local days are due; see dueLocalDate) and the
- *   scan of expiring LinkedIn tokens;
+ * - every NOTIFICATIONS_SWEEP_INTERVAL_SECONDS (60: at second 0 of every minute, UTC), the digest
+ *   sweep (one UTC schedule for every workspace, whatever its time zone: each tick asks which
+ *   local days are due; see dueLocalDate) and the scan of expiring LinkedIn tokens. A sweep more
+ *   often changes nothing but how soon a due digest goes: the digest is claimed once per local
+ *   day. Tests that wait for a digest through a service process set it to a few seconds;
  * - every NOTIFICATIONS_POLL_INTERVAL_MS (2 s): pending account events become alert mails, and
  *   due mails are sent.
  * Every process may run it: the database decides who does what (the digest claim, SKIP LOCKED on
@@ -44,12 +48,23 @@ export class NotificationsScheduler implements OnApplicationBootstrap, BeforeApp
     const timer = setInterval(() => void this.pass('poll', (now) => this.poll(now)), this.config.notifications.pollIntervalMs);
     timer.unref();
     this.registry.addInterval(POLL, timer);
+    const intervalMs = this.config.notifications.sweepIntervalSeconds * 1000;
+    this.planSweep(nextSweepAt(Math.floor(Date.now() / intervalMs) * intervalMs, intervalMs, Date.now()), intervalMs);
   }
 
-  @Cron('0 * * * * *', { name: 'herald-digest-sweep', timeZone: 'UTC' })
-  async minute(): Promise<void> {
-    if (!this.config.notifications.enabled) return;
-    await this.pass('sweep', (now) => this.sweep(now));
+  /** One timer at a time, planned from the last plan (nextSweepAt), registered so shutdown finds it. */
+  private planSweep(at: number, intervalMs: number): void {
+    if (this.stopped) return;
+    const timer = setTimeout(
+      () => {
+        this.registry.deleteTimeout(SWEEP);
+        this.planSweep(nextSweepAt(at, intervalMs, Date.now()), intervalMs);
+        void this.pass('sweep', (now) => this.sweep(now));
+      },
+      Math.max(0, at - Date.now()),
+    );
+    timer.unref();
+    this.registry.addTimeout(SWEEP, timer);
   }
 
   /** The minute's work; also what tests drive with a clock of their own. */
@@ -83,6 +98,7 @@ export class NotificationsScheduler implements OnApplicationBootstrap, BeforeApp
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     if (this.registry.doesExist('interval', POLL)) this.registry.deleteInterval(POLL);
+    if (this.registry.doesExist('timeout', SWEEP)) this.registry.deleteTimeout(SWEEP);
     await this.running;
   }
 }

@@ -161,7 +161,7 @@ export function mailConfig(smtpUrl: string | null, overrides: Partial<HeraldConf
     allowPrivateUrls: true,
     mailFrom: 'Herald <herald@example.com>',
     publicUrl: 'https://herald.example.com',
-    notifications: { enabled: false, pollIntervalMs: 100 },
+    notifications: { enabled: false, pollIntervalMs: 100, sweepIntervalSeconds: 60 },
     mail: { maxAttempts: 4, retryBaseDelayMs: 20, retryMaxDelayMs: 100, timeoutMs: 5_000 },
     ...overrides,
   };
