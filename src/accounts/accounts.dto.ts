@@ -36,15 +36,21 @@ export class CreateAccountDto {
   @IsString()
   provider!: Provider;
 
-  @ApiProperty({ example: 'Company blog', maxLength: 200 })
+  @ApiPropertyOptional({
+    example: 'Company blog',
+    maxLength: 200,
+    description:
+      "the account's name in Herald; required, except for mastodon, where it defaults to the account's display name (or @name@instance)",
+  })
+  @IsOptional()
   @MaxLength(200)
   @IsNotEmpty()
   @IsString()
-  name!: string;
+  name?: string;
 
   @ApiProperty({
     description:
-      'bluesky: { identifier, appPassword, service? }; linkedin: { accessToken, refreshToken?, expiresAt?, authorUrn, apiBaseUrl? }; webhook: { url, headers? }',
+      'bluesky: { identifier, appPassword, service? }; linkedin: { accessToken, refreshToken?, expiresAt?, authorUrn }; mastodon: { instanceUrl, accessToken } (the token is checked with the instance before anything is saved); webhook: { url, headers? }',
     type: 'object',
     additionalProperties: true,
     example: { url: 'https://blog.example.com/hooks/herald' },

@@ -38,10 +38,11 @@ export class AccountsRepository {
    * The workspace's live accounts among `ids` (others, and other workspaces' ids, are absent).
    * Runs on every POST /v1/posts: a prepared statement.
    */
-  async findMany(workspaceId: string, ids: string[]): Promise<Pick<AccountRow, 'id' | 'provider' | 'status'>[]> {
+  async findMany(workspaceId: string, ids: string[]): Promise<Pick<AccountRow, 'id' | 'provider' | 'status' | 'config'>[]> {
+    // The config too: a Mastodon account's limits are its instance's, kept there.
     return this.db.prepared(
       'herald_accounts_for_post',
-      `SELECT id, provider, status FROM accounts WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`,
+      `SELECT id, provider, status, config FROM accounts WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`,
       [workspaceId, ids],
     );
   }

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { AuthContext } from '../access/auth-context';
 import { AuditService } from '../audit/audit.service';
 import { diffFields } from '../audit/audit.types';
+import { canonicalJson } from '../common/canonical-json';
 import { SecretBox } from '../common/crypto/secret-box';
 import { invalidInput, notFound } from '../common/errors';
 import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
@@ -60,13 +61,16 @@ export class AccountsService {
 
   async create(auth: AuthContext, dto: CreateAccountDto): Promise<AccountWithSecret> {
     const prepared = await this.prepare(dto.provider, dto.config, null);
+    // Without a name, the platform's own (a Mastodon account's display name or handle), when it has one.
+    const name = dto.name ?? prepared.suggestedName?.slice(0, 200);
+    if (name === undefined || name.trim() === '') throw invalidInput('name is required (a name for the account in Herald)');
     const id = randomUUID();
     const row = await this.accounts.transaction(async (m) => {
       await this.state.create(m, {
         id,
         workspaceId: auth.workspaceId,
         provider: dto.provider,
-        name: dto.name,
+        name,
         config: prepared.config,
         credentials: sealCredentials(this.box, id, prepared.credentials),
         retryPolicy: this.retryPolicy(dto.retryPolicy),
@@ -102,7 +106,7 @@ export class AccountsService {
   }
 
   /** The workspace's live accounts among `ids` (others, and other workspaces' ids, are absent): a post's targets. */
-  findMany(workspaceId: string, ids: string[]): Promise<Pick<AccountRow, 'id' | 'provider' | 'status'>[]> {
+  findMany(workspaceId: string, ids: string[]): Promise<Pick<AccountRow, 'id' | 'provider' | 'status' | 'config'>[]> {
     return this.accounts.findMany(workspaceId, ids);
   }
 
@@ -200,16 +204,31 @@ export class AccountsService {
     if (!deleted) throw notFound('account', id);
   }
 
+  /**
+   * Checks the credentials against the platform now. What the check read for the account's public
+   * config (a Mastodon instance's limits) is stored with it, unless a person saved new settings or
+   * credentials meanwhile (then it belonged to the old ones).
+   */
   async verify(workspaceId: string, id: string): Promise<VerifyResult> {
     const row = await this.load(workspaceId, id);
     const connector = this.connectors.require(row.provider);
-    return connector.verify({
+    const result = await connector.verify({
       id: row.id,
       workspaceId: row.workspaceId,
       name: row.name,
       config: row.config,
       credentials: openCredentials(this.box, row.id, row.credentials),
     });
+    const update = result.configUpdate;
+    if (update && Object.keys(update).length > 0) {
+      await this.accounts.transaction(async (m) => {
+        const now = await this.accounts.find(workspaceId, id, m);
+        if (!now || now.credentialsVersion !== row.credentialsVersion || canonicalJson(now.config) !== canonicalJson(row.config)) return;
+        await this.state.edit(m, workspaceId, id, { config: { ...now.config, ...update } });
+      });
+    }
+    const { configUpdate: _stored, ...answer } = result;
+    return answer;
   }
 
   async rotateSecret(auth: AuthContext, id: string): Promise<AccountWithSecret> {

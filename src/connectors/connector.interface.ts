@@ -1,5 +1,5 @@
 import type { ErrorClass } from '../retry/error-class';
-import type { Provider } from '../vocabulary/vocabulary';
+import type { MastodonVisibility, Provider } from '../vocabulary/vocabulary';
 
 /**
  * How the worker tells a connector that an attempt must stop (the `signal` of `deliver`): abort
@@ -10,7 +10,7 @@ import type { Provider } from '../vocabulary/vocabulary';
 export { ATTEMPT_DEADLINE, attemptDeadlineReason } from '../common/net/deadline';
 
 /** Every platform Herald publishes to (the list is src/vocabulary's, which every module may import). */
-export { PROVIDERS, type Provider } from '../vocabulary/vocabulary';
+export { MASTODON_VISIBILITIES, PROVIDERS, type MastodonVisibility, type Provider } from '../vocabulary/vocabulary';
 
 /** A media item as a connector receives it (resolved by the worker from the job's media ids). */
 export interface PayloadMedia {
@@ -45,11 +45,22 @@ export interface JobPayload {
   scheduledAt: string;
   /** The thread's further parts (2–25), after the first part above; absent for a single post. */
   thread?: ThreadPart[];
+  /** A Mastodon target's own settings (POST /v1/posts `targets[].visibility`, `spoilerText`); absent: none given. */
+  mastodon?: MastodonOptions;
+}
+
+/** What a post sets for one Mastodon target: who sees it, and a content warning shown before it (every part of a thread). */
+export interface MastodonOptions {
+  /** null: the account's own default visibility on its instance. */
+  visibility: MastodonVisibility | null;
+  /** null: no content warning. */
+  spoilerText: string | null;
 }
 
 /**
  * A part of a thread the platform published, as the job records it (jobs.parts): `index` 0 is
- * the first part, 1 the thread's first further part. Bluesky: the record's strong reference.
+ * the first part, 1 the thread's first further part. Bluesky: the record's strong reference
+ * (uri and cid). Mastodon: the status id as `uri` (the id the next part replies to), `cid` empty.
  */
 export interface PublishedPart {
   index: number;
@@ -135,6 +146,12 @@ export interface VerifyResult {
   ok: boolean;
   message: string;
   details?: Record<string, unknown>;
+  /**
+   * Public config fields the check read from the platform, to store with the account (Mastodon:
+   * the instance's limits and who the token posts as). Merged into the stored config; never a
+   * credential.
+   */
+  configUpdate?: Record<string, unknown>;
 }
 
 /** The account input split into what may be shown (config) and what is encrypted (credentials). */
@@ -143,6 +160,8 @@ export interface PreparedAccount {
   credentials: Record<string, unknown>;
   /** Shown once in the create/rotate answer (e.g. a webhook signing secret). */
   revealOnce?: Record<string, string>;
+  /** The account's name on the platform (Mastodon: its display name or handle), for an account created without a name. */
+  suggestedName?: string;
 }
 
 export class ConnectorInputError extends Error {}

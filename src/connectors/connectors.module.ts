@@ -7,6 +7,8 @@ import { ConnectorRegistry } from './connector.registry';
 import { LinkedInConnector } from './linkedin/linkedin.connector';
 import { LinkedInModule } from './linkedin/linkedin.module';
 import { LinkedInOAuthConnect } from './linkedin/oauth/linkedin-oauth-connect';
+import { MastodonConnector } from './mastodon/mastodon.connector';
+import { MastodonModule } from './mastodon/mastodon.module';
 import { OAUTH_CONNECTS, OAuthConnect } from './oauth-connect.interface';
 import { OAuthConnectRegistry } from './oauth-connect.registry';
 import { WebhookConnector } from './webhook/webhook.connector';
@@ -14,11 +16,11 @@ import { WebhookModule } from './webhook/webhook.module';
 
 /** One module per platform behind one interface; this is the only place that lists them. */
 @Module({
-  imports: [BlueskyModule, LinkedInModule, WebhookModule],
+  imports: [BlueskyModule, LinkedInModule, MastodonModule, WebhookModule],
   providers: [
     {
       provide: CONNECTORS,
-      inject: [BlueskyConnector, LinkedInConnector, WebhookConnector],
+      inject: [BlueskyConnector, LinkedInConnector, MastodonConnector, WebhookConnector],
       useFactory: (...connectors: Connector[]) => connectors,
     },
     ConnectorRegistry,

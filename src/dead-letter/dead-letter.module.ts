@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { AccountStateModule } from '../account-state/account-state.module';
+import { AccountsModule } from '../accounts/accounts.module';
 import { JobsModule } from '../jobs/jobs.module';
 import { MediaModule } from '../media/media.module';
 import { QueueCoreModule } from '../queue/queue-core.module';
@@ -11,7 +12,7 @@ import { JobRetryController } from './job-retry.controller';
 
 /** Inspect, edit, requeue and discard dead jobs (GET/PATCH/DELETE /v1/dlq…). */
 @Module({
-  imports: [AuditModule, JobsModule, MediaModule, QueueCoreModule, AccountStateModule],
+  imports: [AuditModule, JobsModule, MediaModule, QueueCoreModule, AccountStateModule, AccountsModule],
   controllers: [DeadLetterController, JobRetryController],
   providers: [DeadLetterService, DeadLetterMetrics],
   exports: [DeadLetterService],

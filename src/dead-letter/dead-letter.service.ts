@@ -7,11 +7,12 @@ import type { JobPayload, Provider } from '../connectors/connector.interface';
 import { toAttemptView } from '../jobs/job.types';
 import { JobsService, JobWithAttempts, WHY_NOT_RETRYABLE } from '../jobs/jobs.service';
 import { MediaService } from '../media/media.service';
-import { validateForPlatform, validateThreadForPlatform } from '../posts/platform-rules';
+import { limitsFor, validateForPlatform, validateThreadForPlatform } from '../posts/platform-rules';
 import { JobLifecycle, LockedJob, RevivedJob } from '../queue/job-lifecycle.service';
 import { JobReads } from '../queue/job-reads.service';
 import type { DlqFilter } from '../queue/job-reads.types';
 import { AccountStateService } from '../account-state/account-state.service';
+import { AccountsService } from '../accounts/accounts.service';
 import { AuditService } from '../audit/audit.service';
 import type { AuthContext } from '../workspaces/auth';
 import type { BulkRequeueDto, DlqFilterDto, EditDeadJobDto, ListDlqQuery, RequeueDto } from './dead-letter.dto';
@@ -54,6 +55,7 @@ export class DeadLetterService {
     private readonly accounts: AccountStateService,
     private readonly metrics: DeadLetterMetrics,
     private readonly audit: AuditService,
+    private readonly accountSettings: AccountsService,
   ) {}
 
   async list(workspaceId: string, query: ListDlqQuery): Promise<Page<DlqEntryView>> {
@@ -106,7 +108,7 @@ export class DeadLetterService {
         job.parts,
       );
       if (Object.keys(after).length === 0) return; // the same payload again: no edit, no new key
-      await this.validateContent(auth.workspaceId, job.provider, next);
+      await this.validateContent(auth.workspaceId, job.provider, job.accountId, next);
       await this.lifecycle.editDeadPayload(m, id, next);
       await this.audit.record(m, auth, toAuditEntry({ jobId: id, action: 'edit', before, after }));
     });
@@ -114,7 +116,7 @@ export class DeadLetterService {
   }
 
   /** The rules of POST /v1/posts for this platform: media known in the workspace, then platform limits, a thread's every part too. */
-  private async validateContent(workspaceId: string, provider: Provider, payload: JobPayload): Promise<void> {
+  private async validateContent(workspaceId: string, provider: Provider, accountId: string, payload: JobPayload): Promise<void> {
     // Unknown media (another workspace's included, as at intake) is a 400 naming it.
     const media = await this.media.requireMany(workspaceId, payload.media);
     const parts = await Promise.all(
@@ -124,9 +126,17 @@ export class DeadLetterService {
         media: await this.media.requireMany(workspaceId, part.media, `thread.${i}.media`),
       })),
     );
+    // The account's own limits (a Mastodon instance's), and a Mastodon job's content warning counted with its text.
+    const [account] = await this.accountSettings.findMany(workspaceId, [accountId]);
+    const limits = limitsFor(provider, account?.config ?? null);
+    const spoilerText = payload.mastodon?.spoilerText ?? null;
     const problems = [
-      ...validateForPlatform(provider, { text: payload.text, link: payload.link, media }),
-      ...validateThreadForPlatform(provider, parts),
+      ...validateForPlatform(provider, { text: payload.text, link: payload.link, media, spoilerText }, limits),
+      ...validateThreadForPlatform(
+        provider,
+        parts.map((p) => ({ ...p, spoilerText })),
+        limits,
+      ),
     ];
     if (problems.length > 0) throw invalidInput(problems.map((p) => `${provider}: ${p}`).join('; '));
   }

@@ -1,3 +1,4 @@
+import type { Provider } from '../vocabulary/vocabulary';
 import { esc, excerpt, htmlFrame, link, links, oneLine, plural } from '../mail/mail-format';
 import type { DigestWindow } from './digest-schedule';
 import { AccountActivity, DeadJobItem, DigestAccount, DigestCounts, DigestFacts, DigestMessage, DIGEST_ITEM_LIMIT } from './digest.types';
@@ -13,8 +14,8 @@ export interface DigestContext {
 const TEXT_EXCERPT = 140;
 const ERROR_EXCERPT = 300;
 
-const PROVIDER_NAMES: Record<string, string> = { bluesky: 'Bluesky', linkedin: 'LinkedIn', webhook: 'webhook' };
-const providerName = (p: string) => PROVIDER_NAMES[p] ?? p;
+const PROVIDER_NAMES: Record<Provider, string> = { bluesky: 'Bluesky', linkedin: 'LinkedIn', mastodon: 'Mastodon', webhook: 'webhook' };
+const providerName = (p: string) => PROVIDER_NAMES[p as Provider] ?? p;
 
 /** Why an account needs a person, in words; empty when it does not. */
 export function attentionReasons(a: DigestAccount): string[] {

@@ -27,7 +27,7 @@ export interface AlertContext {
   workspaceName: string;
 }
 
-const PROVIDER_NAMES: Record<Provider, string> = { bluesky: 'Bluesky', linkedin: 'LinkedIn', webhook: 'webhook' };
+const PROVIDER_NAMES: Record<Provider, string> = { bluesky: 'Bluesky', linkedin: 'LinkedIn', mastodon: 'Mastodon', webhook: 'webhook' };
 
 interface AlertWords {
   subject: string;

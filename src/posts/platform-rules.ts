@@ -1,5 +1,7 @@
 import { composeText } from '../connectors/bluesky/bluesky-post';
 import type { Provider } from '../connectors/connector.interface';
+import { limitsOf } from '../connectors/mastodon/mastodon-config';
+import { countStatus, DEFAULT_CHARACTERS_PER_URL, statusText } from '../connectors/mastodon/mastodon-text';
 
 /** What the rules need to know about one image (a MediaInfo fits). */
 export interface MediaRuleInfo {
@@ -14,6 +16,8 @@ export interface PlatformContent {
   text: string;
   media: readonly MediaRuleInfo[];
   link?: string | null;
+  /** Mastodon's content warning: the instance counts it with the text. */
+  spoilerText?: string | null;
 }
 
 /** How a platform measures text. */
@@ -31,6 +35,13 @@ export interface PlatformLimits {
   maxPixels: number | null;
   /** Whether the platform publishes threads (a post's further parts); false: refused at intake. */
   threads: boolean;
+  /**
+   * Mastodon: every link counts as this many characters, a remote mention as its local part, and
+   * the content warning with the text (connectors/mastodon/mastodon-text.ts); null elsewhere.
+   */
+  charactersPerUrl: number | null;
+  /** Whose limit `maxText` is, for messages (a Mastodon instance's own); null: the platform's. */
+  limitSource: string | null;
 }
 
 /**
@@ -42,10 +53,22 @@ export interface PlatformLimits {
  *   the reading that does not reject text a person sees as 3,000 characters). WebP is not a
  *   LinkedIn image type: the connector converts it, so it is accepted here.
  *   4 images at most: Herald's limit for every platform (docs/api.md), below LinkedIn's own.
+ * - Mastodon: each instance's own `max_characters` (500 on most), links counted as 23, the
+ *   content warning counted with the text (limitsFor, connectors/mastodon/mastodon-text.ts).
  * - Webhook: Herald's generic 10,000 characters (the DTO checks it too), ≤ 4 images.
  */
 export const PLATFORM_LIMITS: Record<Provider, PlatformLimits> = {
-  bluesky: { maxText: 300, textUnit: 'graphemes', maxTextBytes: 3000, maxImages: 4, imageTypes: null, maxPixels: null, threads: true },
+  bluesky: {
+    maxText: 300,
+    textUnit: 'graphemes',
+    maxTextBytes: 3000,
+    maxImages: 4,
+    imageTypes: null,
+    maxPixels: null,
+    threads: true,
+    charactersPerUrl: null,
+    limitSource: null,
+  },
   linkedin: {
     maxText: 3000,
     textUnit: 'characters',
@@ -54,9 +77,67 @@ export const PLATFORM_LIMITS: Record<Provider, PlatformLimits> = {
     imageTypes: null,
     maxPixels: 36_152_320,
     threads: false,
+    charactersPerUrl: null,
+    limitSource: null,
   },
-  webhook: { maxText: 10_000, textUnit: 'characters', maxTextBytes: null, maxImages: 4, imageTypes: null, maxPixels: null, threads: true },
+  // Each instance has its own limits (limitsFor reads them from the account); these are
+  // Mastodon's usual ones, counted with when an instance's are not known.
+  mastodon: {
+    maxText: 500,
+    textUnit: 'graphemes',
+    maxTextBytes: null,
+    maxImages: 4,
+    imageTypes: null,
+    maxPixels: null,
+    threads: true,
+    charactersPerUrl: DEFAULT_CHARACTERS_PER_URL,
+    limitSource: null,
+  },
+  webhook: {
+    maxText: 10_000,
+    textUnit: 'characters',
+    maxTextBytes: null,
+    maxImages: 4,
+    imageTypes: null,
+    maxPixels: null,
+    threads: true,
+    charactersPerUrl: null,
+    limitSource: null,
+  },
 };
+
+/** The host of an instance URL as stored, or null. */
+function hostOf(url: unknown): string | null {
+  if (typeof url !== 'string') return null;
+  try {
+    return new URL(url).host;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The limits of one account: its platform's, and for a Mastodon account its instance's own
+ * (read from `/api/v2/instance` when the account was connected or last checked, kept in its
+ * config): `max_characters`, the length every link counts as, the most images per status (never
+ * more than Herald's 4) and the largest image. An instance whose limits are not known yet is
+ * counted with Mastodon's usual ones (500 characters, links as 23). Pure.
+ */
+export function limitsFor(provider: Provider, config?: Record<string, unknown> | null): PlatformLimits {
+  const base = PLATFORM_LIMITS[provider];
+  if (provider !== 'mastodon' || !config) return base;
+  const instance = limitsOf(config);
+  const known = config.limits !== undefined && config.limits !== null;
+  const host = hostOf(config.instanceUrl);
+  return {
+    ...base,
+    maxText: instance.maxCharacters,
+    charactersPerUrl: instance.charactersReservedPerUrl,
+    maxImages: Math.min(base.maxImages, instance.maxMediaAttachments),
+    maxPixels: instance.imageMatrixLimit,
+    limitSource: known && host ? `${host}'s own limit` : "Mastodon's usual limit: the instance's own is read when the account is checked",
+  };
+}
 
 /**
  * Why LinkedIn refuses a thread at intake rather than publishing it some other way: its Posts API
@@ -92,6 +173,16 @@ export function measureText(text: string, unit: TextUnit): number {
   return unit === 'graphemes' ? countGraphemes(text) : countCodePoints(text);
 }
 
+/**
+ * The length of a text as the account's platform counts it: a Mastodon instance counts the
+ * status it gets (the link appended, every link as `charactersPerUrl`) and the content warning
+ * with it; the others count the text in their unit.
+ */
+export function measureFor(limits: PlatformLimits, text: string, link: string | null = null, spoilerText: string | null = null): number {
+  if (limits.charactersPerUrl !== null) return countStatus(statusText(text, link), spoilerText, limits.charactersPerUrl);
+  return measureText(text, limits.textUnit);
+}
+
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
@@ -100,12 +191,29 @@ function plural(n: number, word: string): string {
  * The problems that stop `content` from being published on `provider`, each a sentence a person
  * can act on (without the target prefix: the caller knows which target it checks). Pure.
  */
-export function validateForPlatform(provider: Provider, content: PlatformContent): string[] {
-  const limits = PLATFORM_LIMITS[provider];
+export function validateForPlatform(
+  provider: Provider,
+  content: PlatformContent,
+  limits: PlatformLimits = PLATFORM_LIMITS[provider],
+): string[] {
   const problems: string[] = [];
-  const length = measureText(content.text, limits.textUnit);
-  if (length > limits.maxText) {
-    problems.push(`text is ${plural(length, limits.textUnit.slice(0, -1))}, the limit is ${limits.maxText}`);
+  if (limits.charactersPerUrl !== null) {
+    const length = measureFor(limits, content.text, content.link ?? null, content.spoilerText ?? null);
+    if (length > limits.maxText) {
+      const parts = [
+        `every link as ${limits.charactersPerUrl}`,
+        ...(content.link ? ['the link included'] : []),
+        ...(content.spoilerText ? ['the content warning included'] : []),
+      ];
+      problems.push(
+        `text is ${plural(length, 'character')} as the instance counts them (${parts.join(', ')}), the limit is ${limits.maxText} (${limits.limitSource ?? "the instance's"})`,
+      );
+    }
+  } else {
+    const length = measureText(content.text, limits.textUnit);
+    if (length > limits.maxText) {
+      problems.push(`text is ${plural(length, limits.textUnit.slice(0, -1))}, the limit is ${limits.maxText}`);
+    }
   }
   if (limits.maxTextBytes !== null) {
     const bytes = Buffer.byteLength(content.text, 'utf8');
@@ -137,18 +245,24 @@ export function validateForPlatform(provider: Provider, content: PlatformContent
  * problems named by the part's field path: `thread.1: text is 301 graphemes, the limit is 300`.
  * Pure.
  */
-export function validateThreadForPlatform(provider: Provider, parts: readonly PlatformContent[]): string[] {
+export function validateThreadForPlatform(
+  provider: Provider,
+  parts: readonly PlatformContent[],
+  limits: PlatformLimits = PLATFORM_LIMITS[provider],
+): string[] {
   if (parts.length === 0) return [];
-  if (!PLATFORM_LIMITS[provider].threads) return [`thread: ${LINKEDIN_THREAD_REFUSAL}`];
-  return parts.flatMap((part, i) => validateForPlatform(provider, part).map((p) => `thread.${i}: ${p}`));
+  if (!limits.threads) return [`thread: ${LINKEDIN_THREAD_REFUSAL}`];
+  return parts.flatMap((part, i) => validateForPlatform(provider, part, limits).map((p) => `thread.${i}: ${p}`));
 }
 
 /**
  * The text `provider` gets for a post with this text, link and number of images: Bluesky puts the
  * link in the text when it cannot be a card (a post with images: one embed per post,
- * bluesky-post.ts composeText); the others send the link apart. Pure.
+ * bluesky-post.ts composeText); Mastodon always (it has no link field: the instance shows a card
+ * for a link in the text, mastodon-text.ts statusText); the others send the link apart. Pure.
  */
 export function postedText(provider: Provider, text: string, link: string | null, images: number): string {
+  if (provider === 'mastodon') return statusText(text, link);
   return provider === 'bluesky' ? composeText(text, link, images > 0) : text;
 }
 

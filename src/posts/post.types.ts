@@ -1,4 +1,4 @@
-import type { ThreadPart } from '../connectors/connector.interface';
+import type { MastodonVisibility, ThreadPart } from '../connectors/connector.interface';
 import type { JobView } from '../jobs/job.types';
 import type { PostStatus } from './post-status';
 
@@ -25,6 +25,9 @@ export interface PostRow {
 export interface DraftTarget {
   accountId: string;
   text?: string;
+  /** Mastodon targets only. */
+  visibility?: MastodonVisibility;
+  spoilerText?: string;
 }
 
 /** A post that is not a draft (it has a time and jobs). */

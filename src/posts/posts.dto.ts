@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { PageQuery } from '../common/pagination';
+import { MASTODON_VISIBILITIES, type MastodonVisibility } from '../connectors/connector.interface';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -18,6 +19,9 @@ import {
   ValidateNested,
   ValidationOptions,
 } from 'class-validator';
+
+/** The longest content warning taken (the instance also counts it with the text against its own limit). */
+export const MAX_SPOILER_LENGTH = 1_000;
 
 // Decorators run bottom-up and the pipe stops at a field's first failure: the type check
 // sits closest to the property, so a number gets "must be a string", not a length rule.
@@ -57,6 +61,29 @@ export class TargetDto {
   @MaxLength(10_000)
   @IsString()
   text?: string;
+
+  @ApiPropertyOptional({
+    enum: MASTODON_VISIBILITIES,
+    enumName: 'MastodonVisibility',
+    description:
+      "Mastodon accounts only: who sees the status (every part of a thread): `public` (everyone, and the public timelines), `unlisted` (everyone, not the public timelines), `private` (followers only), `direct` (the accounts it mentions only). Left out: the account's own default on its instance",
+  })
+  @IsOptional()
+  @IsIn(MASTODON_VISIBILITIES, { message: `visibility must be one of: ${MASTODON_VISIBILITIES.join(', ')}` })
+  @IsString()
+  visibility?: MastodonVisibility;
+
+  @ApiPropertyOptional({
+    maxLength: MAX_SPOILER_LENGTH,
+    example: 'Spoilers for the season finale',
+    description:
+      'Mastodon accounts only: a content warning, shown before the text, which stays hidden until the reader opens it (every part of a thread). The instance counts it with the text against its character limit',
+  })
+  @IsOptional()
+  @MaxLength(MAX_SPOILER_LENGTH)
+  @IsNotEmpty({ message: 'spoilerText must not be empty (leave it out for no content warning)' })
+  @IsString()
+  spoilerText?: string;
 }
 
 /** A thread's maximum number of further parts, and its minimum (docs/api.md "Threads"). */
@@ -137,7 +164,7 @@ export class CreatePostDto {
   @ValidateNested({ each: true })
   // ValidateNested alone lets an array through where an object belongs (`targets: [[…]]`), which
   // reached the service as a target without an accountId: a 500.
-  @IsObject({ each: true, message: 'each target must be an object { accountId, text? }' })
+  @IsObject({ each: true, message: 'each target must be an object { accountId, text?, visibility?, spoilerText? }' })
   @Type(() => TargetDto)
   @ArrayMaxSize(20)
   @ArrayMinSize(1)
@@ -192,7 +219,7 @@ export class UpdatePostDto {
   })
   @IsOptional()
   @ValidateNested({ each: true })
-  @IsObject({ each: true, message: 'each target must be an object { accountId, text? }' })
+  @IsObject({ each: true, message: 'each target must be an object { accountId, text?, visibility?, spoilerText? }' })
   @Type(() => TargetDto)
   @ArrayMaxSize(20)
   @ArrayMinSize(1)

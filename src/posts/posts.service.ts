@@ -8,7 +8,7 @@ import { parseInstant } from '../common/instant';
 import { applyContentPatch } from './content-patch';
 import { conflict, DomainError, ErrorCode, invalidInput, notFound } from '../common/errors';
 import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
-import type { JobPayload, Provider, ThreadPart } from '../connectors/connector.interface';
+import type { JobPayload, MastodonOptions, Provider, ThreadPart } from '../connectors/connector.interface';
 import { JobRow, toJobView } from '../jobs/job.types';
 import { AccountsService } from '../accounts/accounts.service';
 import { MediaService } from '../media/media.service';
@@ -19,7 +19,7 @@ import { JobReads } from '../queue/job-reads.service';
 import { derivePostStatus } from '../queue/post-status';
 import type { NewJob } from '../queue/queue.types';
 import { IdempotencyRepository } from './idempotency.repository';
-import { validateForPlatform, validateThreadForPlatform } from './platform-rules';
+import { limitsFor, validateForPlatform, validateThreadForPlatform } from './platform-rules';
 import type { DraftTarget, PostRow, PostView, ScheduledPostRow } from './post.types';
 import type { CreatePostDto, ListPostsQuery, ThreadPartDto, UpdatePostDto } from './posts.dto';
 import { PostsRepository } from './posts.repository';
@@ -109,16 +109,20 @@ export class PostsService {
    * platform without threads refuses one. Every problem of every target in one 400.
    */
   private checkPlatforms(
-    targets: { label: string; provider: Provider; text: string }[],
+    targets: CheckedTarget[],
     media: MediaInfo[],
     link: string | null,
     thread: { thread: ThreadPart[] | null; media: MediaInfo[][] } = { thread: null, media: [] },
   ): void {
     const problems: string[] = [];
-    const parts = (thread.thread ?? []).map((p, i) => ({ text: p.text, link: p.link, media: thread.media[i] ?? [] }));
     for (const t of targets) {
-      problems.push(...validateForPlatform(t.provider, { text: t.text, media, link }).map((p) => `${t.label} (${t.provider}): ${p}`));
-      problems.push(...validateThreadForPlatform(t.provider, parts).map((p) => `${t.label} (${t.provider}): ${p}`));
+      // Each account's own limits: a Mastodon account's are its instance's (limitsFor).
+      const limits = limitsFor(t.provider, t.config);
+      const spoilerText = t.mastodon?.spoilerText ?? null;
+      const parts = (thread.thread ?? []).map((p, i) => ({ text: p.text, link: p.link, media: thread.media[i] ?? [], spoilerText }));
+      const named = (p: string) => `${t.label} (${t.provider}): ${p}`;
+      problems.push(...validateForPlatform(t.provider, { text: t.text, media, link, spoilerText }, limits).map(named));
+      problems.push(...validateThreadForPlatform(t.provider, parts, limits).map(named));
     }
     if (problems.length > 0) throw invalidInput(problems.join('; '));
   }
@@ -127,21 +131,25 @@ export class PostsService {
    * The jobs of `targets` (checked: no account twice, every account of the workspace), each in
    * the state its account allows (enqueueStatus), in id order.
    */
-  private async buildJobs(workspaceId: string, targets: readonly DraftTarget[]): Promise<NewJob[]> {
+  private async buildJobs(workspaceId: string, targets: readonly DraftTarget[]): Promise<BuiltJobs> {
     const seen = await this.checkTargets(workspaceId, targets);
-    const jobs: NewJob[] = targets.map((t) => {
+    const built: BuiltJobs = { jobs: [], checks: [], mastodon: new Map() };
+    targets.forEach((t, i) => {
       const account = seen.get(t.accountId.toLowerCase())!;
       const id = randomUUID();
-      return {
+      built.jobs.push({
         id,
         accountId: account.id,
         provider: account.provider,
         status: enqueueStatus(account.status === 'active'),
         textOverride: t.text ?? null,
         idempotencyKey: id,
-      };
+      });
+      const mastodon = mastodonOptionsOf(t);
+      if (mastodon) built.mastodon.set(id, mastodon);
+      built.checks.push({ label: `targets.${i}`, provider: account.provider, config: account.config, text: t.text ?? null, mastodon });
     });
-    return jobs;
+    return built;
   }
 
   /** No account twice, every account one of the workspace's; the accounts by lower-case id. */
@@ -155,7 +163,15 @@ export class PostsService {
     const accounts = new Map((await this.accounts.findMany(workspaceId, [...seen])).map((a) => [a.id, a]));
     targets.forEach((t, i) => {
       // Another workspace's account is "unknown" too: never confirm that an id exists elsewhere.
-      if (!accounts.has(t.accountId.toLowerCase())) throw invalidInput(`targets.${i}.accountId: unknown account ${t.accountId}`);
+      const account = accounts.get(t.accountId.toLowerCase());
+      if (!account) throw invalidInput(`targets.${i}.accountId: unknown account ${t.accountId}`);
+      for (const field of ['visibility', 'spoilerText'] as const) {
+        if (t[field] !== undefined && account.provider !== 'mastodon') {
+          throw invalidInput(
+            `targets.${i}.${field}: only Mastodon accounts take a ${field === 'visibility' ? 'visibility' : 'content warning'} (account ${t.accountId} is ${account.provider})`,
+          );
+        }
+      }
     });
     return accounts;
   }
@@ -172,10 +188,10 @@ export class PostsService {
     const thread = await this.resolveThread(workspaceId, dto.thread);
 
     // As sent (a 400 names an account id as the request spelled it); buildJobs matches them in lower case.
-    const targets = dto.targets.map((t) => ({ accountId: t.accountId, ...(t.text !== undefined ? { text: t.text } : {}) }));
-    const jobs = await this.buildJobs(workspaceId, targets);
+    const targets = dto.targets.map((t) => ({ ...t }));
+    const { jobs, checks, mastodon } = await this.buildJobs(workspaceId, targets);
     this.checkPlatforms(
-      jobs.map((j, i) => ({ label: `targets.${i}`, provider: j.provider as Provider, text: j.textOverride ?? dto.text })),
+      checks.map((c) => ({ ...c, text: c.text ?? dto.text })),
       mediaInfo,
       dto.link ?? null,
       thread,
@@ -198,10 +214,10 @@ export class PostsService {
     };
     // Jobs in id order, the order GET /v1/posts/:id lists them in.
     jobs.sort((a, b) => (a.id < b.id ? -1 : 1));
-    const payloadFor = (j: NewJob) => this.payload(post, j.textOverride);
+    const payloadFor = (j: NewJob) => this.payload(post, j.textOverride, mastodon.get(j.id));
     // The answer is known before the write (every id and time is chosen here), so it is stored
     // for Idempotency-Key replays in the same statement that writes the post.
-    const view = this.toView(post, this.newJobRows(post, jobs, now));
+    const view = this.toView(post, this.newJobRows(post, jobs, now, mastodon));
     const enqueue = this.lifecycle.enqueue(
       { workspaceId, postId: post.id, runAt: scheduledAt, publishBy, createdAt: now, jobs },
       payloadFor,
@@ -223,7 +239,7 @@ export class PostsService {
   }
 
   /** The rows of jobs about to be written, for the answer (every value is chosen here). */
-  private newJobRows(post: ScheduledPostRow, jobs: NewJob[], now: Date): JobRow[] {
+  private newJobRows(post: ScheduledPostRow, jobs: NewJob[], now: Date, mastodon: ReadonlyMap<string, MastodonOptions>): JobRow[] {
     return jobs.map((j) => ({
       id: j.id,
       postId: post.id,
@@ -236,7 +252,7 @@ export class PostsService {
       attemptBase: 0,
       idempotencyKey: j.idempotencyKey,
       textOverride: j.textOverride,
-      payload: this.payload(post, j.textOverride),
+      payload: this.payload(post, j.textOverride, mastodon.get(j.id)),
       payloadEditedAt: null,
       errorClass: null,
       lastError: null,
@@ -294,7 +310,8 @@ export class PostsService {
     return view;
   }
 
-  private payload(post: ScheduledPostRow, textOverride: string | null): JobPayload {
+  /** What one job publishes: the post, the target's own text, and a Mastodon target's visibility and content warning. */
+  private payload(post: ScheduledPostRow, textOverride: string | null, mastodon: MastodonOptions | undefined): JobPayload {
     return {
       text: textOverride ?? post.text,
       title: post.title,
@@ -303,6 +320,7 @@ export class PostsService {
       metadata: post.metadata,
       scheduledAt: post.scheduledAt.toISOString(),
       ...(post.thread ? { thread: post.thread } : {}),
+      ...(mastodon ? { mastodon } : {}),
     };
   }
 
@@ -390,14 +408,31 @@ export class PostsService {
       const thread = await this.patchedThread(workspaceId, post, dto.thread);
       next.thread = thread.thread;
       const waiting = (await this.reads.jobsOfPosts(workspaceId, [id], m)).filter((j) => j.status === 'scheduled' || j.status === 'paused');
+      const configs = new Map(
+        (
+          await this.accounts.findMany(
+            workspaceId,
+            waiting.map((j) => j.accountId),
+          )
+        ).map((a) => [a.id, a.config]),
+      );
       this.checkPlatforms(
-        waiting.map((j) => ({ label: `job ${j.id}`, provider: j.provider, text: j.textOverride ?? next.text })),
+        waiting.map((j) => ({
+          label: `job ${j.id}`,
+          provider: j.provider,
+          config: configs.get(j.accountId) ?? null,
+          text: j.textOverride ?? next.text,
+          mastodon: j.payload.mastodon ?? null,
+        })),
         mediaInfo,
         next.link,
         thread,
       );
       await this.posts.update(m, next);
-      await this.lifecycle.reschedulePost(m, id, next.scheduledAt, next.publishBy, (override) => this.payload(next, override));
+      // Each job keeps its own settings (its text override, a Mastodon target's visibility and content warning).
+      await this.lifecycle.reschedulePost(m, id, next.scheduledAt, next.publishBy, (override, previous) =>
+        this.payload(next, override, previous.mastodon),
+      );
       const changes = diffFields(postFields(post), postFields(next));
       if (Object.keys(changes.after).length > 0) {
         await this.audit.record(m, auth, {
@@ -450,9 +485,9 @@ export class PostsService {
     const scheduledAt = dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : now;
     const publishBy = dto.publishBy ? parseInstant(dto.publishBy, 'publishBy') : null;
     this.validateSchedule(scheduledAt, publishBy, now);
-    const jobs = await this.buildJobs(workspaceId, draftTargets);
+    const { jobs, checks, mastodon } = await this.buildJobs(workspaceId, draftTargets);
     this.checkPlatforms(
-      jobs.map((j, i) => ({ label: `targets.${i}`, provider: j.provider as Provider, text: j.textOverride ?? content.text })),
+      checks.map((c) => ({ ...c, text: c.text ?? content.text })),
       mediaInfo,
       content.link,
       thread,
@@ -460,7 +495,7 @@ export class PostsService {
     jobs.sort((a, b) => (a.id < b.id ? -1 : 1));
     const next: ScheduledPostRow = { ...content, scheduledAt, publishBy, draftTargets: null };
     const enqueue = this.lifecycle.enqueue({ workspaceId, postId: post.id, runAt: scheduledAt, publishBy, createdAt: now, jobs }, (j) =>
-      this.payload(next, j.textOverride),
+      this.payload(next, j.textOverride, mastodon.get(j.id)),
     );
     if (!(await this.posts.scheduleDraft(m, next, enqueue))) throw conflict('this draft was scheduled meanwhile');
     await this.audit.record(m, auth, {
@@ -506,8 +541,35 @@ export class PostsService {
 }
 
 /** A request's targets as a post keeps them: the account id in lower case, the text override only when given. */
-function draftTargetsOf(targets: readonly { accountId: string; text?: string }[]): DraftTarget[] {
-  return targets.map((t) => ({ accountId: t.accountId.toLowerCase(), ...(t.text !== undefined ? { text: t.text } : {}) }));
+function draftTargetsOf(targets: readonly DraftTarget[]): DraftTarget[] {
+  return targets.map((t) => ({
+    accountId: t.accountId.toLowerCase(),
+    ...(t.text !== undefined ? { text: t.text } : {}),
+    ...(t.visibility !== undefined ? { visibility: t.visibility } : {}),
+    ...(t.spoilerText !== undefined ? { spoilerText: t.spoilerText } : {}),
+  }));
+}
+
+/** A Mastodon target's settings as its job keeps them; undefined when it sets none. */
+function mastodonOptionsOf(t: DraftTarget): MastodonOptions | undefined {
+  if (t.visibility === undefined && t.spoilerText === undefined) return undefined;
+  return { visibility: t.visibility ?? null, spoilerText: t.spoilerText ?? null };
+}
+
+/** A target as the platform checks see it: its account's platform and config, its text, a Mastodon target's settings. */
+interface CheckedTarget {
+  label: string;
+  provider: Provider;
+  config: Record<string, unknown> | null;
+  text: string;
+  mastodon: MastodonOptions | null | undefined;
+}
+
+/** New jobs, what the platform checks need of each, and the Mastodon settings by job id. */
+interface BuiltJobs {
+  jobs: NewJob[];
+  checks: (Omit<CheckedTarget, 'text'> & { text: string | null })[];
+  mastodon: Map<string, MastodonOptions>;
 }
 
 /** A post's fields for the audit trail. */

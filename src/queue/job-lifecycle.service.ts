@@ -102,7 +102,7 @@ export class JobLifecycle {
     postId: string,
     runAt: Date,
     publishBy: Date | null,
-    payloadFor: (textOverride: string | null) => JobPayload,
+    payloadFor: (textOverride: string | null, previous: JobPayload) => JobPayload,
   ): Promise<void> {
     await reschedulePostJobs(q, postId, runAt, publishBy, payloadFor);
     await this.notifier.notify(q, runAt);

@@ -1,5 +1,12 @@
 import fc from 'fast-check';
-import { EPOCH_SECONDS_THRESHOLD, parseHttpDate, parseRateLimitReset, parseRetryAfter, serverRequestedDelayMs } from './retry-after';
+import {
+  EPOCH_SECONDS_THRESHOLD,
+  parseHttpDate,
+  parseIsoDateTime,
+  parseRateLimitReset,
+  parseRetryAfter,
+  serverRequestedDelayMs,
+} from './retry-after';
 
 const NOW = new Date(Date.UTC(2025, 5, 1, 0, 0, 0)); // 2025-06-01T00:00:00Z
 const RFC_INSTANT = Date.UTC(1994, 10, 6, 8, 49, 37); // RFC 9110 §5.6.7 example
@@ -385,7 +392,27 @@ describe('parseRateLimitReset', () => {
     expect(parseRateLimitReset('Sun, 06 Nov 1994 08:49:37 GMT', NOW)).toBe(0);
   });
 
-  it.each(['', ' ', '-5', '1.5', '+3', '1732900000.5', 'soon', '1e9'])('ignores %p', (value) => {
+  it("reads Mastodon's ISO 8601 reset moment (X-RateLimit-Reset: 2026-12-01T10:05:00.000Z) as the time until it", () => {
+    expect(parseRateLimitReset('2025-06-01T00:05:00.000Z', NOW)).toBe(300_000);
+    expect(parseRateLimitReset('2025-06-01T00:00:30Z', NOW)).toBe(30_000);
+    expect(parseRateLimitReset('2025-06-01T02:00:00+02:00', NOW)).toBe(0);
+    expect(parseRateLimitReset('2025-05-31T20:01:00-04:00', NOW)).toBe(60_000);
+    expect(parseRateLimitReset('2025-05-31T23:59:00.000Z', NOW)).toBe(0);
+  });
+
+  it.each([
+    '',
+    ' ',
+    '-5',
+    '1.5',
+    '+3',
+    '1732900000.5',
+    'soon',
+    '1e9',
+    '2025-06-01T00:05:00',
+    '2025-06-01 00:05:00Z',
+    '2025-13-01T00:00:00Z',
+  ])('ignores %p', (value) => {
     expect(parseRateLimitReset(value, NOW)).toBeNull();
   });
 
@@ -408,6 +435,31 @@ describe('parseRateLimitReset', () => {
   });
 });
 
+describe('parseIsoDateTime', () => {
+  it('reads a date-time with Z or an offset, fractions to the millisecond', () => {
+    expect(parseIsoDateTime('2026-12-01T10:05:00.123456Z')?.toISOString()).toBe('2026-12-01T10:05:00.123Z');
+    expect(parseIsoDateTime('2026-12-01T10:05:00+01:30')?.toISOString()).toBe('2026-12-01T08:35:00.000Z');
+    expect(parseIsoDateTime(' 2026-12-01T10:05:00Z ')?.toISOString()).toBe('2026-12-01T10:05:00.000Z');
+  });
+
+  it.each(['2026-12-01T10:05:00', '2026-02-30T00:00:00Z', '2026-12-01T24:00:00Z', '2026-12-01T10:05:00+24:00', '20261201T100500Z', 'x'])(
+    'refuses %p (no zone, an impossible calendar value, another shape)',
+    (value) => {
+      expect(parseIsoDateTime(value)).toBeNull();
+    },
+  );
+
+  it('agrees with toISOString for every instant it writes', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 8_000_000_000_000 }), (ms) => {
+        const d = new Date(ms);
+        expect(parseIsoDateTime(d.toISOString())?.getTime()).toBe(ms);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe('serverRequestedDelayMs', () => {
   it('reads header names case-insensitively', () => {
     expect(serverRequestedDelayMs({ 'Retry-After': '5' }, NOW)).toBe(5_000);
@@ -418,6 +470,15 @@ describe('serverRequestedDelayMs', () => {
   it('takes the longest of the waits the server asks for', () => {
     expect(serverRequestedDelayMs({ 'retry-after': '5', 'ratelimit-reset': '12', 'x-ratelimit-reset': '30' }, NOW)).toBe(30_000);
     expect(serverRequestedDelayMs({ 'retry-after': '50', 'x-ratelimit-reset': '30' }, NOW)).toBe(50_000);
+  });
+
+  it('reads a Mastodon 429 (X-RateLimit-Reset an ISO 8601 time, no Retry-After)', () => {
+    expect(
+      serverRequestedDelayMs(
+        { 'x-ratelimit-limit': '300', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '2025-06-01T00:02:00.000Z' },
+        NOW,
+      ),
+    ).toBe(120_000);
   });
 
   it('reads a Bluesky 429 (RateLimit-Reset in epoch seconds, no Retry-After)', () => {

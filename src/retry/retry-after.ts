@@ -215,11 +215,47 @@ export function parseRetryAfter(value: string | undefined | null, now: Date): nu
 export const EPOCH_SECONDS_THRESHOLD = 1_000_000_000;
 
 /**
+ * An ISO 8601 date-time with a date, a time and an explicit zone, as Mastodon sends its
+ * `X-RateLimit-Reset` (`2026-12-01T10:05:00.000Z`): `YYYY-MM-DDTHH:MM:SS`, optional fractional
+ * seconds, then `Z` or `±HH:MM`. Nothing else: no week dates, no missing zone (a time without one
+ * would be read in the process's zone), no `Date.parse` (it accepts far more than this).
+ */
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|([+-])(\d{2}):(\d{2}))$/;
+
+/** The instant of an ISO 8601 date-time with a zone (ISO_DATE_TIME), or null: calendar values checked as for HTTP-dates. */
+export function parseIsoDateTime(value: string): Date | null {
+  if (typeof value !== 'string') return null;
+  const m = ISO_DATE_TIME.exec(value.trim());
+  if (!m) return null;
+  const ms = utcInstant({
+    year: Number(m[1]),
+    month0: Number(m[2]) - 1,
+    day: Number(m[3]),
+    hour: Number(m[4]),
+    minute: Number(m[5]),
+    second: Number(m[6]),
+  });
+  if (ms === null) return null;
+  let offsetMs = 0;
+  if (m[8] !== 'Z') {
+    const hours = Number(m[10]);
+    const minutes = Number(m[11]);
+    if (hours > 23 || minutes > 59) return null;
+    offsetMs = (m[9] === '-' ? -1 : 1) * (hours * 60 + minutes) * 60_000;
+  }
+  // Fractional seconds beyond milliseconds are dropped (a wait is never that precise).
+  const fraction = m[7] === undefined ? 0 : Number(m[7].padEnd(3, '0').slice(0, 3));
+  return new Date(ms + fraction - offsetMs);
+}
+
+/**
  * `RateLimit-Reset` / `X-RateLimit-Reset`, as milliseconds to wait. The same header name carries
- * two meanings in the wild: Bluesky (and GitHub) send the reset moment in epoch seconds
- * (e.g. 1732900000), while the IETF RateLimit-headers draft sends delta seconds. A bare integer
+ * three meanings in the wild: Bluesky (and GitHub) send the reset moment in epoch seconds
+ * (e.g. 1732900000), the IETF RateLimit-headers draft sends delta seconds, and Mastodon sends the
+ * reset moment as an ISO 8601 date-time (`2026-12-01T10:05:00.000Z`). A bare integer
  * ≥ EPOCH_SECONDS_THRESHOLD is read as epoch seconds (past → 0), a smaller one as delta seconds.
- * Anything else is tried as an HTTP-date; garbage is null.
+ * Anything else is tried as an HTTP-date, then as an ISO 8601 date-time with a zone (a moment
+ * already past → 0); garbage is null.
  */
 export function parseRateLimitReset(value: string | undefined | null, now: Date): number | null {
   if (typeof value !== 'string') return null;
@@ -236,7 +272,7 @@ export function parseRateLimitReset(value: string | undefined | null, now: Date)
     }
     return secondsToMs(n);
   }
-  const date = parseHttpDate(text, now);
+  const date = parseHttpDate(text, now) ?? parseIsoDateTime(text);
   return date === null ? null : msUntil(date.getTime(), now);
 }
 

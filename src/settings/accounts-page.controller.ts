@@ -22,7 +22,7 @@ import { PageSessionGuard } from './session/page-session.guard';
 import type { PageSession } from '../people/session.types';
 
 const accountId = new ParseIdPipe('account');
-const CONNECTABLE: Provider[] = ['bluesky', 'linkedin', 'webhook'];
+const CONNECTABLE: Provider[] = ['bluesky', 'linkedin', 'mastodon', 'webhook'];
 
 /** The values a connect or reconnect form is shown again with after a refusal (never a secret). */
 type FormValues = Record<string, string>;
@@ -82,7 +82,11 @@ export class AccountsPageController {
     const values: FormValues = { name };
     try {
       const config = this.configFrom(provider, body, values);
-      const created = await this.accounts.create(session.auth, await asDto(CreateAccountDto, { provider, name, config }));
+      // An empty name: the platform's own where it has one (a Mastodon account's display name); the others refuse it.
+      const created = await this.accounts.create(
+        session.auth,
+        await asDto(CreateAccountDto, { provider, ...(name !== '' ? { name } : {}), config }),
+      );
       if (created.secret) {
         // The signing secret is shown in this answer and stored nowhere the page can read again.
         await this.pages.render(
@@ -112,7 +116,7 @@ export class AccountsPageController {
     if (!p)
       throw new DomainError(
         ErrorCode.NotFound,
-        `There is no ${raw.slice(0, 40)} connector; Herald connects Bluesky, LinkedIn and blog webhooks.`,
+        `There is no ${raw.slice(0, 40)} connector; Herald connects Bluesky, LinkedIn, Mastodon and blog webhooks.`,
       );
     return p;
   }
@@ -136,6 +140,13 @@ export class AccountsPageController {
         const url = field(body, 'url');
         values.url = url;
         return { url };
+      }
+      case 'mastodon': {
+        const instanceUrl = field(body, 'instanceUrl');
+        values.instanceUrl = instanceUrl;
+        // "mastodon.social" is how people name an instance: the scheme is https unless given.
+        const withScheme = instanceUrl !== '' && !/^[a-z][a-z0-9+.-]*:\/\//i.test(instanceUrl) ? `https://${instanceUrl}` : instanceUrl;
+        return { instanceUrl: withScheme, accessToken: field(body, 'accessToken') };
       }
       case 'linkedin': {
         const authorUrn = field(body, 'authorUrn');
@@ -201,7 +212,13 @@ export class AccountsPageController {
     const account = await this.accounts.get(session.auth.workspaceId, id);
     const c = account.config;
     const str = (v: unknown) => (typeof v === 'string' ? v : '');
-    const values: FormValues = { identifier: str(c.identifier), service: str(c.service), url: str(c.url), authorUrn: str(c.authorUrn) };
+    const values: FormValues = {
+      identifier: str(c.identifier),
+      service: str(c.service),
+      url: str(c.url),
+      authorUrn: str(c.authorUrn),
+      instanceUrl: str(c.instanceUrl),
+    };
     await this.showReconnect(res, session, card, values);
   }
 

@@ -3,11 +3,17 @@ import { Injectable } from '@nestjs/common';
 import type { AccountView } from '../accounts/account.types';
 import { AccountsService } from '../accounts/accounts.service';
 import { MAX_PAGE_SIZE } from '../common/pagination';
+import { limitsFor } from '../posts/platform-rules';
 import type { Provider } from '../vocabulary/vocabulary';
 import { AccountActivity, JobsService } from '../jobs/jobs.service';
 import { accountHealth, Health, tokenExpiry, TokenExpiry } from './account-health';
 
-export const PROVIDER_LABELS: Record<Provider, string> = { bluesky: 'Bluesky', linkedin: 'LinkedIn', webhook: 'Blog webhook' };
+export const PROVIDER_LABELS: Record<Provider, string> = {
+  bluesky: 'Bluesky',
+  linkedin: 'LinkedIn',
+  mastodon: 'Mastodon',
+  webhook: 'Blog webhook',
+};
 
 /** One account card of the accounts page. */
 export interface AccountCard {
@@ -15,7 +21,7 @@ export interface AccountCard {
   name: string;
   provider: Provider;
   providerLabel: string;
-  /** Who or where it posts: the Bluesky handle, the LinkedIn author, the webhook URL. */
+  /** Who or where it posts: the Bluesky handle, the LinkedIn author, the Mastodon @name@instance, the webhook URL. */
   identity: string;
   status: AccountView['status'];
   disabled: boolean;
@@ -29,6 +35,9 @@ export interface AccountCard {
   dead: number;
   isWebhook: boolean;
   isLinkedIn: boolean;
+  isMastodon: boolean;
+  /** What the platform allows a post, when it depends on the account (a Mastodon instance's own limit). */
+  limit: string | null;
 }
 
 /** At most this many accounts on the page (a workspace has a handful; this bounds a runaway). */
@@ -43,9 +52,29 @@ function identity(a: AccountView): string {
       return `${c.handle ? `@${str(c.handle)}` : str(c.identifier)}${c.auth === 'oauth' ? ' (OAuth)' : ''}`;
     case 'linkedin':
       return str(c.authorUrn);
+    case 'mastodon': {
+      // @name@instance, as people name accounts across instances; the instance alone before a check read the name.
+      let host = str(c.instanceUrl);
+      try {
+        host = new URL(host).host;
+      } catch {
+        // shown as stored
+      }
+      return c.username ? `@${str(c.username)}@${host}` : host;
+    }
     case 'webhook':
       return str(c.url);
   }
+}
+
+/** A Mastodon account's limit, as its card says it: the instance's own, or the usual one until a check reads it. */
+function limitLine(a: AccountView): string | null {
+  if (a.provider !== 'mastodon') return null;
+  const limits = limitsFor('mastodon', a.config);
+  const known = a.config.limits !== undefined && a.config.limits !== null;
+  return known
+    ? `${limits.maxText} characters a status (links count as ${limits.charactersPerUrl}), ${limits.maxImages} images: the instance's own limits`
+    : `${limits.maxText} characters a status assumed: the instance's own limits are read when the account is checked`;
 }
 
 /** Reads what the accounts page shows through the accounts and jobs services. */
@@ -106,6 +135,8 @@ export class AccountsPageService {
       dead: act.dead,
       isWebhook: a.provider === 'webhook',
       isLinkedIn: a.provider === 'linkedin',
+      isMastodon: a.provider === 'mastodon',
+      limit: limitLine(a),
     };
   }
 }

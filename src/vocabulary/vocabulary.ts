@@ -8,9 +8,17 @@
  * without taking on anything else.
  */
 
-/** Every platform Herald publishes to. A fourth one is added here and in connectors/. */
-export const PROVIDERS = ['bluesky', 'linkedin', 'webhook'] as const;
+/** Every platform Herald publishes to. Another one is added here and in connectors/. */
+export const PROVIDERS = ['bluesky', 'linkedin', 'mastodon', 'webhook'] as const;
 export type Provider = (typeof PROVIDERS)[number];
+
+/**
+ * Who sees a Mastodon status (`visibility` of POST /api/v1/statuses): everyone and the public
+ * timelines; everyone but not the public timelines; followers only; the people it mentions only.
+ * A post's Mastodon targets take one (POST /v1/posts `targets[].visibility`).
+ */
+export const MASTODON_VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const;
+export type MastodonVisibility = (typeof MASTODON_VISIBILITIES)[number];
 
 /**
  * A job's state (the `jobs.status` column; its CHECK constraint lists the same values). Which

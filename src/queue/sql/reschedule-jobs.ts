@@ -4,7 +4,8 @@ import { guard } from '../job-lifecycle';
 
 /**
  * reschedule (scheduled → scheduled, paused → paused): a post edited or moved before any of its
- * jobs started. Each job gets its payload rebuilt (its own text override kept), the post's new
+ * jobs started. Each job gets its payload rebuilt from the post and its previous payload (its own
+ * text override and settings kept), the post's new
  * run time and publishBy. The caller holds the jobs' row locks (PostsService.update checked that
  * none started), so no worker can claim one in between.
  */
@@ -16,7 +17,7 @@ const SQL = `WITH s AS (
              UPDATE job_payloads p SET payload = r.payload
              FROM unnest($1::uuid[], $4::jsonb[]) AS r(id, payload), s
              WHERE p.id = r.id AND s.job_id = r.id`;
-const WAITING = `SELECT j.job_id AS id, p.text_override AS "textOverride" FROM job_state j JOIN job_payloads p ON p.id = j.job_id
+const WAITING = `SELECT j.job_id AS id, p.text_override AS "textOverride", p.payload FROM job_state j JOIN job_payloads p ON p.id = j.job_id
                  WHERE p.post_id = $1 AND ${guard('reschedule', 'j.status')}`;
 
 export async function reschedulePostJobs(
@@ -24,10 +25,10 @@ export async function reschedulePostJobs(
   postId: string,
   runAt: Date,
   publishBy: Date | null,
-  payloadFor: (textOverride: string | null) => JobPayload,
+  payloadFor: (textOverride: string | null, previous: JobPayload) => JobPayload,
 ): Promise<number> {
-  const jobs = await q.query<{ id: string; textOverride: string | null }>(WAITING, [postId]);
+  const jobs = await q.query<{ id: string; textOverride: string | null; payload: JobPayload }>(WAITING, [postId]);
   if (jobs.length === 0) return 0;
-  await q.query(SQL, [jobs.map((j) => j.id), runAt, publishBy, jobs.map((j) => JSON.stringify(payloadFor(j.textOverride)))]);
+  await q.query(SQL, [jobs.map((j) => j.id), runAt, publishBy, jobs.map((j) => JSON.stringify(payloadFor(j.textOverride, j.payload)))]);
   return jobs.length;
 }
