@@ -100,8 +100,8 @@ describe('accounts API', () => {
     it.each<[string, Record<string, unknown>, RegExp | string]>([
       [
         'an unknown provider',
-        { provider: 'mastodon', name: 'M', config: { url: 'https://example.com' } },
-        /^provider must be one of the following values: bluesky, linkedin, webhook/,
+        { provider: 'threads', name: 'T', config: { url: 'https://example.com' } },
+        /^provider must be one of the following values: bluesky, linkedin, mastodon, webhook/,
       ],
       ['a missing url', { provider: 'webhook', name: 'W', config: {} }, 'config.url must be an absolute http(s) URL (it is required)'],
       [

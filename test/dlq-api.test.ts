@@ -629,7 +629,7 @@ describe('dead-letter queue API', () => {
       .expect(200);
     expect(await metric('herald_dlq_requeued_total')).toBe(requeuedBefore! + 2);
     expect(await size()).toBe(before);
-    // Every provider × reason is present, 0 included: 12 series whatever the number of tenants.
-    expect((await scrapeMetrics(t)).split('\n').filter((l) => l.startsWith('herald_dlq_size{'))).toHaveLength(12);
+    // Every provider × reason is present, 0 included: 16 series (4 × 4) whatever the number of tenants.
+    expect((await scrapeMetrics(t)).split('\n').filter((l) => l.startsWith('herald_dlq_size{'))).toHaveLength(16);
   });
 });

@@ -460,7 +460,7 @@ describe('secret scan of a full run', () => {
     await page('POST /settings/login', login);
     const paths = [
       '/settings/accounts',
-      ...['bluesky', 'linkedin', 'webhook'].map((p) => `/settings/accounts/connect/${p}`),
+      ...['bluesky', 'linkedin', 'mastodon', 'webhook'].map((p) => `/settings/accounts/connect/${p}`),
       ...ids.accounts.flatMap((id) => [
         `/settings/accounts/${id}/reconnect`,
         `/settings/accounts/${id}/remove`,

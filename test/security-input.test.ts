@@ -96,7 +96,7 @@ describe('input limits', () => {
       .set(bearer(t.adminKey))
       .send({ text: 'x', targets: [[{ accountId: account.body.id }]] });
     expect(res.status).toBe(400);
-    expect(res.body.message).toBe('targets: each target must be an object { accountId, text? }');
+    expect(res.body.message).toBe('targets: each target must be an object { accountId, text?, visibility?, spoilerText? }');
   });
 
   it('refuses a NUL in a query parameter with 400 (the DLQ search answered 500)', async () => {

@@ -196,7 +196,7 @@ describe('threads', () => {
       const res = await post({ ...body, targets: [{ accountId: bluesky }, { accountId: linkedin }] });
       expect(res.status).toBe(400);
       expect(res.body.message).toMatch(/^targets\.1 \(linkedin\): thread: LinkedIn has no threads/);
-      expect(res.body.message).toMatch(/Bluesky or a webhook/);
+      expect(res.body.message).toMatch(/Bluesky, Mastodon or a webhook/);
       expect(await postCount()).toBe(before);
 
       const ok = await post({ ...body, targets: [{ accountId: bluesky }, { accountId: webhook }] });

@@ -67,7 +67,7 @@ export class AccountDto implements AccountView {
     type: 'object',
     additionalProperties: true,
     description:
-      'the non-secret settings: webhook { url, headerNames }; bluesky { identifier, service }; linkedin { authorUrn, tokenExpiresAt, hasRefreshToken, … }. Credentials are never shown.',
+      "the non-secret settings: webhook { url, headerNames }; bluesky { identifier, service }; linkedin { authorUrn, tokenExpiresAt, hasRefreshToken, … }; mastodon { instanceUrl, accountId, username, displayName, profileUrl, limits: { maxCharacters, charactersReservedPerUrl, maxMediaAttachments, imageMatrixLimit } | null, limitsReadAt } (the instance's limits, read when the account is connected or checked). Credentials are never shown.",
     example: { url: 'https://blog.example.com/hooks/herald', headerNames: [] },
   })
   config!: Record<string, unknown>;

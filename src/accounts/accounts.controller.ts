@@ -23,7 +23,7 @@ export class AccountsController {
     operationId: 'createAccount',
     summary: 'Connect an account',
     description:
-      "Credentials are checked for shape and encrypted at rest; they are never shown again. A webhook account's signing secret is in this answer only.",
+      "Credentials are checked for shape and encrypted at rest; they are never shown again. A webhook account's signing secret is in this answer only. A Mastodon access token is checked with its instance (`verify_credentials`) before anything is saved: a refused token is a 400 and nothing is stored; the account's name (when none is given), handle and the instance's limits come from the instance.",
   })
   @ApiBody({
     type: CreateAccountDto,
@@ -34,6 +34,10 @@ export class AccountsController {
       },
       linkedin: {
         value: { provider: 'linkedin', name: 'LinkedIn page', config: { accessToken: 'AQV…', authorUrn: 'urn:li:organization:1234' } },
+      },
+      mastodon: {
+        summary: 'Mastodon: the token is checked with the instance first; the name defaults to the display name',
+        value: { provider: 'mastodon', config: { instanceUrl: 'https://mastodon.social', accessToken: 'mstdn-token…' } },
       },
     },
   })
@@ -90,7 +94,11 @@ export class AccountsController {
 
   @Post(':id/verify')
   @HttpCode(200)
-  @ApiOperation({ operationId: 'verifyAccount', summary: 'Check the credentials against the platform now' })
+  @ApiOperation({
+    operationId: 'verifyAccount',
+    summary: 'Check the credentials against the platform now',
+    description: "For a Mastodon account, the instance's limits are read again and kept with the account (its `config.limits`).",
+  })
   @ApiParam(ID_PARAM)
   @ApiResponse({ status: 200, description: 'What the platform said (a refusal is `ok: false`, not an error)', type: VerifyResultDto })
   @ApiErrors([404])

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { PROVIDERS, Provider } from '../connectors/connector.interface';
 
 // Decorators run bottom-up and the pipe stops at the first failure: type checks sit last.
@@ -42,7 +42,8 @@ export class CreateAccountDto {
     description:
       "the account's name in Herald; required, except for mastodon, where it defaults to the account's display name (or @name@instance)",
   })
-  @IsOptional()
+  // Required for every platform but Mastodon, whose connector names the account after the token's own.
+  @ValidateIf((o: { provider?: unknown; name?: unknown }) => o.provider !== 'mastodon' || o.name !== undefined)
   @MaxLength(200)
   @IsNotEmpty()
   @IsString()

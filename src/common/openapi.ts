@@ -116,7 +116,7 @@ export function ApiPageResponse<T>(model: Type<T>, description = 'One page of th
   return applyDecorators(ApiExtraModels(model), ApiResponse({ status: 200, description, type: page }));
 }
 
-const OVERVIEW = `Schedule a post once; Herald publishes it to Bluesky, LinkedIn and blog webhooks, with
+const OVERVIEW = `Schedule a post once; Herald publishes it to Bluesky, LinkedIn, Mastodon and blog webhooks, with
 retries that honour \`Retry-After\`, a circuit breaker per account and a dead-letter queue.
 
 - **Authentication**: every \`/v1\` operation takes \`Authorization: Bearer <API key>\`. Keys
@@ -131,7 +131,10 @@ retries that honour \`Retry-After\`, a circuit breaker per account and a dead-le
 - **Times**: ISO 8601 with an offset (\`2026-12-01T09:00:00Z\`, \`2026-12-01T10:00:00+01:00\`).`;
 
 const TAGS: ReadonlyArray<[string, string]> = [
-  ['accounts', 'Connected destinations: Bluesky, LinkedIn and blog webhooks. Credentials are encrypted and never shown.'],
+  [
+    'accounts',
+    'Connected destinations: Bluesky, LinkedIn, Mastodon (any instance) and blog webhooks. Credentials are encrypted and never shown.',
+  ],
   ['posts', 'Content and schedule; one publish job per target account.'],
   ['jobs', 'One delivery of a post to one account, with every attempt.'],
   ['dead-letter queue', 'Jobs that will not be retried automatically: inspect, edit, requeue or discard them.'],

@@ -6,7 +6,7 @@ import { DEAD_REASONS } from './dead-letter.dto';
 import { JobReads } from '../queue/job-reads.service';
 
 /**
- * DLQ metrics, labelled by provider and dead reason only: 12 series whatever the number of
+ * DLQ metrics, labelled by provider and dead reason only: 16 series whatever the number of
  * workspaces and accounts (an id per label value would grow Prometheus's series with every
  * tenant, and tell whoever scrapes who the tenants are). Per-account detail is the workspace's
  * own `GET /v1/dlq?accountId=`. The counters count what this process did (Prometheus sums

@@ -3,7 +3,10 @@ import {
   assertValidForPlatform,
   countCodePoints,
   countGraphemes,
+  limitsFor,
   MediaRuleInfo,
+  PLATFORM_LIMITS,
+  postedText,
   validateForPlatform,
   validateThreadForPlatform,
 } from './platform-rules';
@@ -149,7 +152,7 @@ describe('validateThreadForPlatform', () => {
     const problems = validateThreadForPlatform('linkedin', [part('one'), part('two')]);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/^thread: LinkedIn has no threads/);
-    expect(problems[0]).toMatch(/Bluesky or a webhook/);
+    expect(problems[0]).toMatch(/Bluesky, Mastodon or a webhook/);
   });
 
   it('never reports a problem for a part that passes validateForPlatform on its own (property)', () => {
@@ -160,5 +163,58 @@ describe('validateThreadForPlatform', () => {
         expect(validateThreadForPlatform('bluesky', parts)).toEqual(expected);
       }),
     );
+  });
+});
+
+describe('Mastodon: each instance its own limit', () => {
+  const config = (maxCharacters: number | null) => ({
+    instanceUrl: 'https://social.example',
+    ...(maxCharacters === null ? {} : { limits: { maxCharacters, charactersReservedPerUrl: 23, maxMediaAttachments: 4 } }),
+  });
+
+  it("counts with the instance's own limit, every link as 23 and the content warning with the text", () => {
+    const limits = limitsFor('mastodon', config(500));
+    expect(validateForPlatform('mastodon', { text: 'a'.repeat(500), media: [] }, limits)).toEqual([]);
+    expect(validateForPlatform('mastodon', { text: 'a'.repeat(501), media: [] }, limits)).toEqual([
+      "text is 501 characters as the instance counts them (every link as 23), the limit is 500 (social.example's own limit)",
+    ]);
+    const link = `https://example.com/${'x'.repeat(300)}`;
+    expect(validateForPlatform('mastodon', { text: `${'a'.repeat(476)} ${link}`, media: [] }, limits)).toEqual([]);
+    // The post's link is appended to the status: it counts too (two line breaks and 23).
+    expect(validateForPlatform('mastodon', { text: 'a'.repeat(476), media: [], link }, limits)).toEqual([
+      "text is 501 characters as the instance counts them (every link as 23, the link included), the limit is 500 (social.example's own limit)",
+    ]);
+    expect(validateForPlatform('mastodon', { text: 'a'.repeat(495), media: [], spoilerText: 'spoil' }, limits)).toEqual([]);
+    expect(validateForPlatform('mastodon', { text: 'a'.repeat(496), media: [], spoilerText: 'spoil' }, limits)[0]).toMatch(
+      /^text is 501 characters .*the content warning included/,
+    );
+  });
+
+  it('takes a larger instance limit, and says when the limit is only the usual one', () => {
+    expect(validateForPlatform('mastodon', { text: 'a'.repeat(4000), media: [] }, limitsFor('mastodon', config(5000)))).toEqual([]);
+    expect(validateForPlatform('mastodon', { text: 'a'.repeat(501), media: [] }, limitsFor('mastodon', config(null)))[0]).toMatch(
+      /the limit is 500 \(Mastodon's usual limit: the instance's own is read when the account is checked\)/,
+    );
+  });
+
+  it('publishes threads, each part checked against the same limit', () => {
+    const limits = limitsFor('mastodon', config(100));
+    expect(
+      validateThreadForPlatform(
+        'mastodon',
+        [
+          { text: 'ok', media: [] },
+          { text: 'b'.repeat(101), media: [] },
+        ],
+        limits,
+      ),
+    ).toEqual([
+      "thread.1: text is 101 characters as the instance counts them (every link as 23), the limit is 100 (social.example's own limit)",
+    ]);
+  });
+
+  it('keeps the other platforms as they are', () => {
+    expect(limitsFor('bluesky', config(5000))).toBe(PLATFORM_LIMITS.bluesky);
+    expect(postedText('mastodon', 'Hi', 'https://example.com', 0)).toBe('Hi\n\nhttps://example.com');
   });
 });

@@ -147,7 +147,7 @@ export function limitsFor(provider: Provider, config?: Record<string, unknown> |
  * part would drop what the person wrote, so the whole target is refused with a 400 instead.
  */
 export const LINKEDIN_THREAD_REFUSAL =
-  'LinkedIn has no threads (its Posts API publishes single posts): send the thread to Bluesky or a webhook, and give LinkedIn its own post without `thread`';
+  'LinkedIn has no threads (its Posts API publishes single posts): send the thread to Bluesky, Mastodon or a webhook, and give LinkedIn its own post without `thread`';
 
 const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
