@@ -21,6 +21,7 @@ import { LinkCardFetches1765870000000 } from './1765870000000-link-card-fetches'
 import { AccountConnectStates1765900000000 } from './1765900000000-account-connect-states';
 import { TablesByOwner1765910000000 } from './1765910000000-tables-by-owner';
 import { Mastodon1765920000000 } from './1765920000000-mastodon';
+import { MastodonOAuth1765940000000 } from './1765940000000-mastodon-oauth';
 
 /** Every migration, in order. Listed explicitly so the build and the tests load the same set. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   AccountConnectStates1765900000000,
   TablesByOwner1765910000000,
   Mastodon1765920000000,
+  MastodonOAuth1765940000000,
 ];

@@ -9,6 +9,7 @@ import { LinkedInModule } from './linkedin/linkedin.module';
 import { LinkedInOAuthConnect } from './linkedin/oauth/linkedin-oauth-connect';
 import { MastodonConnector } from './mastodon/mastodon.connector';
 import { MastodonModule } from './mastodon/mastodon.module';
+import { MastodonOAuthConnect } from './mastodon/oauth/mastodon-oauth-connect';
 import { OAUTH_CONNECTS, OAuthConnect } from './oauth-connect.interface';
 import { OAuthConnectRegistry } from './oauth-connect.registry';
 import { WebhookConnector } from './webhook/webhook.connector';
@@ -27,7 +28,7 @@ import { WebhookModule } from './webhook/webhook.module';
     // The platforms an account can be connected to with OAuth ("Connect with …" on the page).
     {
       provide: OAUTH_CONNECTS,
-      inject: [BlueskyOAuthConnect, LinkedInOAuthConnect],
+      inject: [BlueskyOAuthConnect, LinkedInOAuthConnect, MastodonOAuthConnect],
       useFactory: (...platforms: OAuthConnect[]) => platforms,
     },
     OAuthConnectRegistry,

@@ -29,8 +29,11 @@ export interface OAuthConnect {
    */
   signInHint(from: { identifier: string } | { account: ConnectAccount }): string | null;
 
-  /** The URL to send the browser to; `state` comes back with the answer (see `stateOf`). Throws OAuthConnectError for a person. */
-  authorize(state: string, hint: string | null): Promise<URL>;
+  /**
+   * The URL to send the browser to; `state` comes back with the answer (see `stateOf`). Throws
+   * OAuthConnectError for a person.
+   */
+  authorize(state: string, hint: string | null): Promise<AuthorizeStep>;
 
   /**
    * The Herald state an answer to the callback URL carries, read without using anything up (the
@@ -41,10 +44,22 @@ export interface OAuthConnect {
 
   /**
    * Finishes the flow whose state matched: exchanges the code, checks the grant against
-   * `requestedScopes`, and answers what the account is saved with. Throws OAuthConnectError for
-   * every refusal (nothing is kept at the platform then).
+   * `requestedScopes`, and answers what the account is saved with. `flow` is what `authorize`
+   * asked to be kept for this flow (null if nothing). Throws OAuthConnectError for every refusal
+   * (nothing is kept at the platform then).
    */
-  complete(params: URLSearchParams, requestedScopes: string): Promise<OAuthGrant>;
+  complete(params: URLSearchParams, requestedScopes: string, flow: string | null): Promise<OAuthGrant>;
+}
+
+/** Where a flow sends the browser, and what the platform needs back at the callback. */
+export interface AuthorizeStep {
+  url: URL;
+  /**
+   * Kept with Herald's state until the callback and handed back to `complete` (Mastodon: which
+   * instance, which registration, whether PKCE was used: its callback names none of them).
+   * Never a secret: it is stored as it is. At most 4096 characters.
+   */
+  flow?: string;
 }
 
 /** An account as a reconnect finds it: what a platform compares the sign-in with. */

@@ -18,6 +18,7 @@ import { AccountsPageService } from './accounts-page.service';
 import { BlueskyConnectController } from './connect/bluesky-connect.controller';
 import { ConnectPages } from './connect/connect-pages';
 import { LinkedInConnectController } from './connect/linkedin-connect.controller';
+import { MastodonConnectController } from './connect/mastodon-connect.controller';
 import { FailedPostsController } from './failed-posts.controller';
 import { CalendarController } from './compose/calendar.controller';
 import { ComposeController } from './compose/compose.controller';
@@ -50,6 +51,7 @@ const PAGE_CONTROLLERS = [
   NotificationsPageController,
   LinkedInConnectController,
   BlueskyConnectController,
+  MastodonConnectController,
   PeopleLinksController,
   RecipientConfirmController,
   TeamPageController,

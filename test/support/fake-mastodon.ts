@@ -84,8 +84,17 @@ interface Token {
 
 const ACCOUNT = { username: 'ada', displayName: 'Ada Lovelace' };
 
+/**
+ * More routes for the fake (its OAuth endpoints: ./fake-mastodon-oauth.ts): answers the request
+ * and returns true, or returns false to leave it to the fake's own routes.
+ */
+export type FakeExtension = (req: FakeRequest, res: http.ServerResponse) => boolean | Promise<boolean>;
+
 export class FakeMastodon {
   readonly accountId = '109348278469001';
+  /** The instance's people by account id: @ada, and whoever a test adds (`addPerson`). */
+  readonly people = new Map<string, { username: string; displayName: string }>([[this.accountId, ACCOUNT]]);
+  readonly extensions: FakeExtension[] = [];
   readonly requests: FakeRequest[] = [];
   readonly statuses: FakeStatus[] = [];
   readonly media = new Map<string, FakeMedia>();
@@ -127,11 +136,18 @@ export class FakeMastodon {
     await new Promise((r) => this.server.close(r));
   }
 
-  /** A valid access token of the instance's account (@ada). */
-  issueToken(): string {
+  /** A valid access token of one of the instance's accounts (@ada unless said). */
+  issueToken(accountId = this.accountId): string {
     const token = `mstdn-${randomBytes(16).toString('hex')}`;
-    this.tokens.set(token, { accountId: this.accountId });
+    this.tokens.set(token, { accountId });
     return token;
+  }
+
+  /** Another person with an account on the instance; returns its id. */
+  addPerson(username: string, displayName: string): string {
+    const id = (BigInt(this.accountId) + BigInt(this.people.size)).toString();
+    this.people.set(id, { username, displayName });
+    return id;
   }
 
   /** The token stops working (revoked): 401 from then on. */
@@ -194,6 +210,7 @@ export class FakeMastodon {
 
   private async handle(req: FakeRequest, res: http.ServerResponse): Promise<void> {
     this.requests.push(req);
+    for (const extension of this.extensions) if (await extension(req, res)) return;
     const reply = (status: number, body?: unknown, headers: Record<string, string> = {}) => {
       const text = body === undefined ? '' : JSON.stringify(body);
       res.writeHead(status, { ...this.rateHeaders(), ...(text ? { 'content-type': 'application/json; charset=utf-8' } : {}), ...headers });
@@ -221,7 +238,7 @@ export class FakeMastodon {
 
     switch (route) {
       case 'verify':
-        return applied(null, 200, this.account());
+        return applied(null, 200, this.account(token.accountId));
       case 'account-statuses':
         return applied(null, 200, this.accountStatuses(req));
       case 'media':
@@ -264,14 +281,15 @@ export class FakeMastodon {
     };
   }
 
-  private account(): unknown {
+  private account(id = this.accountId): unknown {
+    const person = this.people.get(id) ?? ACCOUNT;
     return {
-      id: this.accountId,
-      username: ACCOUNT.username,
-      acct: ACCOUNT.username,
-      display_name: ACCOUNT.displayName,
-      url: `${this.url}/@${ACCOUNT.username}`,
-      statuses_count: this.statuses.filter((s) => !s.deleted).length,
+      id,
+      username: person.username,
+      acct: person.username,
+      display_name: person.displayName,
+      url: `${this.url}/@${person.username}`,
+      statuses_count: this.statuses.filter((s) => !s.deleted && s.accountId === id).length,
     };
   }
 

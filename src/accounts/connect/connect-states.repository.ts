@@ -7,11 +7,13 @@ export interface ConnectStateRow {
   accountId: string | null;
   accountName: string | null;
   requestedScopes: string;
+  /** What the platform asked to keep until its callback (AuthorizeStep.flow); never a secret. */
+  flow: string | null;
 }
 
 /**
  * SQL of account_connect_states: the one-use `state` values of the "Connect with …" flows
- * (LinkedIn's and Bluesky's), each bound to the page session and the browser that started it.
+ * (LinkedIn's, Bluesky's and Mastodon's), each bound to the page session and the browser that started it.
  */
 @Injectable()
 export class ConnectStatesRepository {
@@ -24,12 +26,22 @@ export class ConnectStatesRepository {
     accountId: string | null;
     accountName: string | null;
     requestedScopes: string;
+    flow: string | null;
     expiresAt: Date;
   }): Promise<void> {
     await this.db.query(
-      `INSERT INTO account_connect_states (state_hash, session_id, browser_hash, account_id, account_name, requested_scopes, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [input.stateHash, input.sessionId, input.browserHash, input.accountId, input.accountName, input.requestedScopes, input.expiresAt],
+      `INSERT INTO account_connect_states (state_hash, session_id, browser_hash, account_id, account_name, requested_scopes, flow, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        input.stateHash,
+        input.sessionId,
+        input.browserHash,
+        input.accountId,
+        input.accountName,
+        input.requestedScopes,
+        input.flow,
+        input.expiresAt,
+      ],
     );
     // Old states go as new ones come: the table only ever holds flows of the last hour or so.
     await this.db.query(`DELETE FROM account_connect_states WHERE expires_at < now() - interval '1 hour'`);
@@ -47,7 +59,7 @@ export class ConnectStatesRepository {
       `UPDATE account_connect_states SET used_at = now()
        WHERE state_hash = $1 AND browser_hash = $2 AND used_at IS NULL AND expires_at > now()
        RETURNING session_id AS "sessionId", browser_hash AS "browserHash", account_id AS "accountId",
-                 account_name AS "accountName", requested_scopes AS "requestedScopes"`,
+                 account_name AS "accountName", requested_scopes AS "requestedScopes", flow`,
       [stateHash, browserHash],
     );
     return rows[0] ?? null;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AuthContext } from '../../access/auth-context';
 import type { Role } from '../../access/roles';
 import { DomainError } from '../../common/errors';
-import { ConnectAccount, OAuthConnect, OAuthConnectError, OAuthGrant } from '../../connectors/oauth-connect.interface';
+import { AuthorizeStep, ConnectAccount, OAuthConnect, OAuthConnectError, OAuthGrant } from '../../connectors/oauth-connect.interface';
 import { OAuthConnectRegistry } from '../../connectors/oauth-connect.registry';
 import type { AccountView } from '../account.types';
 import type { AccountsService } from '../accounts.service';
@@ -48,21 +48,28 @@ class FakePlatform implements OAuthConnect {
   abandoned = 0;
   failure: OAuthConnectError | null = null;
   signedInAs = 'member-1';
+  /** What each completed flow got back of what its authorize asked to keep. */
+  flowsBack: (string | null)[] = [];
 
   availability(): { ok: true } {
     return { ok: true };
   }
-  signInHint(): null {
-    return null;
-  }
-  authorize(state: string): Promise<URL> {
-    return Promise.resolve(new URL(`https://platform.example/authorize?state=${state}`));
+  authorize(state: string, hint: string | null): Promise<AuthorizeStep> {
+    return Promise.resolve({
+      url: new URL(`https://platform.example/authorize?state=${state}`),
+      ...(hint !== null ? { flow: `flow for ${hint}` } : {}),
+    });
   }
   stateOf(params: URLSearchParams): Promise<string | null> {
     return Promise.resolve(params.get('state') || null);
   }
-  complete(): Promise<OAuthGrant> {
+  /** Signs in as `identifier` when one is given (as Bluesky's handle and Mastodon's instance are). */
+  signInHint(from: { identifier: string } | { account: ConnectAccount }): string | null {
+    return 'identifier' in from && from.identifier !== '' ? from.identifier : null;
+  }
+  complete(_params: URLSearchParams, _scopes: string, flow: string | null): Promise<OAuthGrant> {
     this.completed++;
+    this.flowsBack.push(flow);
     if (this.failure) return Promise.reject(this.failure);
     const who = this.signedInAs;
     return Promise.resolve({
@@ -173,6 +180,22 @@ describe('ConnectService (the connect flows every platform shares)', () => {
     expect(again).toMatchObject({ ok: false, status: 400, stateUsed: false });
     expect(!again.ok && again.message).toMatch(/^This Fake answer does not match a connection started here/);
     expect(platform.completed).toBe(1);
+  });
+
+  it("keeps what the platform asked to keep with the state and hands it back at the callback; without a name, the platform's", async () => {
+    const { platform, states, accounts, service, editor, sessionById, answer } = setUp();
+    const started = await service.start(editor, 'linkedin', { name: '', identifier: 'mastodon.example' });
+    const [[, row]] = [...states.rows];
+    expect(row).toMatchObject({ accountName: null, flow: 'flow for mastodon.example' });
+    const outcome = await service.callback('linkedin', answer(started.url), started.browserToken, sessionById);
+    expect(outcome).toMatchObject({ ok: true, kind: 'connected' });
+    expect(platform.flowsBack).toEqual(['flow for mastodon.example']);
+    expect(accounts.created).toEqual([{ name: 'Member One', config: { who: 'member-1' } }]);
+
+    // A platform that keeps nothing gets null back.
+    const plain = await service.start(editor, 'linkedin', { name: 'Plain' });
+    await service.callback('linkedin', answer(plain.url), plain.browserToken, sessionById);
+    expect(platform.flowsBack).toEqual(['flow for mastodon.example', null]);
   });
 
   it('leaves the flow to the browser that started it when another browser brings its answer', async () => {

@@ -26,8 +26,12 @@ export interface ConnectSession {
   auth: AuthContext;
 }
 
-/** A new account (its name, and for Bluesky the handle or DID to sign in as), or the account a reconnect gives new credentials. */
-export type ConnectTarget = { accountId: string } | { name: string; identifier?: string };
+/**
+ * A new account (its name, and where the platform needs it who or where to sign in: the Bluesky
+ * handle or DID, the Mastodon instance), or the account a reconnect gives new credentials. Without
+ * a name, the platform's (the member's name, the display name) when the flow completes.
+ */
+export type ConnectTarget = { accountId: string } | { name?: string; identifier?: string };
 
 /** Where to send the browser, and the value the browser keeps (a cookie) until the callback, for `ttlMs`. */
 export interface ConnectStart {
@@ -99,13 +103,15 @@ export class ConnectService {
         hint = platform.signInHint({ account });
       } else {
         // The API's own rules for a name, before the person goes to the platform and back.
-        await validated(CreateAccountDto, { provider, name: target.name, config: {} });
-        accountName = target.name;
+        if (target.name !== undefined && target.name !== '') {
+          await validated(CreateAccountDto, { provider, name: target.name, config: {} });
+          accountName = target.name;
+        }
         hint = platform.signInHint({ identifier: target.identifier ?? '' });
       }
       const state = randomBytes(32).toString('base64url');
       const browserToken = randomBytes(32).toString('base64url');
-      const url = await platform.authorize(state, hint);
+      const { url, flow } = await platform.authorize(state, hint);
       await this.states.insert({
         stateHash: sha256(state),
         sessionId: session.id,
@@ -113,6 +119,7 @@ export class ConnectService {
         accountId,
         accountName,
         requestedScopes: platform.scope,
+        flow: flow ?? null,
         expiresAt: new Date(Date.now() + platform.flowTtlMs),
       });
       return { url: url.href, host: url.host, browserToken, ttlMs: platform.flowTtlMs };
@@ -173,7 +180,7 @@ export class ConnectService {
 
     let grant: OAuthGrant;
     try {
-      grant = await platform.complete(params, row.requestedScopes);
+      grant = await platform.complete(params, row.requestedScopes, row.flow);
     } catch (err) {
       if (err instanceof OAuthConnectError) return refuse(err.message, session, err.kind === 'platform' ? 502 : 400);
       throw err;

@@ -1,43 +1,106 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import type { ConnectOutcome } from '../../accounts/connect/connect.service';
+import { ConnectOutcome, ConnectService } from '../../accounts/connect/connect.service';
 import { HERALD_CONFIG, HeraldConfig } from '../../config/config';
 import { JobsService } from '../../jobs/jobs.service';
+import type { Provider } from '../../vocabulary/vocabulary';
 import { personMessage } from '../form-validation';
+import { field, isUuid } from '../page-input';
 import { PageRenderer } from '../page-renderer';
-import { isHttps } from '../session/page-request';
+import { cookie, isHttps, PageRequest, requirePage } from '../session/page-request';
 import type { Flash, PageSession } from '../../people/session.types';
 import { SessionsService } from '../../people/sessions.service';
 
 /** How one platform's connect pages speak: its name, the cookie that ties its callback to the browser, and the message after a connect. */
 export interface ConnectPageSpec {
+  provider: Provider;
   label: string;
   cookie: string;
   /** Only the platform's own routes (start and callback) receive the cookie. */
   cookiePath: string;
+  /** The page a new connect starts from: a refusal of the start goes back there with its message. */
+  connectPage: string;
+  /** The form field that says who or where to sign in, for a platform that needs to know first (Bluesky's handle, Mastodon's instance). */
+  identifierField?: string;
+  /**
+   * How the browser goes on to the authorization server: `redirect`, a 303 (its origin is one
+   * the page's form-action policy lists: a form's redirects are held to that policy); `page`, a
+   * page that goes on by itself and has a link (the server is whichever one the person's
+   * account names, so no policy can list it in advance).
+   */
+  continueWith: 'redirect' | 'page';
   connectedText(name: string, postingAs: string): string;
 }
 
 /**
- * The page's part of "Connect with …", shared by the platforms' controllers: the browser's
- * cookie, and the callback's answer (the flash for the accounts page and a page of its own).
- * The flow itself is ConnectService's (src/accounts/connect/).
+ * The page's part of "Connect with …", shared by the platforms' controllers: reading the start
+ * form, the browser's cookie, going on to the platform, and the callback's answer (the flash for
+ * the accounts page and a page of its own). The flow itself is ConnectService's
+ * (src/accounts/connect/).
  */
 @Injectable()
 export class ConnectPages {
   constructor(
     @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
+    private readonly connect: ConnectService,
     private readonly sessions: SessionsService,
     private readonly jobs: JobsService,
     private readonly pages: PageRenderer,
   ) {}
 
   /**
+   * The start form's POST (the route's guard checked the session and the CSRF token, so no
+   * other site can start a flow in a person's name): a connect (`name`, and the platform's
+   * identifier field) or a reconnect (`accountId`). A refusal goes back to the form it came
+   * from, with its message.
+   */
+  async start(req: PageRequest, res: Response, body: Record<string, unknown>, spec: ConnectPageSpec): Promise<void> {
+    const session = requirePage(req);
+    const accountId = field(body, 'accountId');
+    const back = accountId ? `/settings/accounts/${accountId}/reconnect` : spec.connectPage;
+    try {
+      const target =
+        accountId !== '' && isUuid(accountId)
+          ? { accountId: accountId.toLowerCase() }
+          : { name: field(body, 'name'), ...(spec.identifierField ? { identifier: field(body, spec.identifierField) } : {}) };
+      const { url, host, browserToken, ttlMs } = await this.connect.start(session, spec.provider, target);
+      this.keepBrowserToken(res, spec, browserToken, ttlMs);
+      if (spec.continueWith === 'redirect') {
+        res.redirect(303, url);
+        return;
+      }
+      await this.pages.render(
+        res,
+        'connect-continue',
+        { title: `Continue to ${spec.label}`, section: 'accounts', session },
+        { url, host, label: spec.label, refreshTo: url },
+      );
+    } catch (err) {
+      const known = personMessage(err);
+      if (!known) throw err;
+      await this.pages.redirect(res, session, back, { tone: 'error', text: known.message });
+    }
+  }
+
+  /**
+   * The platform's redirect back (`query`: `code` and `state`, or `error`). The session cookie
+   * does not come with this cross-site navigation: the state (bound to the session and this
+   * browser's cookie) says whose flow it is.
+   */
+  async callbackFrom(req: PageRequest, res: Response, query: Record<string, unknown>, spec: ConnectPageSpec): Promise<void> {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) if (typeof value === 'string' && value.length <= 4096) params.set(name, value);
+    await this.callback(res, spec, () =>
+      this.connect.callback(spec.provider, params, cookie(req, spec.cookie), (id) => this.sessions.resolveById(id)),
+    );
+  }
+
+  /**
    * Keeps the flow's browser value in a cookie until the callback. SameSite=Lax: the platform's
    * redirect back is a cross-site top-level GET, which carries Lax cookies but not the Strict
    * session cookie.
    */
-  keepBrowserToken(res: Response, spec: ConnectPageSpec, browserToken: string, ttlMs: number): void {
+  private keepBrowserToken(res: Response, spec: ConnectPageSpec, browserToken: string, ttlMs: number): void {
     res.cookie(spec.cookie, browserToken, {
       httpOnly: true,
       secure: isHttps(this.config, res.req),
@@ -52,7 +115,7 @@ export class ConnectPages {
    * its message for the accounts page, and the answer is a page of its own that goes on to the
    * accounts page with a same-site navigation (where the session cookie is sent again).
    */
-  async callback(res: Response, spec: ConnectPageSpec, run: () => Promise<ConnectOutcome<PageSession>>): Promise<void> {
+  private async callback(res: Response, spec: ConnectPageSpec, run: () => Promise<ConnectOutcome<PageSession>>): Promise<void> {
     let outcome: ConnectOutcome<PageSession>;
     try {
       outcome = await run();

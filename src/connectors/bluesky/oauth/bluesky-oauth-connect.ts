@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ConnectAccount, OAuthConnect, OAuthConnectError, OAuthGrant } from '../../oauth-connect.interface';
+import { AuthorizeStep, ConnectAccount, OAuthConnect, OAuthConnectError, OAuthGrant } from '../../oauth-connect.interface';
 import { FLOW_TTL_MS } from './bluesky-oauth-stores';
 import { BlueskyConnectError, BlueskyOAuth, ConnectedBluesky } from './bluesky-oauth.service';
 
@@ -50,10 +50,10 @@ export class BlueskyOAuthConnect implements OAuthConnect {
   }
 
   /** Resolves the handle or DID to its PDS and authorization server and pushes the request (PAR). */
-  async authorize(state: string, hint: string | null): Promise<URL> {
+  async authorize(state: string, hint: string | null): Promise<AuthorizeStep> {
     if (hint === null) throw new OAuthConnectError('Give your Bluesky handle (e.g. alice.bsky.social) or DID');
     try {
-      return await this.oauth.authorize(hint, state);
+      return { url: await this.oauth.authorize(hint, state) };
     } catch (err) {
       if (err instanceof BlueskyConnectError) throw new OAuthConnectError(err.message);
       throw err;

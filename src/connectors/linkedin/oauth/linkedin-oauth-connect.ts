@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HERALD_CONFIG, HeraldConfig } from '../../../config/config';
-import { ConnectAccount, OAuthConnect, OAuthConnectError, OAuthGrant } from '../../oauth-connect.interface';
+import { AuthorizeStep, ConnectAccount, OAuthConnect, OAuthConnectError, OAuthGrant } from '../../oauth-connect.interface';
 import { LinkedInOAuthClient } from './linkedin-oauth.client';
 import {
   authorizationUrl,
@@ -54,9 +54,9 @@ export class LinkedInOAuthConnect implements OAuthConnect {
     return null;
   }
 
-  authorize(state: string): Promise<URL> {
-    return Promise.resolve(
-      new URL(
+  authorize(state: string): Promise<AuthorizeStep> {
+    return Promise.resolve({
+      url: new URL(
         authorizationUrl(this.config.linkedin.oauthBaseUrl, {
           clientId: this.config.linkedin.clientId!,
           redirectUri: this.redirectUri,
@@ -64,7 +64,7 @@ export class LinkedInOAuthConnect implements OAuthConnect {
           scopes: LINKEDIN_SCOPES,
         }),
       ),
-    );
+    });
   }
 
   /** LinkedIn sends Herald's state back as it is. */
