@@ -31,7 +31,7 @@ export class MastodonOAuth1765940000000 implements MigrationInterface {
         redirect_uri       text NOT NULL CHECK (redirect_uri ~ '^https?://[^[:space:]]+$' AND length(redirect_uri) <= 2048),
         -- The scopes it was registered with (space-separated): a Herald that asks for others registers again.
         scopes             text NOT NULL CHECK (scopes ~ '^[a-z:]+( [a-z:]+)*$' AND length(scopes) <= 500),
-        client_id          text NOT NULL CHECK (client_id ~ '^[!-~]{1,2000}$'),
+        client_id          text NOT NULL CHECK (client_id ~ '^[!-~]+$' AND length(client_id) <= 2000),
         -- Sealed (SecretBox's "v1.<iv>.<tag>.<ciphertext>"), never in clear.
         client_secret      text NOT NULL CHECK (client_secret LIKE 'v1.%' AND length(client_secret) <= 8000),
         -- From client_secret_expires_at (Mastodon 4.4+); NULL: the secret does not expire. Herald

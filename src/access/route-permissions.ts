@@ -102,6 +102,9 @@ export const ROUTE_PERMISSIONS = {
   'POST /settings/bluesky/start': 'edit',
   // The authorization server's redirect back: the state (bound to the page session and the browser) decides.
   'GET /settings/bluesky/callback': 'public',
+  'POST /settings/mastodon/start': 'edit',
+  // The instance's redirect back: the state (bound to the page session and the browser) decides.
+  'GET /settings/mastodon/callback': 'public',
 
   'GET /settings/failed-posts': 'read',
   'POST /settings/failed-posts/bulk': 'edit',
