@@ -1,8 +1,11 @@
+import { MastodonConnector } from '../src/connectors/mastodon/mastodon.connector';
 import { TestApp, bootTestApp } from './support/app';
 import { bearer } from './support/config';
 import { bootEngine, createPost, waitForJob } from './support/engine';
 import { FakeMastodon, FakeStatus, startFakeMastodon } from './support/fake-mastodon';
 import { makeImage, uploadImage } from './support/media';
+import { pollUntil } from './support/poll';
+import { loggedInAgent } from './support/settings-http';
 
 /**
  * The Mastodon connector through the real app (API, queue, worker) against a loopback instance
@@ -462,6 +465,80 @@ describe('Mastodon connector', () => {
     });
   });
 
+  describe('the settings page', () => {
+    const undo: (() => void)[] = [];
+    const afterThis = (fn: () => void) => undo.push(fn);
+    afterEach(() => undo.splice(0).forEach((fn) => fn()));
+
+    it('connects an account by pasted token: a refused token is said and saves nothing; the card shows the handle and the instance limit', async () => {
+      const { agent, csrf } = await loggedInAgent(t);
+      const form = await agent.get('/settings/accounts/connect/mastodon').expect(200);
+      expect(form.text).toContain('Connect a Mastodon account');
+      const count = async () => ((await t.http().get('/v1/accounts?limit=200').set(bearer(key))).body.data as unknown[]).length;
+      const before = await count();
+
+      const refused = await agent
+        .post('/settings/accounts/connect/mastodon')
+        .type('form')
+        .send({ _csrf: csrf, instanceUrl: fake.url, accessToken: 'mstdn-not-a-token', name: '' });
+      expect(refused.status).toBe(400);
+      expect(refused.text).toMatch(/could not be checked, so nothing was saved: 127\.0\.0\.1:\d+ refused the access token/);
+      expect(refused.text).not.toContain('mstdn-not-a-token');
+      expect(await count()).toBe(before);
+
+      fake.maxCharacters = 640;
+      try {
+        const saved = await agent
+          .post('/settings/accounts/connect/mastodon')
+          .type('form')
+          .send({ _csrf: csrf, instanceUrl: fake.url, accessToken: fake.issueToken(), name: '' });
+        expect(saved.status).toBe(303);
+        expect(await count()).toBe(before + 1);
+        const page = await agent.get('/settings/accounts').expect(200);
+        const card = page.text.slice(page.text.lastIndexOf('<li class="card"'));
+        expect(card).toContain('<h2 id="account-');
+        expect(card).toContain('Ada Lovelace');
+        expect(card).toContain(`@ada@${fake.host}`);
+        expect(card).toContain('640 characters a status (links count as 23), 4 images: the instance&#x27;s own limits');
+      } finally {
+        fake.maxCharacters = 500;
+      }
+    });
+
+    it("counts in the composer with the instance's limit, links as 23 and the content warning, and posts with the visibility chosen", async () => {
+      // An instance of 640 characters, which Herald reads when the account is connected.
+      fake.maxCharacters = 640;
+      afterThis(() => (fake.maxCharacters = 500));
+      const { id } = await connect(undefined, `Composer toot ${++n}`);
+      const { agent, csrf } = await loggedInAgent(t);
+      const compose = await agent.get('/settings/compose').expect(200);
+      expect(compose.text).toMatch(new RegExp(`value="${id}"[^>]*data-limit="640" data-unit="graphemes" data-url-length="23"`));
+      expect(compose.text).toContain('<legend>Mastodon</legend>');
+
+      const body = `${'a'.repeat(600)} https://example.com/${'x'.repeat(100)}`;
+      const preview = await agent
+        .post('/settings/compose')
+        .type('form')
+        .send({ _csrf: csrf, text: body, accounts: id, spoilerText: 'Heads up', visibility: 'private', action: 'preview' })
+        .expect(200);
+      // 600 + 1 + 23, and the 8 characters of the content warning.
+      expect(preview.text).toContain('632 / 640 characters');
+      expect(preview.text).toContain('<strong>Content warning:</strong> Heads up');
+
+      const now = await agent
+        .post('/settings/compose')
+        .type('form')
+        .send({ _csrf: csrf, text: body, accounts: id, spoilerText: 'Heads up', visibility: 'private', action: 'now' });
+      expect(now.status).toBe(303);
+      const status = await pollUntil(
+        'the status on the instance',
+        () => fake.posted('a'.repeat(600)),
+        (found) => found.length > 0,
+      );
+      expect(status[0]).toMatchObject({ visibility: 'private', spoilerText: 'Heads up' });
+    });
+  });
+
   describe('SSRF: instance addresses are chosen by users', () => {
     it('refuses an instance on a private address unless HERALD_ALLOW_PRIVATE_URLS; the instance never hears from Herald', async () => {
       const strict = await bootTestApp({ config: { allowPrivateUrls: false } });
@@ -478,6 +555,35 @@ describe('Mastodon connector', () => {
       } finally {
         await strict.close();
       }
+    });
+
+    it('checks again at connect time: an account saved while private addresses were allowed is refused once they are not', async () => {
+      const connector = new MastodonConnector({ ...t.config, allowPrivateUrls: false });
+      const before = fake.requests.length;
+      const account = {
+        id: 'a',
+        workspaceId: 'w',
+        name: 'Saved earlier',
+        config: { instanceUrl: fake.url, accountId: fake.accountId, username: 'ada' },
+        credentials: { accessToken: fake.issueToken() },
+      };
+      const job = {
+        id: 'j',
+        postId: 'p',
+        accountId: 'a',
+        workspaceId: 'w',
+        idempotencyKey: 'k',
+        attemptNumber: 1,
+        payload: { text: 'never sent', title: null, link: null, media: [], metadata: null, scheduledAt: new Date().toISOString() },
+        media: [],
+        previousAttempt: null,
+      };
+      const outcome = await connector.deliver(job, account, new AbortController().signal);
+      expect(outcome).toMatchObject({ errorClass: 'permanent', networkError: 'blocked_address' });
+      expect(outcome.message).toMatch(/loopback.*HERALD_ALLOW_PRIVATE_URLS=true/);
+      const verified = await connector.verify(account);
+      expect(verified.ok).toBe(false);
+      expect(fake.requests.length).toBe(before);
     });
   });
 });

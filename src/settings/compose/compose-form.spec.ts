@@ -7,6 +7,7 @@ import {
   previewFor,
   readComposeForm,
   threadOf,
+  targetOf,
   withAccountNames,
 } from './compose-form';
 
@@ -69,21 +70,52 @@ describe('the composer form', () => {
 
   it('counts as each platform counts: an emoji family is one grapheme on Bluesky, five characters elsewhere', () => {
     const values = readComposeForm({ text: `${'a'.repeat(289)}${family.repeat(12)}` }, 'UTC').values;
-    const bsky = previewFor({ id: A, name: 'Sky', provider: 'bluesky', providerLabel: 'Bluesky' }, values, []);
+    const bsky = previewFor({ id: A, name: 'Sky', provider: 'bluesky', providerLabel: 'Bluesky', config: {} }, values, []);
     expect(bsky).toMatchObject({ used: 301, limit: 300, over: 1, counter: '301 / 300 characters: 1 too many' });
     expect(bsky.problems).toEqual(['text is 301 graphemes, the limit is 300']);
-    const hook = previewFor({ id: B, name: 'Blog', provider: 'webhook', providerLabel: 'Blog webhook' }, values, []);
+    const hook = previewFor({ id: B, name: 'Blog', provider: 'webhook', providerLabel: 'Blog webhook', config: {} }, values, []);
     expect(hook).toMatchObject({ used: 289 + 12 * 5, limit: 10_000, over: 0, problems: [] });
     expect(counterText(300, 300)).toBe('300 / 300 characters');
   });
 
   it('shows the link where Bluesky puts it: a card without images, in the text with them', () => {
     const values = readComposeForm({ text: 'Read this', link: 'https://example.com/a' }, 'UTC').values;
-    const sky = { id: A, name: 'Sky', provider: 'bluesky' as const, providerLabel: 'Bluesky' };
+    const sky = { id: A, name: 'Sky', provider: 'bluesky' as const, providerLabel: 'Bluesky', config: {} };
     expect(previewFor(sky, values, [])).toMatchObject({ card: true, text: 'Read this' });
     const image = { id: C, alt: 'x', mimeType: 'image/png', width: 1, height: 1 };
     expect(previewFor(sky, values, [image])).toMatchObject({ card: false, text: 'Read this\n\nhttps://example.com/a' });
     expect(previewFor(sky, values, [{ ...image, alt: '' }]).problems[0]).toMatch(/has no alt text/);
+  });
+
+  it('counts a Mastodon account as its instance does: its own limit, links as 23, the link and the content warning included', () => {
+    const toot = {
+      id: C,
+      name: 'Toot',
+      provider: 'mastodon' as const,
+      providerLabel: 'Mastodon',
+      config: {
+        instanceUrl: 'https://social.example',
+        limits: { maxCharacters: 100, charactersReservedPerUrl: 23, maxMediaAttachments: 4 },
+      },
+    };
+    const long = `https://example.com/${'x'.repeat(200)}`;
+    const values = readComposeForm(
+      { text: `${'a'.repeat(40)} ${long}`, link: 'https://example.com/more', spoilerText: ' Spoilers ', visibility: 'unlisted' },
+      'UTC',
+    ).values;
+    const preview = previewFor(toot, values, []);
+    // 40 + 1 + 23 for the text, 2 + 23 for the link appended, 8 for the content warning.
+    expect(preview).toMatchObject({ used: 97, limit: 100, over: 0, urlLength: 23, spoilerText: 'Spoilers', visibility: 'unlisted' });
+    expect(preview.text).toBe(`${'a'.repeat(40)} ${long}\n\nhttps://example.com/more`);
+    const over = previewFor(toot, { ...values, spoilerText: 'Spoilers ahead!!' }, []);
+    expect(over).toMatchObject({ used: 105, over: 5, counter: '105 / 100 characters: 5 too many' });
+    expect(over.problems[0]).toMatch(
+      /^text is 105 characters as the instance counts them .*the limit is 100 \(social\.example's own limit\)/,
+    );
+    // Other platforms take neither: their targets stay as they were.
+    expect(targetOf({ id: A, provider: 'bluesky' }, values)).toEqual({ accountId: A });
+    expect(targetOf(toot, values)).toEqual({ accountId: C, visibility: 'unlisted', spoilerText: 'Spoilers' });
+    expect(readComposeForm({ visibility: 'friends' }, 'UTC').values.visibility).toBe('');
   });
 
   it("names accounts in the API's messages", () => {
@@ -149,7 +181,7 @@ describe('the composer form', () => {
       },
       'UTC',
     ).values;
-    const sky = previewFor({ id: A, name: 'Sky', provider: 'bluesky', providerLabel: 'Bluesky' }, values, []);
+    const sky = previewFor({ id: A, name: 'Sky', provider: 'bluesky', providerLabel: 'Bluesky', config: {} }, values, []);
     expect(sky.threadRefused).toBeNull();
     expect(sky.parts).toEqual([
       {
@@ -163,7 +195,7 @@ describe('the composer form', () => {
       },
       { number: 3, used: 5, limit: 300, over: 0, counter: '5 / 300 characters', text: 'Three', problems: [] },
     ]);
-    const linkedIn = previewFor({ id: B, name: 'Company page', provider: 'linkedin', providerLabel: 'LinkedIn' }, values, []);
+    const linkedIn = previewFor({ id: B, name: 'Company page', provider: 'linkedin', providerLabel: 'LinkedIn', config: {} }, values, []);
     expect(linkedIn.threadRefused).toMatch(/^thread: LinkedIn has no threads/);
     expect(linkedIn.parts.map((part) => part.problems)).toEqual([[], []]);
     expect(withAccountNames('targets.0 (bluesky): thread.0: text is 301 graphemes; thread.10.text should not be empty', [])).toBe(

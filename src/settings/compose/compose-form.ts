@@ -1,7 +1,7 @@
-import type { Provider } from '../../vocabulary/vocabulary';
+import { MASTODON_VISIBILITIES, type MastodonVisibility, type Provider } from '../../vocabulary/vocabulary';
 import {
-  measureText,
-  PLATFORM_LIMITS,
+  limitsFor,
+  measureFor,
   postedText,
   validateForPlatform,
   validateThreadForPlatform,
@@ -65,6 +65,9 @@ export interface ComposeValues {
   deadlineTime: string;
   /** The thread's further parts (none: a single post). */
   parts: ComposePart[];
+  /** For the chosen Mastodon accounts: who sees the post ('' : each account's own default) and a content warning ('' : none). */
+  visibility: MastodonVisibility | '';
+  spoilerText: string;
 }
 
 export const MAX_IMAGES = 4;
@@ -84,6 +87,8 @@ export function emptyValues(zone: string): ComposeValues {
     deadlineDate: '',
     deadlineTime: '',
     parts: [],
+    visibility: '',
+    spoilerText: '',
   };
 }
 
@@ -119,6 +124,8 @@ export function readComposeForm(body: unknown, fallbackZone: string): { values: 
     deadlineDate: field(body, 'deadlineDate'),
     deadlineTime: field(body, 'deadlineTime'),
     parts: readParts(body),
+    visibility: MASTODON_VISIBILITIES.find((v) => v === field(body, 'visibility')) ?? '',
+    spoilerText: rawField(body, 'spoilerText').trim().slice(0, 1000),
   };
   return { values, action: parseAction(field(body, 'action')) };
 }
@@ -228,6 +235,24 @@ export interface ComposeAccount {
   name: string;
   provider: Provider;
   providerLabel: string;
+  /** Its public settings: a Mastodon account's limits are its instance's. */
+  config: Record<string, unknown>;
+}
+
+/**
+ * What a target of the API gets from the form: the account, and for a Mastodon account the
+ * visibility and content warning chosen (none when left as they are).
+ */
+export function targetOf(
+  account: Pick<ComposeAccount, 'id' | 'provider'>,
+  values: Pick<ComposeValues, 'visibility' | 'spoilerText'>,
+): { accountId: string; visibility?: MastodonVisibility; spoilerText?: string } {
+  if (account.provider !== 'mastodon') return { accountId: account.id };
+  return {
+    accountId: account.id,
+    ...(values.visibility !== '' ? { visibility: values.visibility } : {}),
+    ...(values.spoilerText !== '' ? { spoilerText: values.spoilerText } : {}),
+  };
 }
 
 export interface AccountPreview {
@@ -239,6 +264,11 @@ export interface AccountPreview {
   used: number;
   limit: number;
   unit: 'graphemes' | 'characters';
+  /** Mastodon: what every link counts as (and the link and content warning count too); null elsewhere. */
+  urlLength: number | null;
+  /** Mastodon: the content warning shown before the text, and who sees it (null: the account's default). */
+  spoilerText: string | null;
+  visibility: MastodonVisibility | null;
   over: number;
   /** "12 / 300 characters", "301 / 300 characters: 1 too many": what the live counter says too. */
   counter: string;
@@ -287,9 +317,11 @@ export function previewFor(
   media: readonly MediaRuleInfo[],
   partMedia: (id: string) => MediaRuleInfo | undefined = () => undefined,
 ): AccountPreview {
-  const limits = PLATFORM_LIMITS[account.provider];
-  const used = measureText(values.text, limits.textUnit);
+  const limits = limitsFor(account.provider, account.config);
+  const mastodon = account.provider === 'mastodon';
+  const spoilerText = mastodon && values.spoilerText !== '' ? values.spoilerText : null;
   const link = values.link === '' ? null : values.link;
+  const used = measureFor(limits, values.text, link, spoilerText);
   const card = showsLinkCard(account.provider, media.length, values.link);
   // Bluesky puts the link in the text when it cannot be a card (with images); the others send it apart.
   const shown = (t: string, l: string | null, images: number) => postedText(account.provider, t, l, images);
@@ -298,10 +330,11 @@ export function previewFor(
     text: p.text,
     link: p.link === '' ? null : p.link,
     media: p.media.map(partMedia).filter((m): m is MediaRuleInfo => m !== undefined),
+    spoilerText,
   }));
-  const threadRefused = limits.threads || contents.length === 0 ? null : validateThreadForPlatform(account.provider, contents)[0];
+  const threadRefused = limits.threads || contents.length === 0 ? null : validateThreadForPlatform(account.provider, contents, limits)[0];
   const parts = contents.map((c, i): PartPreview => {
-    const partUsed = measureText(c.text, limits.textUnit);
+    const partUsed = measureFor(limits, c.text, c.link, spoilerText);
     return {
       number: i + 2,
       used: partUsed,
@@ -309,7 +342,7 @@ export function previewFor(
       over: Math.max(0, partUsed - limits.maxText),
       counter: counterText(partUsed, limits.maxText),
       text: shown(c.text, c.link, c.media.length),
-      problems: threadRefused === null ? validateForPlatform(account.provider, c) : [],
+      problems: threadRefused === null ? validateForPlatform(account.provider, c, limits) : [],
     };
   });
   return {
@@ -320,10 +353,13 @@ export function previewFor(
     used,
     limit: limits.maxText,
     unit: limits.textUnit,
+    urlLength: limits.charactersPerUrl,
+    spoilerText,
+    visibility: mastodon && values.visibility !== '' ? values.visibility : null,
     over: Math.max(0, used - limits.maxText),
     counter: counterText(used, limits.maxText),
     text,
-    problems: validateForPlatform(account.provider, { text: values.text, media, link }),
+    problems: validateForPlatform(account.provider, { text: values.text, media, link, spoilerText }, limits),
     card,
     parts,
     threadRefused: threadRefused ?? null,

@@ -5,7 +5,7 @@ import type { AccountView } from '../../accounts/account.types';
 import { ParseIdPipe } from '../../common/parse-id.pipe';
 import type { MediaInfo } from '../../media/media.types';
 import { MediaService } from '../../media/media.service';
-import { PLATFORM_LIMITS } from '../../posts/platform-rules';
+import { limitsFor } from '../../posts/platform-rules';
 import type { PostView } from '../../posts/post.types';
 import { CreatePostDto, MAX_THREAD_PARTS, UpdatePostDto } from '../../posts/posts.dto';
 import { LinkCard, LinkCardQuotaError, LinkCardService } from '../../posts/link-card.service';
@@ -30,10 +30,19 @@ import {
   previewFor,
   readComposeForm,
   showsLinkCard,
+  targetOf,
   threadOf,
   withAccountNames,
 } from './compose-form';
 import { isTimeZone, timeZones, wallTimeOf, zoneLabel } from '../../common/zoned-time';
+
+/** Who sees a Mastodon status, as the composer offers it (the API's `visibility` values). */
+const MASTODON_VISIBILITY_CHOICES = [
+  { value: 'public', label: 'Public: everyone, and the public timelines' },
+  { value: 'unlisted', label: 'Unlisted: everyone, not the public timelines' },
+  { value: 'private', label: 'Followers only' },
+  { value: 'direct', label: 'Mentioned accounts only' },
+];
 
 /** The browser's time zone, as the page's script keeps it (IANA name): the fallback when a form or link has none. */
 export const ZONE_COOKIE = 'herald_tz';
@@ -139,6 +148,9 @@ export class ComposeController {
       deadlineDate: by.date,
       deadlineTime: by.time,
       parts: (post.thread ?? []).map((p) => ({ text: p.text, link: p.link ?? '', media: [...p.media] })),
+      // A draft's Mastodon targets carry the visibility and content warning chosen (a scheduled post's are fixed with its jobs).
+      visibility: post.draftTargets?.find((t) => t.visibility !== undefined)?.visibility ?? '',
+      spoilerText: post.draftTargets?.find((t) => t.spoilerText !== undefined)?.spoilerText ?? '',
     };
     await this.show(res, session, mode, values, {});
   }
@@ -268,7 +280,11 @@ export class ComposeController {
       media: values.media,
     };
     const thread = threadOf(values.parts);
-    const targets = values.accounts.map((accountId) => ({ accountId }));
+    const providers = new Map(accounts.map((a) => [a.id, a.provider]));
+    // A Mastodon account's target carries the visibility and content warning chosen for Mastodon.
+    const targets = values.accounts.map((accountId) =>
+      targetOf({ id: accountId, provider: providers.get(accountId) ?? 'webhook' }, values),
+    );
     let labels = values.accounts.map((id, i) => ({ label: `targets.${i}`, name: names.get(id) ?? 'an account' }));
     try {
       if (action.kind !== 'draft' && values.accounts.length === 0) throw new PageProblem('choose at least one account to publish to');
@@ -405,6 +421,7 @@ export class ComposeController {
       name: a.name,
       provider: a.provider,
       providerLabel: PROVIDER_LABELS[a.provider],
+      config: a.config,
       view: a,
     }));
     const chosenAccounts = composeAccounts.filter((a) => chosen.has(a.id));
@@ -439,9 +456,11 @@ export class ComposeController {
           providerLabel: a.providerLabel,
           provider: a.provider,
           checked: chosen.has(a.id),
-          limit: PLATFORM_LIMITS[a.provider].maxText,
-          unit: PLATFORM_LIMITS[a.provider].textUnit,
-          threads: PLATFORM_LIMITS[a.provider].threads,
+          // Each account's own limits: a Mastodon account's are its instance's.
+          limit: limitsFor(a.provider, a.config).maxText,
+          unit: limitsFor(a.provider, a.config).textUnit,
+          urlLength: limitsFor(a.provider, a.config).charactersPerUrl,
+          threads: limitsFor(a.provider, a.config).threads,
           needsPerson: a.view.status !== 'active',
           why:
             a.view.status === 'disabled'
@@ -473,6 +492,7 @@ export class ComposeController {
             name: pv.name,
             providerLabel: pv.providerLabel,
             unit: pv.unit,
+            urlLength: pv.urlLength,
             refused: pv.threadRefused !== null,
             ...pv.parts[i],
           })),
@@ -481,6 +501,12 @@ export class ComposeController {
         threadLabel: values.parts.length === 0 ? 'optional' : `${values.parts.length} further part${values.parts.length === 1 ? '' : 's'}`,
         canAddPart: values.parts.length < MAX_THREAD_PARTS,
         previews,
+        // The Mastodon settings are offered when a Mastodon account can be chosen (fixed with the jobs of a scheduled post).
+        mastodonOptions: mode.kind !== 'scheduled' && composeAccounts.some((a) => a.provider === 'mastodon'),
+        visibilities: [
+          { value: '', label: "the account's own default", selected: values.visibility === '' },
+          ...MASTODON_VISIBILITY_CHOICES.map((c) => ({ ...c, selected: values.visibility === c.value })),
+        ],
         card: extra.card ?? null,
         anyCard: previews.some((p) => p.card),
         zones: zoneOptions(values.zone),
