@@ -17,6 +17,7 @@ import { pollUntil } from './support/poll';
 import { startPds, TestBskyAccount, TestPdsHandle } from './support/pds';
 import { Receiver, startReceiver } from './support/receiver';
 import { bearer } from './support/config';
+import { FakeMastodon, startFakeMastodon } from './support/fake-mastodon';
 
 /**
  * The composer and the calendar in a real Chromium (issue 20), with the worker running, the real
@@ -40,11 +41,14 @@ describe('settings page: composer and calendar, in a browser', () => {
   let author: TestBskyAccount;
   let blog: string;
   let sky: string;
+  /** A Mastodon account on a loopback instance whose limit is 640 (test/support/fake-mastodon.ts). */
+  let mastodon: FakeMastodon;
+  let toot: string;
   /** What the first test scheduled: the post, the instant it chose, the edited text, the alt text. */
   const scheduled = { postId: '', at: new Date(0), text: '', alt: 'A red square: the Herald logo' };
 
   beforeAll(async () => {
-    [browser, pds, receiver] = await Promise.all([
+    [browser, pds, receiver, mastodon] = await Promise.all([
       launchBrowser(),
       startPds(),
       startReceiver((req) =>
@@ -56,11 +60,21 @@ describe('settings page: composer and calendar, in a browser', () => {
             }
           : 200,
       ),
+      startFakeMastodon(),
     ]);
+    mastodon.maxCharacters = 640;
     t = await bootPageApp({}, { engine: true });
     blog = (await createWebhookAccount(t, t.adminKey, receiver.urlFor('/hook'), { name: 'Company blog' })).id;
     author = await pds.createAccount('composer');
     sky = await connectBlueskyAccount(t, t.adminKey, author, pds.url, 'Herald on Bluesky');
+    toot = (
+      await t
+        .http()
+        .post('/v1/accounts')
+        .set(bearer(t.adminKey))
+        .send({ provider: 'mastodon', name: 'Toot', config: { instanceUrl: mastodon.url, accessToken: mastodon.issueToken() } })
+        .expect(201)
+    ).body.id as string;
     context = await browser.newContext({ viewport: DESKTOP, locale: 'en-GB', timezoneId: ZONE });
     page = await context.newPage();
     page.on('pageerror', (err) => {
@@ -72,7 +86,7 @@ describe('settings page: composer and calendar, in a browser', () => {
     await context?.close();
     await browser?.close();
     await t?.close();
-    await Promise.all([pds?.close(), receiver?.close()]);
+    await Promise.all([pds?.close(), receiver?.close(), mastodon?.close()]);
   });
 
   const visible = (l: Locator) => l.first().waitFor({ state: 'visible', timeout: 15_000 });
@@ -190,6 +204,21 @@ describe('settings page: composer and calendar, in a browser', () => {
     await text(page, 'Release notes, December');
     await text(page, 'Everything new in Herald');
     expect(receiver.requests.filter((r) => r.path === '/page')).toHaveLength(1);
+  });
+
+  it("counts a Mastodon account's text as its instance does while typing: its own limit, links as 23, the link and the content warning", async () => {
+    await page.goto(`${t.baseUrl}/settings/compose`);
+    await page.locator(`#acc-${toot}`).check();
+    await page.getByLabel('Text', { exact: true }).fill(`Read ${'https://example.com/notes/'.repeat(8)}`);
+    // "Read " and one long link: 5 + 23.
+    expect(await counter(page).allTextContents()).toEqual(['Toot (Mastodon): 28 / 640 characters']);
+    await page.getByLabel('Link (optional)').fill('https://example.com/more');
+    await page.getByLabel('Content warning (optional)').fill('Long read');
+    // The link on a paragraph of its own (2 + 23) and the content warning (9) count too.
+    expect(await counter(page).allTextContents()).toEqual(['Toot (Mastodon): 62 / 640 characters']);
+    await page.getByRole('button', { name: 'Preview', exact: true }).click();
+    await text(page, 'Content warning: Long read');
+    expect(await counter(page).allTextContents()).toEqual(['Toot (Mastodon): 62 / 640 characters']);
   });
 
   it('saves a draft (kept, never queued, listed on the calendar), then schedules it', async () => {
