@@ -16,6 +16,7 @@ import {
   MaxLength,
   registerDecorator,
   ValidateNested,
+  ValidationArguments,
   ValidationOptions,
 } from 'class-validator';
 
@@ -59,9 +60,19 @@ export class TargetDto {
   text?: string;
 }
 
-/** A thread's maximum number of further parts, and its minimum (docs/api.md "Threads"). */
+/**
+ * A thread's maximum number of further parts, and its minimum (docs/api.md "Threads"): 1 to 25
+ * further parts, a thread of 2 to 26 posts. A post with one reply is the most common thread.
+ */
 export const MAX_THREAD_PARTS = 25;
-export const MIN_THREAD_PARTS = 2;
+export const MIN_THREAD_PARTS = 1;
+
+/** The 400 for a thread of the wrong length, naming the rule and what was sent. */
+export const THREAD_LENGTH_MESSAGE = ({ value }: ValidationArguments): string => {
+  const n = Array.isArray(value) ? value.length : 0;
+  const hint = n === 0 ? ': a single post has no `thread` (PATCH takes null to drop one)' : '';
+  return `thread takes ${MIN_THREAD_PARTS} to ${MAX_THREAD_PARTS} further parts (a thread of ${MIN_THREAD_PARTS + 1} to ${MAX_THREAD_PARTS + 1} posts), this one has ${n}${hint}`;
+};
 
 @ApiSchema({ name: 'ThreadPart' })
 export class ThreadPartDto {
@@ -122,14 +133,14 @@ export class CreatePostDto {
     minItems: MIN_THREAD_PARTS,
     maxItems: MAX_THREAD_PARTS,
     description:
-      'further parts, in order, published after the first (`text`, `link`, `media` above): Bluesky replies each to the previous one, a webhook gets them all in one delivery; LinkedIn accounts refuse threads',
+      'further parts, in order, published after the first (`text`, `link`, `media` above): 1 to 25, a thread of 2 to 26 posts. Bluesky replies each to the previous one, a webhook gets them all in one delivery; LinkedIn accounts refuse threads',
   })
   @IsOptional()
   @ValidateNested({ each: true })
   @IsObject({ each: true, message: 'each thread part must be an object { text, link?, media? }' })
   @Type(() => ThreadPartDto)
-  @ArrayMaxSize(MAX_THREAD_PARTS, { message: `thread must have at most ${MAX_THREAD_PARTS} parts` })
-  @ArrayMinSize(MIN_THREAD_PARTS, { message: `thread must have at least ${MIN_THREAD_PARTS} parts (a single post needs no thread)` })
+  @ArrayMaxSize(MAX_THREAD_PARTS, { message: THREAD_LENGTH_MESSAGE })
+  @ArrayMinSize(MIN_THREAD_PARTS, { message: THREAD_LENGTH_MESSAGE })
   @IsArray()
   thread?: ThreadPartDto[];
 
@@ -231,14 +242,14 @@ export class UpdatePostDto {
     nullable: true,
     minItems: MIN_THREAD_PARTS,
     maxItems: MAX_THREAD_PARTS,
-    description: 'the whole thread again (it replaces the old one); null makes the post a single post',
+    description: 'the whole thread again, 1 to 25 further parts (it replaces the old one); null makes the post a single post',
   })
   @IsOptional()
   @ValidateNested({ each: true })
   @IsObject({ each: true, message: 'each thread part must be an object { text, link?, media? }' })
   @Type(() => ThreadPartDto)
-  @ArrayMaxSize(MAX_THREAD_PARTS, { message: `thread must have at most ${MAX_THREAD_PARTS} parts` })
-  @ArrayMinSize(MIN_THREAD_PARTS, { message: `thread must have at least ${MIN_THREAD_PARTS} parts (a single post needs no thread)` })
+  @ArrayMaxSize(MAX_THREAD_PARTS, { message: THREAD_LENGTH_MESSAGE })
+  @ArrayMinSize(MIN_THREAD_PARTS, { message: THREAD_LENGTH_MESSAGE })
   @IsArray()
   thread?: ThreadPartDto[] | null;
 

@@ -119,10 +119,12 @@ describe('the composer form', () => {
     expect(parseAction('part-sideways:1')).toEqual({ kind: 'none' });
   });
 
-  it("adds parts (the API's minimum of two at first, then one at a time, up to 25), moves and removes them", () => {
+  it('adds parts one at a time (a single post becomes a thread of two), up to 25, moves and removes them', () => {
     const p = (text: string) => ({ text, link: '', media: [] });
     const started = moveParts([], { kind: 'add-part' });
-    expect(started).toEqual([p(''), p('')]);
+    expect(started).toEqual([p('')]);
+    expect(threadOf(started)).toEqual([{ text: '' }]);
+    expect(moveParts([p('a')], { kind: 'add-part' })).toEqual([p('a'), p('')]);
     expect(moveParts([p('a'), p('b')], { kind: 'add-part' })).toEqual([p('a'), p('b'), p('')]);
     const full = Array.from({ length: 25 }, (_, i) => p(String(i)));
     expect(moveParts(full, { kind: 'add-part' })).toHaveLength(25);
@@ -131,6 +133,10 @@ describe('the composer form', () => {
     expect(moveParts([p('a'), p('b'), p('c')], { kind: 'part-down', index: 0 })).toEqual([p('b'), p('a'), p('c')]);
     expect(moveParts([p('a'), p('b'), p('c')], { kind: 'part-remove', index: 1 })).toEqual([p('a'), p('c')]);
     expect(moveParts([p('a')], { kind: 'part-remove', index: 7 })).toEqual([p('a')]);
+    // Removing the only further part makes the post a single post again.
+    const single = moveParts([p('a')], { kind: 'part-remove', index: 0 });
+    expect(single).toEqual([]);
+    expect(threadOf(single)).toBeNull();
     expect(threadOf([])).toBeNull();
     expect(threadOf([{ text: 'x', link: 'https://e.x/', media: [C] }, p('y')])).toEqual([
       { text: 'x', link: 'https://e.x/', media: [C] },

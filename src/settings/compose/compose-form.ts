@@ -164,15 +164,16 @@ export function moveMedia(media: readonly string[], action: ComposeAction): stri
 }
 
 /**
- * The thread after "add a part", "move up", "move down" or "remove". A post without a thread gets
- * the API's minimum of further parts at once (a thread has 2 to 25 besides the first), then one
- * more each time, up to the maximum.
+ * The thread after "add a part", "move up", "move down" or "remove". "Add a part" adds one further
+ * part, up to the maximum: on a single post it makes a thread of two (the API's minimum, 1 further
+ * part). Removing the last further part leaves none: the post is a single post again (`threadOf`
+ * gives null), never a thread the API would refuse.
  */
 export function moveParts(parts: readonly ComposePart[], action: ComposeAction): ComposePart[] {
   const list = parts.map((p) => ({ ...p, media: [...p.media] }));
   const empty = (): ComposePart => ({ text: '', link: '', media: [] });
   if (action.kind === 'add-part') {
-    const want = list.length === 0 ? MIN_THREAD_PARTS : list.length + 1;
+    const want = Math.max(MIN_THREAD_PARTS, list.length + 1);
     while (list.length < Math.min(want, MAX_THREAD_PARTS)) list.push(empty());
     return list;
   }

@@ -214,12 +214,14 @@ export class ComposeController {
         notes.push(
           action.kind === 'add-part'
             ? values.parts.length === before
-              ? 'A thread has at most 25 further parts.'
+              ? `A thread has at most ${MAX_THREAD_PARTS} further parts.`
               : before === 0
-                ? 'Thread started: parts 2 and 3 are below the text (a thread has 2 to 25 further parts).'
+                ? `Thread started: part 2 is below the text (a thread has 1 to ${MAX_THREAD_PARTS} further parts).`
                 : `Part ${values.parts.length + 1} added.`
             : action.kind === 'part-remove'
-              ? 'Part removed from the thread (nothing is saved until you schedule or save it).'
+              ? values.parts.length === 0
+                ? 'Part removed: the post is a single post again (nothing is saved until you schedule or save it).'
+                : 'Part removed from the thread (nothing is saved until you schedule or save it).'
               : 'Parts reordered.',
         );
         await this.show(res, session, mode, values, { notes });
