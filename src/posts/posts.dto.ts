@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { PageQuery } from '../common/pagination';
+import { MAX_IMAGES_PER_POST, PLATFORM_LIMITS } from './platform-rules';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -43,6 +44,15 @@ function MaxJsonBytes(bytes: number, options?: ValidationOptions) {
       },
     });
 }
+
+/** The 400 for too many images: the API's cap is the most any platform takes (platform-rules.ts). */
+const MEDIA_COUNT_MESSAGE = ({ value }: ValidationArguments): string =>
+  `media has ${Array.isArray(value) ? value.length : 0} images; a post takes at most ${MAX_IMAGES_PER_POST} (the most any platform takes; each target's platform may take fewer)`;
+
+/** "bluesky 4, linkedin 20, webhook 4": each platform's images per post, for the OpenAPI document. */
+const IMAGES_BY_PLATFORM = Object.entries(PLATFORM_LIMITS)
+  .map(([provider, limits]) => `${provider} ${limits.maxImages}`)
+  .join(', ');
 
 const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true, require_tld: false, allow_underscores: true };
 
@@ -89,10 +99,14 @@ export class ThreadPartDto {
   @IsString()
   link?: string;
 
-  @ApiPropertyOptional({ type: [String], description: 'ids from POST /v1/media (each with its alt text)' })
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: MAX_IMAGES_PER_POST,
+    description: "ids from POST /v1/media (each with its alt text), as many as the targets' platforms take",
+  })
   @IsOptional()
   @IsUUID('all', { each: true, message: 'media must contain media ids (UUIDs)' })
-  @ArrayMaxSize(4)
+  @ArrayMaxSize(MAX_IMAGES_PER_POST, { message: MEDIA_COUNT_MESSAGE })
   @IsArray()
   media?: string[];
 }
@@ -121,10 +135,14 @@ export class CreatePostDto {
   @IsString()
   link?: string;
 
-  @ApiPropertyOptional({ type: [String], description: 'ids from POST /v1/media' })
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: MAX_IMAGES_PER_POST,
+    description: `ids from POST /v1/media, in the order they are shown; each target takes as many as its platform does (${IMAGES_BY_PLATFORM})`,
+  })
   @IsOptional()
   @IsUUID('all', { each: true, message: 'media must contain media ids (UUIDs)' })
-  @ArrayMaxSize(4)
+  @ArrayMaxSize(MAX_IMAGES_PER_POST, { message: MEDIA_COUNT_MESSAGE })
   @IsArray()
   media?: string[];
 
@@ -230,10 +248,10 @@ export class UpdatePostDto {
   @IsString()
   link?: string | null;
 
-  @ApiPropertyOptional({ type: [String] })
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_IMAGES_PER_POST })
   @IsOptional()
   @IsUUID('all', { each: true, message: 'media must contain media ids (UUIDs)' })
-  @ArrayMaxSize(4)
+  @ArrayMaxSize(MAX_IMAGES_PER_POST, { message: MEDIA_COUNT_MESSAGE })
   @IsArray()
   media?: string[];
 

@@ -1,6 +1,8 @@
 import {
   counterText,
+  imageLimit,
   instantsOf,
+  MAX_FORM_IMAGES,
   moveMedia,
   moveParts,
   parseAction,
@@ -93,6 +95,20 @@ describe('the composer form', () => {
         { label: 'targets.1', name: 'Blog' },
       ]),
     ).toBe('Herald on Bluesky (bluesky): text is 301 graphemes, the limit is 300; Blog (webhook): x');
+  });
+
+  it("offers as many images as the chosen accounts' platforms all take: LinkedIn alone 20, with Bluesky or a webhook 4", () => {
+    expect(imageLimit(['linkedin'])).toBe(20);
+    expect(imageLimit(['linkedin', 'linkedin'])).toBe(20);
+    expect(imageLimit(['linkedin', 'bluesky'])).toBe(4);
+    expect(imageLimit(['webhook', 'linkedin'])).toBe(4);
+    expect(imageLimit(['bluesky'])).toBe(4);
+    // No account chosen yet: the smallest limit there is.
+    expect(imageLimit([])).toBe(4);
+    // The form keeps up to the most any platform takes (a LinkedIn post's 20), and no more.
+    const ids = Array.from({ length: 25 }, (_, i) => `33333333-3333-4333-8333-${String(i).padStart(12, '0')}`);
+    expect(MAX_FORM_IMAGES).toBe(20);
+    expect(readComposeForm({ media: ids }, 'UTC').values.media).toEqual(ids.slice(0, 20));
   });
 
   it("reads a thread's parts in the form's order, keeps what each part had, and drops what is past the count or not an id", () => {
