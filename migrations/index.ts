@@ -20,6 +20,7 @@ import { InvitationInviters1765810000000 } from './1765810000000-invitation-invi
 import { LinkCardFetches1765870000000 } from './1765870000000-link-card-fetches';
 import { AccountConnectStates1765900000000 } from './1765900000000-account-connect-states';
 import { TablesByOwner1765910000000 } from './1765910000000-tables-by-owner';
+import { ThreadsOfTwo1765930000000 } from './1765930000000-threads-of-two';
 
 /** Every migration, in order. Listed explicitly so the build and the tests load the same set. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   LinkCardFetches1765870000000,
   AccountConnectStates1765900000000,
   TablesByOwner1765910000000,
+  ThreadsOfTwo1765930000000,
 ];

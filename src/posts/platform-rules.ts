@@ -1,4 +1,5 @@
 import { composeText } from '../connectors/bluesky/bluesky-post';
+import { LINKEDIN_MAX_IMAGES } from '../connectors/linkedin/linkedin-content';
 import type { Provider } from '../connectors/connector.interface';
 
 /** What the rules need to know about one image (a MediaInfo fits). */
@@ -35,14 +36,16 @@ export interface PlatformLimits {
 
 /**
  * One row per platform, from its documentation (limits listed in docs/api.md "Limits"):
- * - Bluesky: `app.bsky.feed.post` text ≤ 300 graphemes and ≤ 3,000 bytes; ≤ 4 images.
+ * - Bluesky: `app.bsky.feed.post` text ≤ 300 graphemes and ≤ 3,000 bytes; ≤ 4 images
+ *   (`app.bsky.embed.images`).
  * - LinkedIn: commentary ≤ 3,000 characters; images JPG, PNG, GIF under 36,152,320 pixels.
  *   "Characters" are counted as Unicode code points (what a person counts, and never less
  *   than LinkedIn's count if it counted UTF-16 units only for astral characters — we chose
  *   the reading that does not reject text a person sees as 3,000 characters). WebP is not a
- *   LinkedIn image type: the connector converts it, so it is accepted here.
- *   4 images at most: Herald's limit for every platform (docs/api.md), below LinkedIn's own.
- * - Webhook: Herald's generic 10,000 characters (the DTO checks it too), ≤ 4 images.
+ *   LinkedIn image type: the connector converts it, so it is accepted here. Up to 20 images:
+ *   one is a single-image post, 2 to 20 a multi-image post (linkedin-content.ts).
+ * - Webhook: Herald's generic 10,000 characters (the DTO checks it too), ≤ 4 images: the limit
+ *   webhooks have always had, which receivers may rely on; no platform reason to change it.
  */
 export const PLATFORM_LIMITS: Record<Provider, PlatformLimits> = {
   bluesky: { maxText: 300, textUnit: 'graphemes', maxTextBytes: 3000, maxImages: 4, imageTypes: null, maxPixels: null, threads: true },
@@ -50,13 +53,20 @@ export const PLATFORM_LIMITS: Record<Provider, PlatformLimits> = {
     maxText: 3000,
     textUnit: 'characters',
     maxTextBytes: null,
-    maxImages: 4,
+    maxImages: LINKEDIN_MAX_IMAGES,
     imageTypes: null,
     maxPixels: 36_152_320,
     threads: false,
   },
   webhook: { maxText: 10_000, textUnit: 'characters', maxTextBytes: null, maxImages: 4, imageTypes: null, maxPixels: null, threads: true },
 };
+
+/**
+ * The most images any platform takes in one post (LinkedIn's 20): the API's own cap on `media`
+ * before the platforms' rules, which then refuse a post per target (`targets.0 (bluesky): 5
+ * images attached, the limit is 4`).
+ */
+export const MAX_IMAGES_PER_POST = Math.max(...Object.values(PLATFORM_LIMITS).map((l) => l.maxImages));
 
 /**
  * Why LinkedIn refuses a thread at intake rather than publishing it some other way: its Posts API
