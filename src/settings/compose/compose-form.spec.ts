@@ -1,6 +1,8 @@
 import {
   counterText,
+  imageLimit,
   instantsOf,
+  MAX_FORM_IMAGES,
   moveMedia,
   moveParts,
   parseAction,
@@ -127,6 +129,20 @@ describe('the composer form', () => {
     ).toBe('Herald on Bluesky (bluesky): text is 301 graphemes, the limit is 300; Blog (webhook): x');
   });
 
+  it("offers as many images as the chosen accounts' platforms all take: LinkedIn alone 20, with Bluesky or a webhook 4", () => {
+    expect(imageLimit(['linkedin'])).toBe(20);
+    expect(imageLimit(['linkedin', 'linkedin'])).toBe(20);
+    expect(imageLimit(['linkedin', 'bluesky'])).toBe(4);
+    expect(imageLimit(['webhook', 'linkedin'])).toBe(4);
+    expect(imageLimit(['bluesky'])).toBe(4);
+    // No account chosen yet: the smallest limit there is.
+    expect(imageLimit([])).toBe(4);
+    // The form keeps up to the most any platform takes (a LinkedIn post's 20), and no more.
+    const ids = Array.from({ length: 25 }, (_, i) => `33333333-3333-4333-8333-${String(i).padStart(12, '0')}`);
+    expect(MAX_FORM_IMAGES).toBe(20);
+    expect(readComposeForm({ media: ids }, 'UTC').values.media).toEqual(ids.slice(0, 20));
+  });
+
   it("reads a thread's parts in the form's order, keeps what each part had, and drops what is past the count or not an id", () => {
     const { values, action } = readComposeForm(
       {
@@ -151,10 +167,12 @@ describe('the composer form', () => {
     expect(parseAction('part-sideways:1')).toEqual({ kind: 'none' });
   });
 
-  it("adds parts (the API's minimum of two at first, then one at a time, up to 25), moves and removes them", () => {
+  it('adds parts one at a time (a single post becomes a thread of two), up to 25, moves and removes them', () => {
     const p = (text: string) => ({ text, link: '', media: [] });
     const started = moveParts([], { kind: 'add-part' });
-    expect(started).toEqual([p(''), p('')]);
+    expect(started).toEqual([p('')]);
+    expect(threadOf(started)).toEqual([{ text: '' }]);
+    expect(moveParts([p('a')], { kind: 'add-part' })).toEqual([p('a'), p('')]);
     expect(moveParts([p('a'), p('b')], { kind: 'add-part' })).toEqual([p('a'), p('b'), p('')]);
     const full = Array.from({ length: 25 }, (_, i) => p(String(i)));
     expect(moveParts(full, { kind: 'add-part' })).toHaveLength(25);
@@ -163,6 +181,10 @@ describe('the composer form', () => {
     expect(moveParts([p('a'), p('b'), p('c')], { kind: 'part-down', index: 0 })).toEqual([p('b'), p('a'), p('c')]);
     expect(moveParts([p('a'), p('b'), p('c')], { kind: 'part-remove', index: 1 })).toEqual([p('a'), p('c')]);
     expect(moveParts([p('a')], { kind: 'part-remove', index: 7 })).toEqual([p('a')]);
+    // Removing the only further part makes the post a single post again.
+    const single = moveParts([p('a')], { kind: 'part-remove', index: 0 });
+    expect(single).toEqual([]);
+    expect(threadOf(single)).toBeNull();
     expect(threadOf([])).toBeNull();
     expect(threadOf([{ text: 'x', link: 'https://e.x/', media: [C] }, p('y')])).toEqual([
       { text: 'x', link: 'https://e.x/', media: [C] },

@@ -1,7 +1,9 @@
 import { MASTODON_VISIBILITIES, type MastodonVisibility, type Provider } from '../../vocabulary/vocabulary';
 import {
   limitsFor,
+  MAX_IMAGES_PER_POST,
   measureFor,
+  PLATFORM_LIMITS,
   postedText,
   validateForPlatform,
   validateThreadForPlatform,
@@ -70,7 +72,18 @@ export interface ComposeValues {
   spoilerText: string;
 }
 
-export const MAX_IMAGES = 4;
+/** The most images the form keeps: the most any platform takes (the page offers `imageLimit`). */
+export const MAX_FORM_IMAGES = MAX_IMAGES_PER_POST;
+
+/**
+ * How many images the composer lets a person add to a post for accounts of these platforms: the
+ * smallest of their limits (a post to Bluesky and LinkedIn takes 4, to LinkedIn alone 20), and
+ * with no account chosen yet the smallest of every platform's. Pure.
+ */
+export function imageLimit(providers: readonly Provider[]): number {
+  const chosen = providers.length > 0 ? providers : (Object.keys(PLATFORM_LIMITS) as Provider[]);
+  return Math.min(...chosen.map((p) => PLATFORM_LIMITS[p].maxImages));
+}
 
 export function emptyValues(zone: string): ComposeValues {
   return {
@@ -100,7 +113,7 @@ export function readComposeForm(body: unknown, fallbackZone: string): { values: 
         .filter(isUuid)
         .map((id) => id.toLowerCase()),
     ),
-  ].slice(0, MAX_IMAGES);
+  ].slice(0, MAX_FORM_IMAGES);
   const alts: Record<string, string> = {};
   for (const id of media) alts[id] = rawField(body, `alt_${id}`).trim().slice(0, 2000);
   const zone = field(body, 'zone');
@@ -142,7 +155,7 @@ function readParts(body: unknown): ComposePart[] {
           .filter(isUuid)
           .map((id) => id.toLowerCase()),
       ),
-    ].slice(0, MAX_IMAGES),
+    ].slice(0, MAX_FORM_IMAGES),
   }));
 }
 
@@ -171,15 +184,16 @@ export function moveMedia(media: readonly string[], action: ComposeAction): stri
 }
 
 /**
- * The thread after "add a part", "move up", "move down" or "remove". A post without a thread gets
- * the API's minimum of further parts at once (a thread has 2 to 25 besides the first), then one
- * more each time, up to the maximum.
+ * The thread after "add a part", "move up", "move down" or "remove". "Add a part" adds one further
+ * part, up to the maximum: on a single post it makes a thread of two (the API's minimum, 1 further
+ * part). Removing the last further part leaves none: the post is a single post again (`threadOf`
+ * gives null), never a thread the API would refuse.
  */
 export function moveParts(parts: readonly ComposePart[], action: ComposeAction): ComposePart[] {
   const list = parts.map((p) => ({ ...p, media: [...p.media] }));
   const empty = (): ComposePart => ({ text: '', link: '', media: [] });
   if (action.kind === 'add-part') {
-    const want = list.length === 0 ? MIN_THREAD_PARTS : list.length + 1;
+    const want = Math.max(MIN_THREAD_PARTS, list.length + 1);
     while (list.length < Math.min(want, MAX_THREAD_PARTS)) list.push(empty());
     return list;
   }

@@ -12,8 +12,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * Down refuses while Mastodon accounts exist (their jobs keep them from being deleted, and the old
  * CHECK cannot hold them): remove them first.
  */
-export class Mastodon1765920000000 implements MigrationInterface {
-  name = 'Mastodon1765920000000';
+export class Mastodon1765940000000 implements MigrationInterface {
+  name = 'Mastodon1765940000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE accounts DROP CONSTRAINT accounts_provider_check`);
