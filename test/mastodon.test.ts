@@ -339,6 +339,28 @@ describe('Mastodon connector', () => {
       expectChain(all, job);
     });
 
+    it('a post with two images and a thread of two posts is published once; the answer of part 2 is lost, past the window, and the retry still makes no duplicate', async () => {
+      const { id } = await connect();
+      fake.idempotencyWindowMs = 0;
+      try {
+        const a = await uploadImage(t, key, await makeImage('png', 20, 20), 'first image');
+        const b = await uploadImage(t, key, await makeImage('webp', 20, 20), 'second image');
+        fake.fail('statuses', { apply: 'answer' }, { apply: 'drop' });
+        const first = text('Two-post thread');
+        const job = await publish(id, { text: first, media: [a, b], thread: [{ text: 'The reply, its answer lost' }] });
+        expect(job.status).toBe('succeeded');
+        expect(job.attempts).toHaveLength(2);
+        const root = fake.posted(first);
+        expect(root).toHaveLength(1);
+        expect(root[0].mediaIds.map((m) => fake.media.get(m)!.description)).toEqual(['first image', 'second image']);
+        const replies = fake.statuses.filter((s) => s.inReplyToId === root[0].id);
+        expect(replies).toHaveLength(1);
+        expect(job.parts!.map((p) => p.remoteId)).toEqual([root[0].id, replies[0].id]);
+      } finally {
+        fake.idempotencyWindowMs = 60 * 60_000;
+      }
+    });
+
     it('within the window, a retry whose look cannot reach back that far is saved by the Idempotency-Key', async () => {
       const { id } = await connect();
       // Part 2 is applied and its answer lost; then the account posts 200 statuses elsewhere, so
