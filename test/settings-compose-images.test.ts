@@ -53,7 +53,7 @@ describe('settings page: images per post in the composer', () => {
     const none = await send([], []);
     expect(none.text).toContain('Images (0 of 4)');
     expect(none.text).toContain(
-      "Each platform takes its own number of images per post (Bluesky 4, LinkedIn 20, Blog webhook 4): a post takes as many as the smallest of its accounts'.",
+      "Each platform takes its own number of images per post (Bluesky 4, LinkedIn 20, Mastodon 4, Blog webhook 4): a post takes as many as the smallest of its accounts'.",
     );
 
     const linkedinOnly = await send([linkedin], five);

@@ -45,7 +45,7 @@ const MASTODON_VISIBILITY_CHOICES = [
   { value: 'direct', label: 'Mentioned accounts only' },
 ];
 
-/** Each platform's images per post, as the composer says it: "Bluesky 4, LinkedIn 20, Blog webhook 4". */
+/** Each platform's images per post, as the composer says it: "Bluesky 4, LinkedIn 20, Mastodon 4, Blog webhook 4". */
 const IMAGES_HINT = `Each platform takes its own number of images per post (${(Object.keys(PLATFORM_LIMITS) as Provider[])
   .map((p) => `${PROVIDER_LABELS[p]} ${PLATFORM_LIMITS[p].maxImages}`)
   .join(', ')}): a post takes as many as the smallest of its accounts'.`;
