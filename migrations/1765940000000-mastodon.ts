@@ -22,9 +22,10 @@ export class Mastodon1765940000000 implements MigrationInterface {
       ALTER TABLE accounts ADD CONSTRAINT accounts_provider_check
         CHECK (provider IN ('bluesky', 'linkedin', 'mastodon', 'webhook'))`);
     // A Mastodon account knows its instance: the address its connector calls (an origin string).
+    // coalesce: a config without the key gives NULL, which a CHECK would let through.
     await q.query(`
       ALTER TABLE accounts ADD CONSTRAINT accounts_mastodon_instance
-        CHECK (provider <> 'mastodon' OR jsonb_typeof(config->'instanceUrl') = 'string')`);
+        CHECK (provider <> 'mastodon' OR coalesce(jsonb_typeof(config->'instanceUrl') = 'string', false))`);
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -4,6 +4,7 @@ import { bearer } from './support/config';
 import { bootEngine, createPost, waitForJob } from './support/engine';
 import { FakeMastodon, FakeStatus, startFakeMastodon } from './support/fake-mastodon';
 import { makeImage, uploadImage } from './support/media';
+import { withClient } from './support/database';
 import { pollUntil } from './support/poll';
 import { loggedInAgent } from './support/settings-http';
 
@@ -125,6 +126,16 @@ describe('Mastodon connector', () => {
       expect(res.body.message).not.toContain(bad);
       const after = (await t.http().get('/v1/accounts?limit=200').set(bearer(key)).expect(200)).body.data.length as number;
       expect(after).toBe(before);
+    });
+
+    it('the database holds the rules: the provider is one Herald knows, and a Mastodon account names its instance', async () => {
+      const { id } = await connect();
+      await withClient(t.databaseUrl, async (db) => {
+        await expect(db.query(`UPDATE accounts SET config = config - 'instanceUrl' WHERE id = $1`, [id])).rejects.toThrow(
+          /accounts_mastodon_instance/,
+        );
+        await expect(db.query(`UPDATE accounts SET provider = 'threads' WHERE id = $1`, [id])).rejects.toThrow(/accounts_provider_check/);
+      });
     });
 
     it('refuses an instance address with a path, and unknown fields, naming them', async () => {
