@@ -433,6 +433,81 @@ describe('Mastodon connector', () => {
     });
   });
 
+  describe('a target keeps its visibility and content warning', () => {
+    it('through a draft, its scheduling and an edit of the scheduled post', async () => {
+      const { id } = await connect();
+      const draft = await t
+        .http()
+        .post('/v1/posts')
+        .set(bearer(key))
+        .send({ text: text('Draft toot'), status: 'draft', targets: [{ accountId: id, visibility: 'private', spoilerText: 'Work talk' }] })
+        .expect(201);
+      expect(draft.body.draftTargets).toEqual([{ accountId: id, visibility: 'private', spoilerText: 'Work talk' }]);
+      const later = new Date(Date.now() + 3_600_000).toISOString();
+      const scheduled = await t
+        .http()
+        .patch(`/v1/posts/${draft.body.id}`)
+        .set(bearer(key))
+        .send({ status: 'scheduled', scheduledAt: later })
+        .expect(200);
+      await t
+        .http()
+        .patch(`/v1/posts/${draft.body.id}`)
+        .set(bearer(key))
+        .send({ text: text('Edited toot') })
+        .expect(200);
+      const rows = await withClient(t.databaseUrl, (db) =>
+        db.query<{ payload: { text: string; mastodon?: unknown } }>('SELECT payload FROM job_payloads WHERE id = $1', [
+          scheduled.body.jobs[0].id,
+        ]),
+      );
+      expect(rows.rows[0].payload.text).toMatch(/^Edited toot/);
+      expect(rows.rows[0].payload.mastodon).toEqual({ visibility: 'private', spoilerText: 'Work talk' });
+      // The content warning counts on an edit too: 495 + 9 characters is over 500.
+      const over = await t
+        .http()
+        .patch(`/v1/posts/${draft.body.id}`)
+        .set(bearer(key))
+        .send({ text: 'e'.repeat(495) });
+      expect(over.status).toBe(400);
+      expect(over.body.message).toMatch(
+        /text is 504 characters as the instance counts them \(every link as 23, the content warning included\)/,
+      );
+    });
+
+    it('through the dead-letter queue: an edit is checked against the instance, and the requeued status keeps them', async () => {
+      const { id } = await connect();
+      fake.maxCharacters = 100;
+      let jobId: string;
+      try {
+        const dead = await publish(id, { text: text('d'.repeat(150)) }, finished, { visibility: 'unlisted', spoilerText: 'Long' });
+        expect(dead).toMatchObject({ status: 'dead', deadReason: 'permanent' });
+        jobId = dead.id;
+        // The edit is checked as the intake checks: against the limit Herald knows for the instance.
+        const tooLong = await t
+          .http()
+          .patch(`/v1/dlq/${jobId}`)
+          .set(bearer(key))
+          .send({ text: 'e'.repeat(500) });
+        expect(tooLong.status).toBe(400);
+        expect(tooLong.body.message).toMatch(/mastodon: text is 504 characters as the instance counts them .*the limit is 500/);
+        await t
+          .http()
+          .patch(`/v1/dlq/${jobId}`)
+          .set(bearer(key))
+          .send({ text: text('Shorter now') })
+          .expect(200);
+        await t.http().post(`/v1/dlq/${jobId}/requeue`).set(bearer(key)).send({}).expect(200);
+        const done = await waitForJob<Job>(t, key, jobId, (j) => j.status === 'succeeded');
+        const status = fake.statuses.find((x) => x.id === done.remoteId)!;
+        expect(status).toMatchObject({ visibility: 'unlisted', spoilerText: 'Long' });
+        expect(status.text).toMatch(/^Shorter now/);
+      } finally {
+        fake.maxCharacters = 500;
+      }
+    });
+  });
+
   describe('outcomes', () => {
     it("422 is permanent and shows the instance's message", async () => {
       const { id } = await connect();
