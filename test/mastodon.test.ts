@@ -613,6 +613,27 @@ describe('Mastodon connector', () => {
       }
     });
 
+    it('reconnects an account that needs re-authentication with a new token for the same instance, and its waiting post goes out', async () => {
+      const { id, token } = await connect();
+      fake.revoke(token);
+      const job = await publish(id, { text: text('waits for a person') }, (j) => j.status === 'paused');
+      const { agent, csrf } = await loggedInAgent(t);
+      const form = await agent.get(`/settings/accounts/${id}/reconnect`).expect(200);
+      expect(form.text).toContain(`value="${fake.url}"`);
+      const refused = await agent
+        .post(`/settings/accounts/${id}/reconnect`)
+        .type('form')
+        .send({ _csrf: csrf, instanceUrl: fake.url, accessToken: token });
+      expect(refused.status).toBe(400);
+      expect(refused.text).toMatch(/refused the access token/);
+      const saved = await agent
+        .post(`/settings/accounts/${id}/reconnect`)
+        .type('form')
+        .send({ _csrf: csrf, instanceUrl: fake.url, accessToken: fake.issueToken() });
+      expect(saved.status).toBe(303);
+      await waitForJob<Job>(t, key, job.id, (j) => j.status === 'succeeded');
+    });
+
     it("counts in the composer with the instance's limit, links as 23 and the content warning, and posts with the visibility chosen", async () => {
       // An instance of 640 characters, which Herald reads when the account is connected.
       fake.maxCharacters = 640;
