@@ -122,8 +122,9 @@ export default defineConfig(
     languageOptions: { globals: { module: 'writable', require: 'readonly', __dirname: 'readonly', process: 'readonly' } },
   },
   {
-    // Node scripts of the repository (CommonJS, so the unit tests can require them too).
-    files: ['scripts/**/*.js'],
+    // Node scripts of the repository (CommonJS, so the unit tests can require them too), and
+    // jest's configuration files (CommonJS, which jest loads as they are).
+    files: ['scripts/**/*.js', 'jest*.config.js'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {

@@ -20,8 +20,9 @@ import { InvitationInviters1765810000000 } from './1765810000000-invitation-invi
 import { LinkCardFetches1765870000000 } from './1765870000000-link-card-fetches';
 import { AccountConnectStates1765900000000 } from './1765900000000-account-connect-states';
 import { TablesByOwner1765910000000 } from './1765910000000-tables-by-owner';
-import { Mastodon1765920000000 } from './1765920000000-mastodon';
-import { MastodonOAuth1765940000000 } from './1765940000000-mastodon-oauth';
+import { ThreadsOfTwo1765930000000 } from './1765930000000-threads-of-two';
+import { Mastodon1765940000000 } from './1765940000000-mastodon';
+import { MastodonOAuth1765950000000 } from './1765950000000-mastodon-oauth';
 
 /** Every migration, in order. Listed explicitly so the build and the tests load the same set. */
 export const MIGRATIONS = [
@@ -47,6 +48,7 @@ export const MIGRATIONS = [
   LinkCardFetches1765870000000,
   AccountConnectStates1765900000000,
   TablesByOwner1765910000000,
-  Mastodon1765920000000,
-  MastodonOAuth1765940000000,
+  ThreadsOfTwo1765930000000,
+  Mastodon1765940000000,
+  MastodonOAuth1765950000000,
 ];

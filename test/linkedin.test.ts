@@ -177,6 +177,148 @@ describe('LinkedIn connector', () => {
     expect(fromLittleText(post.body.commentary as string)).toMatch(/\n\nhttps:\/\/example\.com\/x$/);
   });
 
+  /** `n` distinct images (each its own width) uploaded to Herald, with their bytes and alt text. */
+  async function images(n: number, label: string): Promise<{ id: string; bytes: Buffer; alt: string }[]> {
+    const out: { id: string; bytes: Buffer; alt: string }[] = [];
+    for (let i = 0; i < n; i++) {
+      const bytes = await makeImage('png', 20 + i, 12);
+      const alt = `${label} ${i + 1} of ${n}`;
+      out.push({ id: await uploadImage(t, key, bytes, alt), bytes, alt });
+    }
+    return out;
+  }
+
+  /** The post's multiImage as LinkedIn stored it: each image's alt text and the bytes uploaded for it. */
+  function multiImage(urn: string | null): { altText: string; bytes: Buffer }[] {
+    const post = fake.posts.find((p) => p.urn === urn)!;
+    const content = post.body.content as { multiImage: { images: { id: string; altText: string }[] } };
+    return content.multiImage.images.map((i) => ({ altText: i.altText, bytes: fake.images.get(i.id)!.bytes! }));
+  }
+
+  it('publishes 2 images and 20 images as multi-image posts: in the post order, each with its alt text and its own upload', async () => {
+    const id = await account();
+    for (const n of [2, 20]) {
+      const given = await images(n, 'photo');
+      const uploadsBefore = fake.calls('initializeUpload').length;
+      const job = await publish(id, { text: text(`${n} photos`), media: given.map((g) => g.id) }, finished);
+      expect(job.status).toBe('succeeded');
+      expect(job.attempts).toHaveLength(1);
+      expect(fake.calls('initializeUpload').length - uploadsBefore).toBe(n);
+      const posted = multiImage(job.remoteId);
+      expect(posted.map((p) => p.altText)).toEqual(given.map((g) => g.alt));
+      expect(posted.every((p, i) => p.bytes.equals(given[i].bytes))).toBe(true);
+    }
+  });
+
+  it('refuses 21 images at intake with a 400 naming the limit, and writes nothing; past intake, the connector uploads none', async () => {
+    const id = await account();
+    const given = await images(21, 'too many');
+    const count = () =>
+      withClient(t.databaseUrl, async (db) => (await db.query('SELECT count(*)::int AS n FROM posts')).rows[0].n as number);
+    const before = await count();
+    const res = await t
+      .http()
+      .post('/v1/posts')
+      .set(bearer(key))
+      .send({ text: text('21 photos'), media: given.map((g) => g.id), targets: [{ accountId: id }] });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe(
+      "media has 21 images; a post takes at most 20 (the most any platform takes; each target's platform may take fewer)",
+    );
+    expect(await count()).toBe(before);
+    // Twenty of them go.
+    const ok = await t
+      .http()
+      .post('/v1/posts')
+      .set(bearer(key))
+      .send({ text: text('20 photos'), media: given.slice(0, 20).map((g) => g.id), targets: [{ accountId: id }], status: 'draft' });
+    expect(ok.status).toBe(201);
+
+    // A payload that never went through intake (none does; a bug could) is poison before any upload.
+    const stored: DeliveryAccount = {
+      id: randomUUID(),
+      workspaceId: randomUUID(),
+      name: 'past intake',
+      config: { authorUrn: fake.authorUrn, tokenExpiresAt: null, hasRefreshToken: false },
+      credentials: { accessToken: fake.issueToken(), refreshToken: null, expiresAt: null },
+    };
+    const job = deliveryJob(text('21 photos, past intake'));
+    const media = Array.from({ length: 21 }, () => ({
+      id: randomUUID(),
+      alt: 'a photo',
+      mimeType: 'image/png',
+      width: 20,
+      height: 12,
+      byteSize: 3,
+      url: 'http://127.0.0.1:9/unused',
+      read: () => Promise.reject(new Error('no image may be read')),
+    }));
+    const uploadsBefore = fake.calls('initializeUpload').length;
+    const outcome = await t.app
+      .get(LinkedInConnector)
+      .deliver({ ...job, payload: { ...job.payload, media: media.map((m) => m.id) }, media }, stored, new AbortController().signal);
+    expect(outcome).toMatchObject({ errorClass: 'poison', message: 'LinkedIn takes at most 20 images per post (this one has 21)' });
+    expect(fake.calls('initializeUpload').length).toBe(uploadsBefore);
+  });
+
+  it('a retry after a failed create uploads the images again, as it does for one image, and publishes one multi-image post', async () => {
+    const id = await account();
+    const given = await images(3, 'retried');
+    const uploadsBefore = fake.calls('initializeUpload').length;
+    fake.fail('posts', { status: 500, body: { message: 'Internal Server Error', status: 500 } });
+    const body = text('three photos, second try');
+    const job = await publish(id, { text: body, media: given.map((g) => g.id) }, finished);
+    expect(job.status).toBe('succeeded');
+    expect(job.attempts.map((a) => [a.httpStatus, a.errorClass])).toEqual([
+      [500, 'transient'],
+      [201, 'success'],
+    ]);
+    // Each attempt uploaded the three images (LinkedIn's image URNs are not kept between attempts).
+    expect(fake.calls('initializeUpload').length - uploadsBefore).toBe(6);
+    expect(fake.posts.filter((p) => fromLittleText(p.body.commentary as string) === body)).toHaveLength(1);
+    expect(multiImage(job.remoteId).map((p) => p.altText)).toEqual(given.map((g) => g.alt));
+  });
+
+  it('the fake checks multiImage as LinkedIn documents it: 2 to 20 image URNs, each uploaded by the author', async () => {
+    const token = fake.issueToken();
+    const upload = async (): Promise<string> => {
+      const init = await fetch(`${fake.url}/rest/images?action=initializeUpload`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'linkedin-version': NEWEST_LINKEDIN_VERSION, 'x-restli-protocol-version': '2.0.0' },
+        body: JSON.stringify({ initializeUploadRequest: { owner: fake.authorUrn } }),
+      });
+      const { value } = (await init.json()) as { value: { uploadUrl: string; image: string } };
+      await fetch(value.uploadUrl, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body: new Uint8Array([1, 2, 3]) });
+      return value.image;
+    };
+    const post = (content: unknown) =>
+      fetch(`${fake.url}/rest/posts`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'linkedin-version': NEWEST_LINKEDIN_VERSION, 'x-restli-protocol-version': '2.0.0' },
+        body: JSON.stringify({
+          author: fake.authorUrn,
+          commentary: text('fake check'),
+          visibility: 'PUBLIC',
+          distribution: { feedDistribution: 'MAIN_FEED', targetEntities: [], thirdPartyDistributionChannels: [] },
+          lifecycleState: 'PUBLISHED',
+          content,
+        }),
+      });
+    const ids = await Promise.all(Array.from({ length: 21 }, upload));
+    const images = (n: number) => ids.slice(0, n).map((id) => ({ id, altText: 'alt' }));
+    const refused = async (content: unknown, message: RegExp, status = 422) => {
+      const res = await post(content);
+      expect(res.status).toBe(status);
+      expect(((await res.json()) as { message: string }).message).toMatch(message);
+    };
+    await refused({ multiImage: { images: images(1) } }, /1 images, a multi-image post takes 2 to 20/);
+    await refused({ multiImage: { images: images(21) } }, /21 images, a multi-image post takes 2 to 20/);
+    await refused({ multiImage: { images: [...images(1), { id: 'urn:li:video:C5D1', altText: 'x' }] } }, /is not an image URN/);
+    await refused({ multiImage: { images: images(2) }, article: { source: 'https://example.com' } }, /exactly one content type/);
+    await refused({ multiImage: { images: [...images(1), { id: 'urn:li:image:C4Dnever', altText: 'x' }] } }, /has not been uploaded/, 400);
+    expect((await post({ multiImage: { images: images(20) } })).status).toBe(201);
+  });
+
   it('refreshes once after a 401 and succeeds, storing the new token for later attempts', async () => {
     const token = fake.issueToken();
     const id = await account({ accessToken: token, refreshToken: fake.issueRefreshToken() });

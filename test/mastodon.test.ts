@@ -1,8 +1,12 @@
+import { MastodonConnector } from '../src/connectors/mastodon/mastodon.connector';
 import { TestApp, bootTestApp } from './support/app';
 import { bearer } from './support/config';
 import { bootEngine, createPost, waitForJob } from './support/engine';
 import { FakeMastodon, FakeStatus, startFakeMastodon } from './support/fake-mastodon';
 import { makeImage, uploadImage } from './support/media';
+import { withClient } from './support/database';
+import { pollUntil } from './support/poll';
+import { loggedInAgent } from './support/settings-http';
 
 /**
  * The Mastodon connector through the real app (API, queue, worker) against a loopback instance
@@ -122,6 +126,16 @@ describe('Mastodon connector', () => {
       expect(res.body.message).not.toContain(bad);
       const after = (await t.http().get('/v1/accounts?limit=200').set(bearer(key)).expect(200)).body.data.length as number;
       expect(after).toBe(before);
+    });
+
+    it('the database holds the rules: the provider is one Herald knows, and a Mastodon account names its instance', async () => {
+      const { id } = await connect();
+      await withClient(t.databaseUrl, async (db) => {
+        await expect(db.query(`UPDATE accounts SET config = config - 'instanceUrl' WHERE id = $1`, [id])).rejects.toThrow(
+          /accounts_mastodon_instance/,
+        );
+        await expect(db.query(`UPDATE accounts SET provider = 'threads' WHERE id = $1`, [id])).rejects.toThrow(/accounts_provider_check/);
+      });
     });
 
     it('refuses an instance address with a path, and unknown fields, naming them', async () => {
@@ -336,6 +350,28 @@ describe('Mastodon connector', () => {
       expectChain(all, job);
     });
 
+    it('a post with two images and a thread of two posts is published once; the answer of part 2 is lost, past the window, and the retry still makes no duplicate', async () => {
+      const { id } = await connect();
+      fake.idempotencyWindowMs = 0;
+      try {
+        const a = await uploadImage(t, key, await makeImage('png', 20, 20), 'first image');
+        const b = await uploadImage(t, key, await makeImage('webp', 20, 20), 'second image');
+        fake.fail('statuses', { apply: 'answer' }, { apply: 'drop' });
+        const first = text('Two-post thread');
+        const job = await publish(id, { text: first, media: [a, b], thread: [{ text: 'The reply, its answer lost' }] });
+        expect(job.status).toBe('succeeded');
+        expect(job.attempts).toHaveLength(2);
+        const root = fake.posted(first);
+        expect(root).toHaveLength(1);
+        expect(root[0].mediaIds.map((m) => fake.media.get(m)!.description)).toEqual(['first image', 'second image']);
+        const replies = fake.statuses.filter((s) => s.inReplyToId === root[0].id);
+        expect(replies).toHaveLength(1);
+        expect(job.parts!.map((p) => p.remoteId)).toEqual([root[0].id, replies[0].id]);
+      } finally {
+        fake.idempotencyWindowMs = 60 * 60_000;
+      }
+    });
+
     it('within the window, a retry whose look cannot reach back that far is saved by the Idempotency-Key', async () => {
       const { id } = await connect();
       // Part 2 is applied and its answer lost; then the account posts 200 statuses elsewhere, so
@@ -393,6 +429,81 @@ describe('Mastodon connector', () => {
         expect(job.remoteId).toBe(fake.posted(body)[0].id);
       } finally {
         fake.idempotencyWindowMs = 60 * 60_000;
+      }
+    });
+  });
+
+  describe('a target keeps its visibility and content warning', () => {
+    it('through a draft, its scheduling and an edit of the scheduled post', async () => {
+      const { id } = await connect();
+      const draft = await t
+        .http()
+        .post('/v1/posts')
+        .set(bearer(key))
+        .send({ text: text('Draft toot'), status: 'draft', targets: [{ accountId: id, visibility: 'private', spoilerText: 'Work talk' }] })
+        .expect(201);
+      expect(draft.body.draftTargets).toEqual([{ accountId: id, visibility: 'private', spoilerText: 'Work talk' }]);
+      const later = new Date(Date.now() + 3_600_000).toISOString();
+      const scheduled = await t
+        .http()
+        .patch(`/v1/posts/${draft.body.id}`)
+        .set(bearer(key))
+        .send({ status: 'scheduled', scheduledAt: later })
+        .expect(200);
+      await t
+        .http()
+        .patch(`/v1/posts/${draft.body.id}`)
+        .set(bearer(key))
+        .send({ text: text('Edited toot') })
+        .expect(200);
+      const rows = await withClient(t.databaseUrl, (db) =>
+        db.query<{ payload: { text: string; mastodon?: unknown } }>('SELECT payload FROM job_payloads WHERE id = $1', [
+          scheduled.body.jobs[0].id,
+        ]),
+      );
+      expect(rows.rows[0].payload.text).toMatch(/^Edited toot/);
+      expect(rows.rows[0].payload.mastodon).toEqual({ visibility: 'private', spoilerText: 'Work talk' });
+      // The content warning counts on an edit too: 495 + 9 characters is over 500.
+      const over = await t
+        .http()
+        .patch(`/v1/posts/${draft.body.id}`)
+        .set(bearer(key))
+        .send({ text: 'e'.repeat(495) });
+      expect(over.status).toBe(400);
+      expect(over.body.message).toMatch(
+        /text is 504 characters as the instance counts them \(every link as 23, the content warning included\)/,
+      );
+    });
+
+    it('through the dead-letter queue: an edit is checked against the instance, and the requeued status keeps them', async () => {
+      const { id } = await connect();
+      fake.maxCharacters = 100;
+      let jobId: string;
+      try {
+        const dead = await publish(id, { text: text('d'.repeat(150)) }, finished, { visibility: 'unlisted', spoilerText: 'Long' });
+        expect(dead).toMatchObject({ status: 'dead', deadReason: 'permanent' });
+        jobId = dead.id;
+        // The edit is checked as the intake checks: against the limit Herald knows for the instance.
+        const tooLong = await t
+          .http()
+          .patch(`/v1/dlq/${jobId}`)
+          .set(bearer(key))
+          .send({ text: 'e'.repeat(500) });
+        expect(tooLong.status).toBe(400);
+        expect(tooLong.body.message).toMatch(/mastodon: text is 504 characters as the instance counts them .*the limit is 500/);
+        await t
+          .http()
+          .patch(`/v1/dlq/${jobId}`)
+          .set(bearer(key))
+          .send({ text: text('Shorter now') })
+          .expect(200);
+        await t.http().post(`/v1/dlq/${jobId}/requeue`).set(bearer(key)).send({}).expect(200);
+        const done = await waitForJob<Job>(t, key, jobId, (j) => j.status === 'succeeded');
+        const status = fake.statuses.find((x) => x.id === done.remoteId)!;
+        expect(status).toMatchObject({ visibility: 'unlisted', spoilerText: 'Long' });
+        expect(status.text).toMatch(/^Shorter now/);
+      } finally {
+        fake.maxCharacters = 500;
       }
     });
   });
@@ -462,6 +573,101 @@ describe('Mastodon connector', () => {
     });
   });
 
+  describe('the settings page', () => {
+    const undo: (() => void)[] = [];
+    const afterThis = (fn: () => void) => undo.push(fn);
+    afterEach(() => undo.splice(0).forEach((fn) => fn()));
+
+    it('connects an account by pasted token: a refused token is said and saves nothing; the card shows the handle and the instance limit', async () => {
+      const { agent, csrf } = await loggedInAgent(t);
+      const form = await agent.get('/settings/accounts/connect/mastodon').expect(200);
+      expect(form.text).toContain('Connect a Mastodon account');
+      const count = async () => ((await t.http().get('/v1/accounts?limit=200').set(bearer(key))).body.data as unknown[]).length;
+      const before = await count();
+
+      const refused = await agent
+        .post('/settings/accounts/connect/mastodon')
+        .type('form')
+        .send({ _csrf: csrf, instanceUrl: fake.url, accessToken: 'mstdn-not-a-token', name: '' });
+      expect(refused.status).toBe(400);
+      expect(refused.text).toMatch(/could not be checked, so nothing was saved: 127\.0\.0\.1:\d+ refused the access token/);
+      expect(refused.text).not.toContain('mstdn-not-a-token');
+      expect(await count()).toBe(before);
+
+      fake.maxCharacters = 640;
+      try {
+        const saved = await agent
+          .post('/settings/accounts/connect/mastodon')
+          .type('form')
+          .send({ _csrf: csrf, instanceUrl: fake.url, accessToken: fake.issueToken(), name: '' });
+        expect(saved.status).toBe(303);
+        expect(await count()).toBe(before + 1);
+        const page = await agent.get('/settings/accounts').expect(200);
+        const card = page.text.slice(page.text.lastIndexOf('<li class="card"'));
+        expect(card).toContain('<h2 id="account-');
+        expect(card).toContain('Ada Lovelace');
+        expect(card).toContain(`@ada@${fake.host}`);
+        expect(card).toContain('640 characters a status (links count as 23), 4 images: the instance&#x27;s own limits');
+      } finally {
+        fake.maxCharacters = 500;
+      }
+    });
+
+    it('reconnects an account that needs re-authentication with a new token for the same instance, and its waiting post goes out', async () => {
+      const { id, token } = await connect();
+      fake.revoke(token);
+      const job = await publish(id, { text: text('waits for a person') }, (j) => j.status === 'paused');
+      const { agent, csrf } = await loggedInAgent(t);
+      const form = await agent.get(`/settings/accounts/${id}/reconnect`).expect(200);
+      expect(form.text).toContain(`value="${fake.url}"`);
+      const refused = await agent
+        .post(`/settings/accounts/${id}/reconnect`)
+        .type('form')
+        .send({ _csrf: csrf, instanceUrl: fake.url, accessToken: token });
+      expect(refused.status).toBe(400);
+      expect(refused.text).toMatch(/refused the access token/);
+      const saved = await agent
+        .post(`/settings/accounts/${id}/reconnect`)
+        .type('form')
+        .send({ _csrf: csrf, instanceUrl: fake.url, accessToken: fake.issueToken() });
+      expect(saved.status).toBe(303);
+      await waitForJob<Job>(t, key, job.id, (j) => j.status === 'succeeded');
+    });
+
+    it("counts in the composer with the instance's limit, links as 23 and the content warning, and posts with the visibility chosen", async () => {
+      // An instance of 640 characters, which Herald reads when the account is connected.
+      fake.maxCharacters = 640;
+      afterThis(() => (fake.maxCharacters = 500));
+      const { id } = await connect(undefined, `Composer toot ${++n}`);
+      const { agent, csrf } = await loggedInAgent(t);
+      const compose = await agent.get('/settings/compose').expect(200);
+      expect(compose.text).toMatch(new RegExp(`value="${id}"[^>]*data-limit="640" data-unit="graphemes" data-url-length="23"`));
+      expect(compose.text).toContain('<legend>Mastodon</legend>');
+
+      const body = `${'a'.repeat(600)} https://example.com/${'x'.repeat(100)}`;
+      const preview = await agent
+        .post('/settings/compose')
+        .type('form')
+        .send({ _csrf: csrf, text: body, accounts: id, spoilerText: 'Heads up', visibility: 'private', action: 'preview' })
+        .expect(200);
+      // 600 + 1 + 23, and the 8 characters of the content warning.
+      expect(preview.text).toContain('632 / 640 characters');
+      expect(preview.text).toContain('<strong>Content warning:</strong> Heads up');
+
+      const now = await agent
+        .post('/settings/compose')
+        .type('form')
+        .send({ _csrf: csrf, text: body, accounts: id, spoilerText: 'Heads up', visibility: 'private', action: 'now' });
+      expect(now.status).toBe(303);
+      const status = await pollUntil(
+        'the status on the instance',
+        () => fake.posted('a'.repeat(600)),
+        (found) => found.length > 0,
+      );
+      expect(status[0]).toMatchObject({ visibility: 'private', spoilerText: 'Heads up' });
+    });
+  });
+
   describe('SSRF: instance addresses are chosen by users', () => {
     it('refuses an instance on a private address unless HERALD_ALLOW_PRIVATE_URLS; the instance never hears from Herald', async () => {
       const strict = await bootTestApp({ config: { allowPrivateUrls: false } });
@@ -478,6 +684,35 @@ describe('Mastodon connector', () => {
       } finally {
         await strict.close();
       }
+    });
+
+    it('checks again at connect time: an account saved while private addresses were allowed is refused once they are not', async () => {
+      const connector = new MastodonConnector({ ...t.config, allowPrivateUrls: false });
+      const before = fake.requests.length;
+      const account = {
+        id: 'a',
+        workspaceId: 'w',
+        name: 'Saved earlier',
+        config: { instanceUrl: fake.url, accountId: fake.accountId, username: 'ada' },
+        credentials: { accessToken: fake.issueToken() },
+      };
+      const job = {
+        id: 'j',
+        postId: 'p',
+        accountId: 'a',
+        workspaceId: 'w',
+        idempotencyKey: 'k',
+        attemptNumber: 1,
+        payload: { text: 'never sent', title: null, link: null, media: [], metadata: null, scheduledAt: new Date().toISOString() },
+        media: [],
+        previousAttempt: null,
+      };
+      const outcome = await connector.deliver(job, account, new AbortController().signal);
+      expect(outcome).toMatchObject({ errorClass: 'permanent', networkError: 'blocked_address' });
+      expect(outcome.message).toMatch(/loopback.*HERALD_ALLOW_PRIVATE_URLS=true/);
+      const verified = await connector.verify(account);
+      expect(verified.ok).toBe(false);
+      expect(fake.requests.length).toBe(before);
     });
   });
 });

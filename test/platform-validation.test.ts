@@ -82,11 +82,20 @@ describe('platform validation at intake', () => {
     expect((await post({ text: 'pic', media: [media], targets: [{ accountId: webhook }, { accountId: linkedin }] })).status).toBe(201);
   });
 
-  it('allows at most 4 images', async () => {
+  it("takes as many images as each target's platform: 5 are refused for Bluesky and a webhook by name, and go to LinkedIn (up to 20)", async () => {
     const ids = await Promise.all([1, 2, 3, 4, 5].map(async () => uploadImage(t, t.adminKey, await makeImage('png'))));
-    const res = await post({ text: 'many', media: ids, targets: [{ accountId: bluesky }] });
+    const before = await postCount();
+    const res = await post({ text: 'many', media: ids, targets: [{ accountId: bluesky }, { accountId: linkedin }] });
     expect(res.status).toBe(400);
-    expect(res.body.message).toMatch(/media must contain no more than 4 elements/);
+    expect(res.body.message).toBe('targets.0 (bluesky): 5 images attached, the limit is 4');
+    const hook = await post({ text: 'many', media: ids, targets: [{ accountId: linkedin }, { accountId: webhook }] });
+    expect(hook.status).toBe(400);
+    expect(hook.body.message).toBe('targets.1 (webhook): 5 images attached, the limit is 4');
+    expect(await postCount()).toBe(before);
+    expect((await post({ text: 'many', media: ids, targets: [{ accountId: linkedin }] })).status).toBe(201);
+    expect((await post({ text: 'four', media: ids.slice(0, 4), targets: [{ accountId: bluesky }, { accountId: linkedin }] })).status).toBe(
+      201,
+    );
   });
 
   it('re-checks the limits when a post is edited', async () => {

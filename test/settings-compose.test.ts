@@ -17,6 +17,7 @@ import { pollUntil } from './support/poll';
 import { startPds, TestBskyAccount, TestPdsHandle } from './support/pds';
 import { Receiver, startReceiver } from './support/receiver';
 import { bearer } from './support/config';
+import { FakeMastodon, startFakeMastodon } from './support/fake-mastodon';
 
 /**
  * The composer and the calendar in a real Chromium (issue 20), with the worker running, the real
@@ -40,11 +41,14 @@ describe('settings page: composer and calendar, in a browser', () => {
   let author: TestBskyAccount;
   let blog: string;
   let sky: string;
+  /** A Mastodon account on a loopback instance whose limit is 640 (test/support/fake-mastodon.ts). */
+  let mastodon: FakeMastodon;
+  let toot: string;
   /** What the first test scheduled: the post, the instant it chose, the edited text, the alt text. */
   const scheduled = { postId: '', at: new Date(0), text: '', alt: 'A red square: the Herald logo' };
 
   beforeAll(async () => {
-    [browser, pds, receiver] = await Promise.all([
+    [browser, pds, receiver, mastodon] = await Promise.all([
       launchBrowser(),
       startPds(),
       startReceiver((req) =>
@@ -56,11 +60,21 @@ describe('settings page: composer and calendar, in a browser', () => {
             }
           : 200,
       ),
+      startFakeMastodon(),
     ]);
+    mastodon.maxCharacters = 640;
     t = await bootPageApp({}, { engine: true });
     blog = (await createWebhookAccount(t, t.adminKey, receiver.urlFor('/hook'), { name: 'Company blog' })).id;
     author = await pds.createAccount('composer');
     sky = await connectBlueskyAccount(t, t.adminKey, author, pds.url, 'Herald on Bluesky');
+    toot = (
+      await t
+        .http()
+        .post('/v1/accounts')
+        .set(bearer(t.adminKey))
+        .send({ provider: 'mastodon', name: 'Toot', config: { instanceUrl: mastodon.url, accessToken: mastodon.issueToken() } })
+        .expect(201)
+    ).body.id as string;
     context = await browser.newContext({ viewport: DESKTOP, locale: 'en-GB', timezoneId: ZONE });
     page = await context.newPage();
     page.on('pageerror', (err) => {
@@ -72,7 +86,7 @@ describe('settings page: composer and calendar, in a browser', () => {
     await context?.close();
     await browser?.close();
     await t?.close();
-    await Promise.all([pds?.close(), receiver?.close()]);
+    await Promise.all([pds?.close(), receiver?.close(), mastodon?.close()]);
   });
 
   const visible = (l: Locator) => l.first().waitFor({ state: 'visible', timeout: 15_000 });
@@ -192,6 +206,21 @@ describe('settings page: composer and calendar, in a browser', () => {
     expect(receiver.requests.filter((r) => r.path === '/page')).toHaveLength(1);
   });
 
+  it("counts a Mastodon account's text as its instance does while typing: its own limit, links as 23, the link and the content warning", async () => {
+    await page.goto(`${t.baseUrl}/settings/compose`);
+    await page.locator(`#acc-${toot}`).check();
+    await page.getByLabel('Text', { exact: true }).fill(`Read ${'https://example.com/notes/'.repeat(8)}`);
+    // "Read " and one long link: 5 + 23.
+    expect(await counter(page).allTextContents()).toEqual(['Toot (Mastodon): 28 / 640 characters']);
+    await page.getByLabel('Link (optional)').fill('https://example.com/more');
+    await page.getByLabel('Content warning (optional)').fill('Long read');
+    // The link on a paragraph of its own (2 + 23) and the content warning (9) count too.
+    expect(await counter(page).allTextContents()).toEqual(['Toot (Mastodon): 62 / 640 characters']);
+    await page.getByRole('button', { name: 'Preview', exact: true }).click();
+    await text(page, 'Content warning: Long read');
+    expect(await counter(page).allTextContents()).toEqual(['Toot (Mastodon): 62 / 640 characters']);
+  });
+
   it('saves a draft (kept, never queued, listed on the calendar), then schedules it', async () => {
     await page.goto(`${t.baseUrl}/settings/compose`);
     await page.getByLabel('Text', { exact: true }).fill('A draft for next week');
@@ -216,20 +245,31 @@ describe('settings page: composer and calendar, in a browser', () => {
     expect(wallTimeOf(new Date(now.scheduledAt), ZONE)).toEqual({ date: later.date, time: '10:30' });
   });
 
-  it('writes a thread on the page: parts added, reordered and removed, each with its counter; kept as a draft, then published to a Bluesky account as replies and to the blog in one delivery', async () => {
+  it('writes a thread of two on the page: "Make it a thread" adds one part, removing it makes a single post again; parts added, reordered and removed, each with its counter; kept as a draft, then published to a Bluesky account as a post and its reply and to the blog in one delivery', async () => {
     const threader = await pds.createAccount('threader');
     const threads = await connectBlueskyAccount(t, t.adminKey, threader, pds.url, 'Threads on Bluesky');
     const partCounters = (i: number) => page.locator(`#counters-part-${i} li`);
 
     await page.goto(`${t.baseUrl}/settings/compose`);
-    await page.getByLabel('Text', { exact: true }).fill('A thread in three parts 🧵');
+    await page.getByLabel('Text', { exact: true }).fill('A thread of two 🧵');
     await page.locator(`#acc-${threads}`).check();
     await page.getByLabel(/Company blog/).check();
     await page.getByRole('button', { name: 'Make it a thread' }).click();
-    await text(page, 'Thread started: parts 2 and 3 are below the text');
+    await text(page, 'Thread started: part 2 is below the text');
+    // One further part: a thread of two.
+    expect(await page.getByLabel('Part 2', { exact: true }).count()).toBe(1);
+    expect(await page.getByLabel('Part 3', { exact: true }).count()).toBe(0);
     // What was typed and chosen survives the round trip.
-    expect(await page.getByLabel('Text', { exact: true }).inputValue()).toBe('A thread in three parts 🧵');
+    expect(await page.getByLabel('Text', { exact: true }).inputValue()).toBe('A thread of two 🧵');
     expect(await page.locator(`#acc-${threads}`).isChecked()).toBe(true);
+
+    // Removing the only further part makes the post a single post again.
+    await page.getByRole('button', { name: 'Remove part 2' }).click();
+    await text(page, 'Part removed: the post is a single post again');
+    expect(await page.getByLabel('Part 2', { exact: true }).count()).toBe(0);
+    await visible(page.getByRole('group', { name: 'Thread (optional)' }));
+    await page.getByRole('button', { name: 'Make it a thread' }).click();
+    await text(page, 'Thread started: part 2 is below the text');
 
     await page.getByLabel('Part 2', { exact: true }).fill(`Part two ${family}`);
     // Each part's own counter, counted as each chosen platform counts, as the person types.
@@ -237,36 +277,34 @@ describe('settings page: composer and calendar, in a browser', () => {
       `Company blog (Blog webhook): ${[...`Part two ${family}`].length} / 10000 characters`,
       'Threads on Bluesky (Bluesky): 10 / 300 characters',
     ]);
-    await page.getByLabel('Part 3', { exact: true }).fill('To be removed');
     await page.getByRole('button', { name: 'Add a part' }).click();
-    await text(page, 'Part 4 added.');
-    await page.getByLabel('Part 4', { exact: true }).fill('Part three, moved up');
-    await page.getByRole('button', { name: 'Move part 4 up' }).click();
+    await text(page, 'Part 3 added.');
+    await page.getByLabel('Part 3', { exact: true }).fill('To be removed');
+    await page.getByRole('button', { name: 'Move part 3 up' }).click();
     await text(page, 'Parts reordered.');
-    expect(await page.getByLabel('Part 3', { exact: true }).inputValue()).toBe('Part three, moved up');
-    expect(await page.getByLabel('Part 4', { exact: true }).inputValue()).toBe('To be removed');
-    await page.getByRole('button', { name: 'Remove part 4' }).click();
+    expect(await page.getByLabel('Part 2', { exact: true }).inputValue()).toBe('To be removed');
+    expect(await page.getByLabel('Part 3', { exact: true }).inputValue()).toBe(`Part two ${family}`);
+    await page.getByRole('button', { name: 'Remove part 2' }).click();
     await text(page, 'Part removed from the thread');
-    expect(await page.getByLabel('Part 4', { exact: true }).count()).toBe(0);
+    expect(await page.getByLabel('Part 3', { exact: true }).count()).toBe(0);
+    expect(await page.getByLabel('Part 2', { exact: true }).inputValue()).toBe(`Part two ${family}`);
+    await visible(page.getByRole('group', { name: 'Thread (1 further part)' }));
     // The server's counters agree with the script's after the round trip.
-    expect((await partCounters(1).allTextContents()).sort()).toEqual([
-      'Company blog (Blog webhook): 20 / 10000 characters',
-      'Threads on Bluesky (Bluesky): 20 / 300 characters',
+    expect((await partCounters(0).allTextContents()).sort()).toEqual([
+      `Company blog (Blog webhook): ${[...`Part two ${family}`].length} / 10000 characters`,
+      'Threads on Bluesky (Bluesky): 10 / 300 characters',
     ]);
     expect(await criticalViolations(page)).toEqual([]);
     await screenshot(page, 'settings-compose-thread.png');
 
-    // Kept as a draft, with its thread; opened again, it shows the parts as saved.
+    // Kept as a draft, with its thread; opened again, it shows the part as saved.
     await page.getByRole('button', { name: 'Save as draft' }).click();
     await text(page, 'Saved as a draft');
     const id = /\/settings\/posts\/([0-9a-f-]{36})\/edit$/.exec(page.url())?.[1] ?? '';
     const draft = (await t.http().get(`/v1/posts/${id}`).set(bearer(t.adminKey)).expect(200)).body;
     expect(draft.status).toBe('draft');
-    expect(draft.thread).toEqual([
-      { text: `Part two ${family}`, link: null, media: [] },
-      { text: 'Part three, moved up', link: null, media: [] },
-    ]);
-    expect(await page.getByLabel('Part 3', { exact: true }).inputValue()).toBe('Part three, moved up');
+    expect(draft.thread).toEqual([{ text: `Part two ${family}`, link: null, media: [] }]);
+    expect(await page.getByLabel('Part 2', { exact: true }).inputValue()).toBe(`Part two ${family}`);
 
     await page.getByRole('button', { name: 'Publish now' }).click();
     await text(page, 'Saved: publishing now to 2 accounts.');
@@ -276,27 +314,23 @@ describe('settings page: composer and calendar, in a browser', () => {
       async () =>
         (await pds.network.pds.getClient().com.atproto.repo.listRecords({ repo: threader.did, collection: 'app.bsky.feed.post' })).data
           .records as unknown as { uri: string; value: { text: string; reply?: Reply } }[],
-      (r) => r.length >= 3,
+      (r) => r.length >= 2,
       60_000,
       200,
     );
     const byText = (s: string) => records.find((r) => r.value.text === s)!;
-    const [one, two, three] = ['A thread in three parts 🧵', `Part two ${family}`, 'Part three, moved up'].map(byText);
-    expect(records).toHaveLength(3);
+    const [one, two] = ['A thread of two 🧵', `Part two ${family}`].map(byText);
+    expect(records).toHaveLength(2);
     expect(one.value.reply).toBeUndefined();
     expect(two.value.reply).toMatchObject({ root: { uri: one.uri }, parent: { uri: one.uri } });
-    expect(three.value.reply).toMatchObject({ root: { uri: one.uri }, parent: { uri: two.uri } });
     const hook = await pollUntil(
       'the blog to get the thread',
-      () => receiver.requests.find((r) => r.path === '/hook' && r.body.includes('A thread in three parts')),
+      () => receiver.requests.find((r) => r.path === '/hook' && r.body.includes('A thread of two')),
       (r) => r !== undefined,
       60_000,
       200,
     );
-    expect((JSON.parse(hook!.body).data.thread as { text: string }[]).map((p) => p.text)).toEqual([
-      `Part two ${family}`,
-      'Part three, moved up',
-    ]);
+    expect((JSON.parse(hook!.body).data.thread as { text: string }[]).map((p) => p.text)).toEqual([`Part two ${family}`]);
     expect(receiver.requests.some((r) => r.body.includes('To be removed'))).toBe(false);
   }, 180_000);
 

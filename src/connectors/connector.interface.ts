@@ -43,7 +43,7 @@ export interface JobPayload {
   media: string[];
   metadata: Record<string, unknown> | null;
   scheduledAt: string;
-  /** The thread's further parts (2–25), after the first part above; absent for a single post. */
+  /** The thread's further parts (1–25: a thread of 2 to 26 posts), after the first part above; absent for a single post. */
   thread?: ThreadPart[];
   /** A Mastodon target's own settings (POST /v1/posts `targets[].visibility`, `spoilerText`); absent: none given. */
   mastodon?: MastodonOptions;

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ACCOUNT_STATUSES } from '../accounts/account-view.dto';
 import type { AccountStatus } from '../account-state/account-state';
-import type { JobPayload } from '../connectors/connector.interface';
+import { MASTODON_VISIBILITIES, type JobPayload, type MastodonOptions, type MastodonVisibility } from '../connectors/connector.interface';
 import { AttemptDto, JobDto } from '../jobs/job-view.dto';
 import { ThreadPartViewDto } from '../posts/post-view.dto';
 import type { BulkRequeueResult, SkippedJob } from './dead-letter.service';
@@ -43,6 +43,21 @@ export class DlqEntryDto extends JobDto implements DlqEntryView {
   account!: DlqAccountDto;
 }
 
+@ApiSchema({ name: 'MastodonOptions' })
+export class MastodonOptionsDto implements MastodonOptions {
+  @ApiProperty({
+    type: String,
+    enum: MASTODON_VISIBILITIES,
+    enumName: 'MastodonVisibility',
+    nullable: true,
+    description: "who sees the status; null: the account's own default",
+  })
+  visibility!: MastodonVisibility | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'the content warning; null: none' })
+  spoilerText!: string | null;
+}
+
 @ApiSchema({ name: 'JobPayload' })
 export class JobPayloadDto implements JobPayload {
   @ApiProperty()
@@ -65,6 +80,13 @@ export class JobPayloadDto implements JobPayload {
 
   @ApiPropertyOptional({ type: [ThreadPartViewDto], description: "a thread's further parts, in order; absent for a single post" })
   thread?: ThreadPartViewDto[];
+
+  @ApiPropertyOptional({
+    type: MastodonOptionsDto,
+    description:
+      "a Mastodon target's visibility and content warning (POST /v1/posts targets[].visibility, spoilerText); absent when it set none",
+  })
+  mastodon?: MastodonOptionsDto;
 }
 
 const AUDIT_ACTIONS: readonly AuditAction[] = ['edit', 'requeue', 'discard'];

@@ -130,6 +130,17 @@ describe('applyEdit on a thread', () => {
     }
   });
 
+  it('edits the one further part of a thread of two, and names the only index there is when another is given', () => {
+    const two = payload({ thread: [{ text: 'Two', link: null, media: [] }] });
+    const { next, after } = applyEdit(two, { thread: [{ index: 0, text: 'Two, fixed' }] }, published(1));
+    expect(next.thread).toEqual([{ text: 'Two, fixed', link: null, media: [] }]);
+    expect(after).toEqual({ thread: next.thread });
+    expect(() => applyEdit(two, { thread: [{ index: 1, text: 'x' }] })).toThrow(
+      'thread.0.index: there is no part 1 (the thread has one further part, 0)',
+    );
+    expect(() => applyEdit(two, { thread: [{ index: 0, text: 'x' }] }, published(2))).toThrow(/part 2 \(thread\.0\) is already published/);
+  });
+
   it('refuses a thread edit of a single post', () => {
     expect(() => applyEdit(payload(), { thread: [{ index: 0, text: 'x' }] })).toThrow(/this job publishes a single post/);
   });

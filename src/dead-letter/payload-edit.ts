@@ -44,7 +44,9 @@ function applyThreadEdit(
   const seen = new Set<number>();
   edits.forEach((e, i) => {
     if (!Number.isInteger(e.index) || e.index < 0 || e.index >= current.length) {
-      throw invalidInput(`thread.${i}.index: there is no part ${e.index} (the thread's further parts are 0 to ${current.length - 1})`);
+      const range =
+        current.length === 1 ? 'the thread has one further part, 0' : `the thread's further parts are 0 to ${current.length - 1}`;
+      throw invalidInput(`thread.${i}.index: there is no part ${e.index} (${range})`);
     }
     if (seen.has(e.index)) throw invalidInput(`thread.${i}.index: part ${e.index} is edited twice`);
     seen.add(e.index);

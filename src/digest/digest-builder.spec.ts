@@ -71,6 +71,28 @@ describe('digest subject', () => {
 });
 
 describe('digest content', () => {
+  it('names each account with its platform, Mastodon included', () => {
+    const toot = account({
+      id: 'm1',
+      name: 'Ada',
+      provider: 'mastodon',
+      status: 'needs_reauth',
+      statusReason: 'the instance refused the token',
+    });
+    const f = facts({
+      accounts: [account(), toot],
+      activity: [{ accountId: 'm1', accountName: 'Ada', provider: 'mastodon', published: 2, failedAttempts: 1, newlyDead: 1 }],
+      deadJobs: [
+        deadJob(1, { accountId: 'm1', accountName: 'Ada', provider: 'mastodon', lastError: 'refused the status: Validation failed' }),
+      ],
+      deadTotal: 1,
+    });
+    const { text, html } = renderDigest(f, ctx);
+    expect(text).toContain('Ada (Mastodon)');
+    expect(text).not.toMatch(/\(mastodon\)/);
+    expect(html).toContain('Ada (Mastodon)');
+  });
+
   it('puts accounts that need a person first, then the accounts, then each dead job with its link, then the top errors', () => {
     const f = facts({
       accounts: [

@@ -95,10 +95,18 @@ describe('validateForPlatform: LinkedIn', () => {
 });
 
 describe('validateForPlatform: every platform', () => {
-  it.each(['bluesky', 'linkedin', 'webhook'] as const)('%s: requires alt text on each image and at most 4 images', (provider) => {
-    const media = [image(), image({ alt: '  ' }), image(), image(), image()];
+  it.each([
+    ['bluesky', 4],
+    ['linkedin', 20],
+    ['webhook', 4],
+  ] as const)('%s: requires alt text on each image and takes at most %i images', (provider, limit) => {
+    const images = (n: number) =>
+      Array.from({ length: n }, (_, i) => image({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}` }));
+    expect(validateForPlatform(provider, { text: 'hi', media: images(limit) })).toEqual([]);
+    const media = images(limit + 1);
+    media[1] = { ...media[1], alt: '  ' };
     const problems = validateForPlatform(provider, { text: 'hi', media });
-    expect(problems).toContain('5 images attached, the limit is 4');
+    expect(problems).toContain(`${limit + 1} images attached, the limit is ${limit}`);
     expect(problems).toContainEqual(expect.stringMatching(/^media\.1 \(.*\) has no alt text/));
     expect(problems).toHaveLength(2);
   });

@@ -1,4 +1,5 @@
 import { composeText } from '../connectors/bluesky/bluesky-post';
+import { LINKEDIN_MAX_IMAGES } from '../connectors/linkedin/linkedin-content';
 import type { Provider } from '../connectors/connector.interface';
 import { limitsOf } from '../connectors/mastodon/mastodon-config';
 import { countStatus, DEFAULT_CHARACTERS_PER_URL, statusText } from '../connectors/mastodon/mastodon-text';
@@ -46,16 +47,19 @@ export interface PlatformLimits {
 
 /**
  * One row per platform, from its documentation (limits listed in docs/api.md "Limits"):
- * - Bluesky: `app.bsky.feed.post` text ≤ 300 graphemes and ≤ 3,000 bytes; ≤ 4 images.
+ * - Bluesky: `app.bsky.feed.post` text ≤ 300 graphemes and ≤ 3,000 bytes; ≤ 4 images
+ *   (`app.bsky.embed.images`).
  * - LinkedIn: commentary ≤ 3,000 characters; images JPG, PNG, GIF under 36,152,320 pixels.
  *   "Characters" are counted as Unicode code points (what a person counts, and never less
  *   than LinkedIn's count if it counted UTF-16 units only for astral characters — we chose
  *   the reading that does not reject text a person sees as 3,000 characters). WebP is not a
- *   LinkedIn image type: the connector converts it, so it is accepted here.
- *   4 images at most: Herald's limit for every platform (docs/api.md), below LinkedIn's own.
+ *   LinkedIn image type: the connector converts it, so it is accepted here. Up to 20 images:
+ *   one is a single-image post, 2 to 20 a multi-image post (linkedin-content.ts).
  * - Mastodon: each instance's own `max_characters` (500 on most), links counted as 23, the
- *   content warning counted with the text (limitsFor, connectors/mastodon/mastodon-text.ts).
- * - Webhook: Herald's generic 10,000 characters (the DTO checks it too), ≤ 4 images.
+ *   content warning counted with the text (limitsFor, connectors/mastodon/mastodon-text.ts); at
+ *   most 4 images (the instance's `max_media_attachments`, never more than Herald's 4).
+ * - Webhook: Herald's generic 10,000 characters (the DTO checks it too), ≤ 4 images: the limit
+ *   webhooks have always had, which receivers may rely on; no platform reason to change it.
  */
 export const PLATFORM_LIMITS: Record<Provider, PlatformLimits> = {
   bluesky: {
@@ -73,7 +77,7 @@ export const PLATFORM_LIMITS: Record<Provider, PlatformLimits> = {
     maxText: 3000,
     textUnit: 'characters',
     maxTextBytes: null,
-    maxImages: 4,
+    maxImages: LINKEDIN_MAX_IMAGES,
     imageTypes: null,
     maxPixels: 36_152_320,
     threads: false,
@@ -138,6 +142,13 @@ export function limitsFor(provider: Provider, config?: Record<string, unknown> |
     limitSource: known && host ? `${host}'s own limit` : "Mastodon's usual limit: the instance's own is read when the account is checked",
   };
 }
+
+/**
+ * The most images any platform takes in one post (LinkedIn's 20): the API's own cap on `media`
+ * before the platforms' rules, which then refuse a post per target (`targets.0 (bluesky): 5
+ * images attached, the limit is 4`).
+ */
+export const MAX_IMAGES_PER_POST = Math.max(...Object.values(PLATFORM_LIMITS).map((l) => l.maxImages));
 
 /**
  * Why LinkedIn refuses a thread at intake rather than publishing it some other way: its Posts API

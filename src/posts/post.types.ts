@@ -10,7 +10,7 @@ export interface PostRow {
   link: string | null;
   media: string[];
   metadata: Record<string, unknown> | null;
-  /** The thread's further parts (2–25), or null for a single post. */
+  /** The thread's further parts (1–25: a thread of 2 to 26 posts), or null for a single post. */
   thread: ThreadPart[] | null;
   /** null for a draft (and only for a draft). */
   scheduledAt: Date | null;

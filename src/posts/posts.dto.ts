@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { PageQuery } from '../common/pagination';
 import { MASTODON_VISIBILITIES, type MastodonVisibility } from '../connectors/connector.interface';
+import { MAX_IMAGES_PER_POST, PLATFORM_LIMITS } from './platform-rules';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -17,6 +18,7 @@ import {
   MaxLength,
   registerDecorator,
   ValidateNested,
+  ValidationArguments,
   ValidationOptions,
 } from 'class-validator';
 
@@ -46,6 +48,15 @@ function MaxJsonBytes(bytes: number, options?: ValidationOptions) {
       },
     });
 }
+
+/** The 400 for too many images: the API's cap is the most any platform takes (platform-rules.ts). */
+const MEDIA_COUNT_MESSAGE = ({ value }: ValidationArguments): string =>
+  `media has ${Array.isArray(value) ? value.length : 0} images; a post takes at most ${MAX_IMAGES_PER_POST} (the most any platform takes; each target's platform may take fewer)`;
+
+/** "bluesky 4, linkedin 20, webhook 4": each platform's images per post, for the OpenAPI document. */
+const IMAGES_BY_PLATFORM = Object.entries(PLATFORM_LIMITS)
+  .map(([provider, limits]) => `${provider} ${limits.maxImages}`)
+  .join(', ');
 
 const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true, require_tld: false, allow_underscores: true };
 
@@ -86,9 +97,19 @@ export class TargetDto {
   spoilerText?: string;
 }
 
-/** A thread's maximum number of further parts, and its minimum (docs/api.md "Threads"). */
+/**
+ * A thread's maximum number of further parts, and its minimum (docs/api.md "Threads"): 1 to 25
+ * further parts, a thread of 2 to 26 posts. A post with one reply is the most common thread.
+ */
 export const MAX_THREAD_PARTS = 25;
-export const MIN_THREAD_PARTS = 2;
+export const MIN_THREAD_PARTS = 1;
+
+/** The 400 for a thread of the wrong length, naming the rule and what was sent. */
+export const THREAD_LENGTH_MESSAGE = ({ value }: ValidationArguments): string => {
+  const n = Array.isArray(value) ? value.length : 0;
+  const hint = n === 0 ? ': a single post has no `thread` (PATCH takes null to drop one)' : '';
+  return `thread takes ${MIN_THREAD_PARTS} to ${MAX_THREAD_PARTS} further parts (a thread of ${MIN_THREAD_PARTS + 1} to ${MAX_THREAD_PARTS + 1} posts), this one has ${n}${hint}`;
+};
 
 @ApiSchema({ name: 'ThreadPart' })
 export class ThreadPartDto {
@@ -105,10 +126,14 @@ export class ThreadPartDto {
   @IsString()
   link?: string;
 
-  @ApiPropertyOptional({ type: [String], description: 'ids from POST /v1/media (each with its alt text)' })
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: MAX_IMAGES_PER_POST,
+    description: "ids from POST /v1/media (each with its alt text), as many as the targets' platforms take",
+  })
   @IsOptional()
   @IsUUID('all', { each: true, message: 'media must contain media ids (UUIDs)' })
-  @ArrayMaxSize(4)
+  @ArrayMaxSize(MAX_IMAGES_PER_POST, { message: MEDIA_COUNT_MESSAGE })
   @IsArray()
   media?: string[];
 }
@@ -137,10 +162,14 @@ export class CreatePostDto {
   @IsString()
   link?: string;
 
-  @ApiPropertyOptional({ type: [String], description: 'ids from POST /v1/media' })
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: MAX_IMAGES_PER_POST,
+    description: `ids from POST /v1/media, in the order they are shown; each target takes as many as its platform does (${IMAGES_BY_PLATFORM})`,
+  })
   @IsOptional()
   @IsUUID('all', { each: true, message: 'media must contain media ids (UUIDs)' })
-  @ArrayMaxSize(4)
+  @ArrayMaxSize(MAX_IMAGES_PER_POST, { message: MEDIA_COUNT_MESSAGE })
   @IsArray()
   media?: string[];
 
@@ -149,14 +178,14 @@ export class CreatePostDto {
     minItems: MIN_THREAD_PARTS,
     maxItems: MAX_THREAD_PARTS,
     description:
-      'further parts, in order, published after the first (`text`, `link`, `media` above): Bluesky replies each to the previous one, a webhook gets them all in one delivery; LinkedIn accounts refuse threads',
+      'further parts, in order, published after the first (`text`, `link`, `media` above): 1 to 25, a thread of 2 to 26 posts. Bluesky replies each to the previous one, a webhook gets them all in one delivery; LinkedIn accounts refuse threads',
   })
   @IsOptional()
   @ValidateNested({ each: true })
   @IsObject({ each: true, message: 'each thread part must be an object { text, link?, media? }' })
   @Type(() => ThreadPartDto)
-  @ArrayMaxSize(MAX_THREAD_PARTS, { message: `thread must have at most ${MAX_THREAD_PARTS} parts` })
-  @ArrayMinSize(MIN_THREAD_PARTS, { message: `thread must have at least ${MIN_THREAD_PARTS} parts (a single post needs no thread)` })
+  @ArrayMaxSize(MAX_THREAD_PARTS, { message: THREAD_LENGTH_MESSAGE })
+  @ArrayMinSize(MIN_THREAD_PARTS, { message: THREAD_LENGTH_MESSAGE })
   @IsArray()
   thread?: ThreadPartDto[];
 
@@ -246,10 +275,10 @@ export class UpdatePostDto {
   @IsString()
   link?: string | null;
 
-  @ApiPropertyOptional({ type: [String] })
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_IMAGES_PER_POST })
   @IsOptional()
   @IsUUID('all', { each: true, message: 'media must contain media ids (UUIDs)' })
-  @ArrayMaxSize(4)
+  @ArrayMaxSize(MAX_IMAGES_PER_POST, { message: MEDIA_COUNT_MESSAGE })
   @IsArray()
   media?: string[];
 
@@ -258,14 +287,14 @@ export class UpdatePostDto {
     nullable: true,
     minItems: MIN_THREAD_PARTS,
     maxItems: MAX_THREAD_PARTS,
-    description: 'the whole thread again (it replaces the old one); null makes the post a single post',
+    description: 'the whole thread again, 1 to 25 further parts (it replaces the old one); null makes the post a single post',
   })
   @IsOptional()
   @ValidateNested({ each: true })
   @IsObject({ each: true, message: 'each thread part must be an object { text, link?, media? }' })
   @Type(() => ThreadPartDto)
-  @ArrayMaxSize(MAX_THREAD_PARTS, { message: `thread must have at most ${MAX_THREAD_PARTS} parts` })
-  @ArrayMinSize(MIN_THREAD_PARTS, { message: `thread must have at least ${MIN_THREAD_PARTS} parts (a single post needs no thread)` })
+  @ArrayMaxSize(MAX_THREAD_PARTS, { message: THREAD_LENGTH_MESSAGE })
+  @ArrayMinSize(MIN_THREAD_PARTS, { message: THREAD_LENGTH_MESSAGE })
   @IsArray()
   thread?: ThreadPartDto[] | null;
 

@@ -6,7 +6,7 @@ import { ERROR_CLASSES, PROVIDERS } from '../vocabulary/vocabulary';
 import { BulkRequeueDto, EditDeadJobDto, ListDlqQuery } from '../dead-letter/dead-letter.dto';
 import { DeadLetterService } from '../dead-letter/dead-letter.service';
 import type { DlqDetailView } from '../dead-letter/dead-letter.types';
-import { PLATFORM_LIMITS } from '../posts/platform-rules';
+import { limitsFor } from '../posts/platform-rules';
 import { Public } from '../workspaces/auth';
 import { AccountsPageService, PROVIDER_LABELS } from './accounts-page.service';
 import { asDto, personMessage } from './form-validation';
@@ -317,7 +317,9 @@ export class FailedPostsController {
     error?: string,
     status = 400,
   ): Promise<void> {
-    const limits = PLATFORM_LIMITS[job.provider];
+    // The account's own limits (a Mastodon instance's), when it still exists.
+    const account = (await this.accounts.all(session.auth.workspaceId)).find((a) => a.id === job.accountId);
+    const limits = limitsFor(job.provider, account?.config ?? null);
     await this.pages.render(
       res,
       'failed-post',
@@ -330,7 +332,13 @@ export class FailedPostsController {
         providerLabel: PROVIDER_LABELS[job.provider],
         limit: limits.maxText,
         unit: limits.textUnit,
-        unitLabel: limits.textUnit === 'graphemes' ? 'characters (graphemes)' : 'characters',
+        urlLength: limits.charactersPerUrl,
+        unitLabel:
+          limits.charactersPerUrl !== null
+            ? `characters as the instance counts them (links as ${limits.charactersPerUrl})`
+            : limits.textUnit === 'graphemes'
+              ? 'characters (graphemes)'
+              : 'characters',
         keyChanges: job.requeueIdempotencyKey !== job.idempotencyKey,
         // A receiver's answer chose this URL: only http(s) becomes a link.
         remoteUrl: job.remoteUrl && /^https?:\/\//i.test(job.remoteUrl) ? job.remoteUrl : null,

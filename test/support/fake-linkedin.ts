@@ -13,6 +13,14 @@ import { NEWEST_LINKEDIN_VERSION } from '../../src/config/linkedin-versions';
  *   (POST /rest/images?action=initializeUpload { initializeUploadRequest: { owner } } →
  *   { value: { uploadUrlExpiresAt, uploadUrl, image } }; PUT the bytes to uploadUrl with the
  *   bearer token → 201).
+ * - MultiImage API: learn.microsoft.com/linkedin/marketing/community-management/shares/multiimage-post-api
+ *   (content.multiImage.images: an array of Media `{ id, altText? }`, "a minimum of 2 images and
+ *   maximum of 20 images", image URNs only, every image owned by the post's author: here, uploaded
+ *   with the author as its owner). A post has
+ *   one content (Posts API: article, media, multiImage, …). The pages give these rules, not the
+ *   answer to a breach: the fake answers 422 with the field's path, as LinkedIn's Rest.li
+ *   validation answers a missing field (FIELD_MISSING above), and 400 for an image that was
+ *   never uploaded.
  * - Versioning: learn.microsoft.com/linkedin/marketing/versioning (every /rest/ call needs
  *   `LinkedIn-Version: YYYYMM`; a missing one is 400 VERSION_MISSING; a retired one is 426
  *   NONEXISTENT_VERSION "Requested version … is not active") and the Rest.li 2.0 protocol header
@@ -207,12 +215,12 @@ export class FakeLinkedIn {
         return error(422, `/${field} :: field is required but not found and has no default value`, { code: 'FIELD_MISSING' });
     }
     if (body.author !== this.authorUrn) return error(403, `Not enough permissions to post as ${String(body.author)}`);
-    const content = body.content as { media?: { id?: string }; multiImage?: { images?: { id?: string }[] } } | undefined;
-    const imageIds = [content?.media?.id, ...(content?.multiImage?.images ?? []).map((i) => i.id)].filter(
-      (x): x is string => x !== undefined,
-    );
-    for (const id of imageIds) {
-      if (this.images.get(id)?.bytes == null) return error(400, `Image ${id} has not been uploaded`, { code: 'INVALID_CONTENT' });
+    const images = contentImages(body.content);
+    if ('problem' in images) return error(422, images.problem, { code: 'INVALID_CONTENT' });
+    for (const { id } of images.list) {
+      const stored = this.images.get(id);
+      // Owned by the author: initializeUpload already refuses any other owner (403).
+      if (stored?.bytes == null) return error(400, `Image ${id} has not been uploaded`, { code: 'INVALID_CONTENT' });
     }
     const duplicate = this.posts.find((p) => p.body.author === body.author && p.body.commentary === body.commentary);
     if (duplicate) {
@@ -260,6 +268,51 @@ export class FakeLinkedIn {
 }
 
 const uploadPaths = new Map<string, string>();
+
+/** The MultiImage API's bounds ("a minimum of 2 images and maximum of 20 images"). */
+export const MULTI_IMAGE_MIN = 2;
+export const MULTI_IMAGE_MAX = 20;
+
+/**
+ * The images a post's `content` refers to, in order, or what is wrong with it: one content kind
+ * at most; `media` one `{ id, altText? }`; `multiImage.images` 2 to 20 of them, image URNs only.
+ */
+function contentImages(content: unknown): { list: { id: string; altText?: string }[] } | { problem: string } {
+  if (content === undefined) return { list: [] };
+  if (typeof content !== 'object' || content === null || Array.isArray(content)) return { problem: '/content :: must be a record' };
+  const kinds = Object.keys(content);
+  if (kinds.length !== 1) return { problem: `/content :: exactly one content type is allowed, got ${kinds.join(', ') || 'none'}` };
+  const c = content as { article?: unknown; media?: unknown; multiImage?: { images?: unknown } };
+  if (c.article !== undefined) return { list: [] };
+  const checked = (item: unknown, path: string, imagesOnly: boolean): { id: string; altText?: string } | string => {
+    const m = item as { id?: unknown; altText?: unknown } | null;
+    if (typeof m !== 'object' || m === null || typeof m.id !== 'string') return `${path}/id :: field is required but not found`;
+    if (imagesOnly && !m.id.startsWith('urn:li:image:')) return `${path}/id :: ${m.id} is not an image URN`;
+    if (m.altText !== undefined && typeof m.altText !== 'string') return `${path}/altText :: must be a string`;
+    return { id: m.id, ...(m.altText !== undefined ? { altText: m.altText } : {}) };
+  };
+  if (c.media !== undefined) {
+    const one = checked(c.media, '/content/media', false);
+    return typeof one === 'string' ? { problem: one } : { list: [one] };
+  }
+  if (c.multiImage !== undefined) {
+    const images = c.multiImage.images;
+    if (!Array.isArray(images)) return { problem: '/content/multiImage/images :: field is required but not found' };
+    if (images.length < MULTI_IMAGE_MIN || images.length > MULTI_IMAGE_MAX) {
+      return {
+        problem: `/content/multiImage/images :: ${images.length} images, a multi-image post takes ${MULTI_IMAGE_MIN} to ${MULTI_IMAGE_MAX}`,
+      };
+    }
+    const list: { id: string; altText?: string }[] = [];
+    for (const [i, item] of images.entries()) {
+      const one = checked(item, `/content/multiImage/images/${i}`, true);
+      if (typeof one === 'string') return { problem: one };
+      list.push(one);
+    }
+    return { list };
+  }
+  return { problem: `/content :: ${kinds[0]} is not a content type this fake knows` };
+}
 
 /** The status and headers at once, then the body one byte at a time until done or the client leaves. */
 function trickleBody(res: http.ServerResponse, status: number, body: string, intervalMs: number): void {

@@ -4,6 +4,7 @@ import { HERALD_CONFIG, HeraldConfig } from '../../config/config';
 import { Connector, DeliveryAccount, DeliveryJob, DeliveryOutcome, PreparedAccount, Provider, VerifyResult } from '../connector.interface';
 import { LinkedInClient } from './linkedin-client';
 import { LinkedInConfig, LinkedInCredentials, needsRefresh, parseLinkedInInput, storedConfig, storedCredentials } from './linkedin-config';
+import { LINKEDIN_MAX_IMAGES, LinkedInImage, linkedinContent, linkedinText } from './linkedin-content';
 import { toLinkedInImage } from './linkedin-images';
 import { LinkedInOutcomeContext, linkedinOutcome } from './linkedin-outcome';
 import { toLittleText } from './linkedin-text';
@@ -261,18 +262,30 @@ export class LinkedInConnector implements Connector {
     return null;
   }
 
-  /** Uploads the images, then creates the post. The first failing step's outcome ends it. */
+  /**
+   * Uploads the images, then creates the post. The first failing step's outcome ends it.
+   *
+   * Every attempt uploads the post's images again, one after the other in the post's order (one
+   * or up to 20): LinkedIn's image URNs are not kept between attempts, and an image uploaded by an
+   * attempt that failed later stays unused at LinkedIn, attached to no post. Twenty images are 40
+   * calls before the post's: all within the attempt's deadline (WORKER_ATTEMPT_TIMEOUT_MS).
+   */
   private async publish(job: DeliveryJob, session: Session, signal: AbortSignal): Promise<DeliveryOutcome> {
+    // The payload's order is the post's order (job.media holds the same items, each once).
+    const media = job.payload.media.map((id) => job.media.find((m) => m.id === id)!);
+    if (media.length > LINKEDIN_MAX_IMAGES) {
+      return poisonOutcome(`LinkedIn takes at most ${LINKEDIN_MAX_IMAGES} images per post (this one has ${media.length})`);
+    }
     try {
-      const images: { id: string; altText: string }[] = [];
-      for (const [i, m] of job.media.entries()) {
+      const images: LinkedInImage[] = [];
+      for (const [i, m] of media.entries()) {
         let bytes: Buffer;
         try {
           ({ bytes } = await toLinkedInImage(await m.read(), m.mimeType));
         } catch (err) {
           return poisonOutcome(`image ${i + 1} (${m.id}) could not be read: ${(err as Error).message}`);
         }
-        images.push({ id: await this.uploadImage(session, bytes, i, signal), altText: m.alt });
+        images.push({ id: await this.uploadImage(session, bytes, i, media.length, signal), altText: m.alt });
       }
       const body = this.postBody(job, session, images);
       const step = 'creating the post';
@@ -290,8 +303,8 @@ export class LinkedInConnector implements Connector {
   }
 
   /** Images API: initializeUpload, then PUT the bytes to the returned uploadUrl. Returns the image URN. */
-  private async uploadImage(session: Session, bytes: Buffer, index: number, signal: AbortSignal): Promise<string> {
-    const step = `uploading image ${index + 1}`;
+  private async uploadImage(session: Session, bytes: Buffer, index: number, count: number, signal: AbortSignal): Promise<string> {
+    const step = count > 1 ? `uploading image ${index + 1} of ${count}` : 'uploading the image';
     const initUrl = `${session.api}/rest/images?action=initializeUpload`;
     const init = await this.client.send({
       method: 'POST',
@@ -323,17 +336,13 @@ export class LinkedInConnector implements Connector {
   }
 
   /** The Posts API body (learn.microsoft.com/linkedin/marketing/community-management/shares/posts-api). */
-  private postBody(job: DeliveryJob, session: Session, images: { id: string; altText: string }[]): Record<string, unknown> {
+  private postBody(job: DeliveryJob, session: Session, images: LinkedInImage[]): Record<string, unknown> {
     const p = job.payload;
-    let content: Record<string, unknown> | undefined;
-    if (images.length === 1) content = { media: images[0] };
-    else if (images.length > 1) content = { multiImage: { images } };
-    // One content per post: with images, the link stays in the text (as on Bluesky).
-    else if (p.link) content = { article: { source: p.link, title: p.title ?? p.link } };
-    const text = images.length > 0 && p.link && !p.text.includes(p.link) ? `${p.text}\n\n${p.link}` : p.text;
+    // One content per post (an article, one image or several): linkedin-content.ts.
+    const content = linkedinContent(images, p.link, p.title);
     return {
       author: session.config.authorUrn,
-      commentary: toLittleText(text),
+      commentary: toLittleText(linkedinText(p.text, p.link, images.length)),
       visibility: 'PUBLIC',
       distribution: { feedDistribution: 'MAIN_FEED', targetEntities: [], thirdPartyDistributionChannels: [] },
       lifecycleState: 'PUBLISHED',

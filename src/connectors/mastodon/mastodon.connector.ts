@@ -1,6 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { HttpResult } from '../../common/net/http-client';
-import { untilAborted } from '../../common/net/deadline';
 import { assertPublicUrl, BlockedUrlError } from '../../common/net/ssrf-guard';
 import { HERALD_CONFIG, HeraldConfig } from '../../config/config';
 import {
@@ -14,22 +12,12 @@ import {
   PreparedAccount,
   Provider,
   PublishedPart,
-  ThreadPart,
   VerifyResult,
 } from '../connector.interface';
 import { networkFailureOf, networkOutcome, poisonOutcome, redactSecrets } from '../outcome-kit';
-import {
-  errorMessage,
-  MastodonAccount,
-  MastodonStatus,
-  parseAccount,
-  parseInstanceLimits,
-  parseJson,
-  parseMedia,
-  parseStatus,
-  parseStatuses,
-} from './mastodon-answers';
-import { MastodonClient, MastodonRequest, mediaForm } from './mastodon-client';
+import { errorMessage, MastodonAccount, parseAccount, parseInstanceLimits, parseJson } from './mastodon-answers';
+import { MastodonCalls, StepFailed } from './mastodon-calls';
+import { MastodonClient } from './mastodon-client';
 import {
   handleOf,
   MastodonConfig,
@@ -39,26 +27,11 @@ import {
   storedConfig,
   storedCredentials,
 } from './mastodon-config';
-import { CLOCK_MARGIN_MS, findPart, mayHavePublished, reachedBack } from './mastodon-lookup';
-import { mastodonOutcome, MastodonOutcomeContext } from './mastodon-outcome';
-import { partIdempotencyKey, statusText } from './mastodon-text';
+import { mastodonOutcome } from './mastodon-outcome';
+import { publishParts } from './mastodon-publish';
 
 /** What the connector reads from HeraldConfig (a plain EnvConfig from loadConfig() also fits). */
 export type MastodonConnectorConfig = Pick<HeraldConfig, 'allowPrivateUrls' | 'http'>;
-
-/** Statuses per page of the account's statuses (the most `GET /api/v1/accounts/:id/statuses` gives). */
-const LOOKUP_PAGE_SIZE = 40;
-/** Pages read at most when looking for a part an earlier attempt may have published: the 200 newest statuses. */
-const LOOKUP_PAGES = 5;
-/**
- * Waits between two looks at an image the instance is still processing (202, then `url: null`):
- * a quarter second first, doubling to 2 s, at most 60 s in all. The attempt's deadline ends the
- * wait sooner; a retry uploads the image again (an upload has no idempotency key; the instance
- * removes images no status uses).
- */
-const MEDIA_POLL_FIRST_MS = 250;
-const MEDIA_POLL_MAX_MS = 2_000;
-const MEDIA_POLL_TOTAL_MS = 60_000;
 
 /** An account resolved for calls: where, with which token, as whom. */
 interface Session {
@@ -67,19 +40,12 @@ interface Session {
   host: string;
 }
 
-/** A step that failed, with the outcome that ends the attempt. */
-class StepFailed extends Error {
-  constructor(readonly outcome: DeliveryOutcome) {
-    super(outcome.message ?? 'failed');
-  }
-}
-
 /**
  * Mastodon, on any instance: `POST /api/v1/statuses` with the job's idempotency key as
  * `Idempotency-Key` (one key per part of a thread), images through `POST /api/v2/media` (polled
  * until processed), a thread as replies (`in_reply_to_id` = the previous part's status), each
  * published part recorded with the outcome so a retry never publishes it again. A retry first
- * looks for the part an earlier attempt may have published (mastodon-lookup.ts): the instance
+ * looks for the part an earlier attempt may have published (mastodon-publish.ts, mastodon-lookup.ts): the instance
  * remembers a key about an hour, the account's statuses for good.
  *
  * The instance's address is a workspace's choice: it is checked when saved (assertPublicUrl) and
@@ -164,10 +130,11 @@ export class MastodonConnector implements Connector {
     const thread = parts.length > 1;
     const done = publishedPrefix(job.published ?? []);
     const warnings: string[] = [];
+    const calls = this.calls(session.config.instanceUrl, session.token, signal);
     try {
-      await this.publish(job, session, parts, done, warnings, signal);
+      await publishParts(calls, job, session.config.accountId, parts, done, warnings);
     } catch (err) {
-      const failed = err instanceof StepFailed ? err.outcome : this.thrown(err, session);
+      const failed = err instanceof StepFailed ? err.outcome : this.thrown(err, calls);
       return {
         ...failed,
         message: withProgress(failed.message, done, parts.length),
@@ -188,222 +155,22 @@ export class MastodonConnector implements Connector {
   }
 
   /**
-   * Every part not yet in `done`, in order (docs/api.md "Threads"). On a retry, the first parts
-   * not in `done` are looked up first (an earlier attempt may have published them and lost the
-   * answer); once one is not found, the later ones cannot have been published either.
+   * The outcome of something thrown where an outcome was expected: a wait cut by the attempt's
+   * signal, or a bug, said plainly and retried. Not rethrown: the parts published so far must be
+   * recorded with the outcome.
    */
-  private async publish(
-    job: DeliveryJob,
-    session: Session,
-    parts: ThreadPart[],
-    done: PublishedPart[],
-    warnings: string[],
-    signal: AbortSignal,
-  ): Promise<void> {
-    const thread = parts.length > 1;
-    const media = new Map(job.media.map((m) => [m.id, m]));
-    const options = job.payload.mastodon ?? { visibility: null, spoilerText: null };
-    let look = mayHavePublished(job);
-    for (let index = done.length; index < parts.length; index++) {
-      const part = parts[index];
-      const label = thread ? `part ${index + 1} of ${parts.length}` : 'the status';
-      const text = statusText(part.text, part.link);
-      const replyTo = index > 0 ? { id: done[index - 1].uri, label: `part ${index}` } : null;
-      const keep = (status: MastodonStatus): void => {
-        done.push({ index, uri: status.id, cid: '', url: status.url });
-      };
-      if (look) {
-        const found = await this.lookUp(
-          job,
-          session,
-          { text, spoilerText: options.spoilerText ?? '', inReplyToId: replyTo?.id ?? null },
-          label,
-          warnings,
-          signal,
-        );
-        if (found) {
-          warnings.push(
-            `${label} was already published by an earlier attempt whose answer was lost (status ${found.id}): kept, not posted again`,
-          );
-          keep(found);
-          continue;
-        }
-        look = false;
-      }
-      const mediaIds: string[] = [];
-      for (const [i, id] of part.media.entries()) {
-        const item = media.get(id)!;
-        const step = thread ? `uploading image ${i + 1} of ${label}` : `uploading image ${i + 1}`;
-        mediaIds.push(await this.upload(session, item.read.bind(item), item.mimeType, item.alt, step, signal));
-      }
-      const step = `creating ${label}`;
-      const body = {
-        status: text,
-        ...(mediaIds.length > 0 ? { media_ids: mediaIds } : {}),
-        ...(replyTo ? { in_reply_to_id: replyTo.id } : {}),
-        ...(options.spoilerText ? { spoiler_text: options.spoilerText } : {}),
-        ...(options.visibility ? { visibility: options.visibility } : {}),
-      };
-      const res = await this.call(
-        session,
-        {
-          method: 'POST',
-          path: '/api/v1/statuses',
-          json: body,
-          headers: { 'idempotency-key': partIdempotencyKey(job.idempotencyKey, index, thread) },
-          signal,
-        },
-        step,
-        replyTo,
-      );
-      const status = parseStatus(parseJson(res.body));
-      if (status === null) throw new StepFailed(this.unreadable(res, step, session, 'a status without an id'));
-      keep(status);
-    }
-  }
-
-  /**
-   * The part among the account's own statuses since the job was scheduled, newest first, at
-   * most LOOKUP_PAGES pages: null when it is not there. A failed look ends the attempt (its
-   * outcome is the lookup's): posting without knowing could publish the part twice.
-   */
-  private async lookUp(
-    job: DeliveryJob,
-    session: Session,
-    part: { text: string; spoilerText: string; inReplyToId: string | null },
-    label: string,
-    warnings: string[],
-    signal: AbortSignal,
-  ): Promise<MastodonStatus | null> {
-    const step = `looking for ${label} among the account's statuses (an earlier attempt may have published it)`;
-    const accountId = session.config.accountId ?? (await this.accountIdOf(session, step, signal));
-    const notBefore = new Date(new Date(job.payload.scheduledAt).getTime() - CLOCK_MARGIN_MS);
-    let maxId: string | null = null;
-    for (let page = 0; page < LOOKUP_PAGES; page++) {
-      const query = `limit=${LOOKUP_PAGE_SIZE}&exclude_reblogs=true${maxId ? `&max_id=${encodeURIComponent(maxId)}` : ''}`;
-      const res = await this.call(
-        session,
-        { method: 'GET', path: `/api/v1/accounts/${encodeURIComponent(accountId)}/statuses?${query}`, signal },
-        step,
-      );
-      const statuses = parseStatuses(parseJson(res.body));
-      if (statuses === null) throw new StepFailed(this.unreadable(res, step, session, 'not a list of statuses'));
-      const found = findPart(statuses, { ...part, notBefore });
-      if (found) return found;
-      if (reachedBack(statuses, LOOKUP_PAGE_SIZE, notBefore)) return null;
-      maxId = statuses[statuses.length - 1].id;
-    }
-    warnings.push(
-      `${label}: the account's ${LOOKUP_PAGES * LOOKUP_PAGE_SIZE} newest statuses do not reach back to when this job was scheduled; it was sent again with its idempotency key, which the instance honours for about an hour`,
-    );
-    return null;
-  }
-
-  /** The account's id on its instance, for a config stored without one. */
-  private async accountIdOf(session: Session, step: string, signal: AbortSignal): Promise<string> {
-    const res = await this.call(session, { method: 'GET', path: '/api/v1/accounts/verify_credentials', signal }, step);
-    const account = parseAccount(parseJson(res.body));
-    if (account === null) throw new StepFailed(this.unreadable(res, step, session, 'no account id'));
-    return account.id;
-  }
-
-  /**
-   * `POST /api/v2/media` (multipart `file` and `description`, the alt text). 200: processed, it has
-   * a `url`; 202: still processing (`url: null`): `GET /api/v1/media/:id` until it has one (206
-   * while processing), waiting a little longer each time, within the attempt's deadline.
-   */
-  private async upload(
-    session: Session,
-    read: () => Promise<Buffer>,
-    mimeType: string,
-    alt: string,
-    step: string,
-    signal: AbortSignal,
-  ): Promise<string> {
-    let bytes: Buffer;
-    try {
-      bytes = await read();
-    } catch (err) {
-      throw new StepFailed(poisonOutcome(`${step}: the image could not be read: ${(err as Error).message}`));
-    }
-    const res = await this.call(
-      session,
-      { method: 'POST', path: '/api/v2/media', multipart: await mediaForm(bytes, mimeType, alt), signal },
-      step,
-    );
-    const media = parseMedia(parseJson(res.body));
-    if (media === null) throw new StepFailed(this.unreadable(res, step, session, 'no media id'));
-    if (media.url !== null) return media.id;
-    const waitStep = `${step}: waiting for the instance to process it`;
-    let waited = 0;
-    for (let delay = MEDIA_POLL_FIRST_MS; waited < MEDIA_POLL_TOTAL_MS; delay = Math.min(delay * 2, MEDIA_POLL_MAX_MS)) {
-      await this.sleep(delay, signal);
-      waited += delay;
-      const check = await this.call(session, { method: 'GET', path: `/api/v1/media/${encodeURIComponent(media.id)}`, signal }, waitStep);
-      const processed = parseMedia(parseJson(check.body));
-      if (check.status === 200 && processed?.url) return media.id;
-    }
-    throw new StepFailed({
+  private thrown(err: unknown, calls: MastodonCalls): DeliveryOutcome {
+    const failure = networkFailureOf(err);
+    if (failure) return networkOutcome(failure, calls.context('waiting for the instance', null));
+    return {
       ...NO_OUTCOME_DETAILS,
       errorClass: 'transient',
-      message: `${session.host} was still processing the image after ${MEDIA_POLL_TOTAL_MS / 1000} s (${step}); it is uploaded again on the next attempt`,
-    });
-  }
-
-  /** One call; a non-2xx answer or a failure without one ends the attempt with its outcome. */
-  private async call(
-    session: Session,
-    req: Omit<MastodonRequest, 'instanceUrl' | 'token'>,
-    step: string,
-    replyTo: { id: string; label: string } | null = null,
-  ): Promise<HttpResult & { kind: 'response' }> {
-    const res = await this.client.send({ ...req, instanceUrl: session.config.instanceUrl, token: session.token });
-    if (res.kind === 'response' && res.status >= 200 && res.status <= 299) return res;
-    throw new StepFailed(mastodonOutcome(res, this.context(session.host, session.token, step, replyTo)));
-  }
-
-  /** A wait that ends the attempt when its signal fires (deadline or shutdown). */
-  private async sleep(ms: number, signal: AbortSignal): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await untilAborted(
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, ms);
-        }),
-        signal,
-      );
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /** The outcome of something thrown where an outcome was expected: a cut wait, or a bug said plainly. */
-  private thrown(err: unknown, session: Session): DeliveryOutcome {
-    const failure = networkFailureOf(err);
-    if (failure) return networkOutcome(failure, this.context(session.host, session.token, 'waiting for the instance', null));
-    throw err;
-  }
-
-  /** A 2xx whose body is not what the call returns: the instance (or something in front of it) is broken; retried. */
-  private unreadable(res: HttpResult & { kind: 'response' }, step: string, session: Session, what: string): DeliveryOutcome {
-    return {
-      ...mastodonOutcome({ ...res, status: 502 }, this.context(session.host, session.token, step, null)),
-      httpStatus: res.status,
-      message: `${session.host} answered ${res.status} with ${what} while ${step}`,
+      message: `internal error in the Mastodon connector: ${redactSecrets(err instanceof Error ? err.message : String(err), [calls.token])}`,
     };
   }
 
-  private context(host: string, token: string, step: string, replyTo: { id: string; label: string } | null): MastodonOutcomeContext {
-    return {
-      step,
-      now: new Date(),
-      secrets: [token],
-      excerptBytes: this.config.http.responseExcerptBytes,
-      host,
-      connectTimeoutMs: this.config.http.connectTimeoutMs,
-      totalTimeoutMs: this.config.http.totalTimeoutMs,
-      replyTo,
-    };
+  private calls(instanceUrl: string, token: string, signal?: AbortSignal): MastodonCalls {
+    return new MastodonCalls(this.client, this.config.http, instanceUrl, token, signal);
   }
 
   private session(account: DeliveryAccount): Session | { problem: string } {
@@ -418,9 +185,10 @@ export class MastodonConnector implements Connector {
     instanceUrl: string,
     token: string,
   ): Promise<{ account: MastodonAccount } | { problem: string; details: Record<string, unknown> }> {
-    const host = new URL(instanceUrl).host;
-    const res = await this.client.send({ method: 'GET', instanceUrl, path: '/api/v1/accounts/verify_credentials', token });
-    const ctx = this.context(host, token, 'checking the access token', null);
+    const calls = this.calls(instanceUrl, token);
+    const host = calls.host;
+    const res = await calls.send({ method: 'GET', path: '/api/v1/accounts/verify_credentials' });
+    const ctx = calls.context('checking the access token', null);
     if (res.kind === 'network_error') {
       const o = mastodonOutcome(res, ctx);
       return { problem: `${host} could not be reached: ${o.message ?? res.code}`, details: { networkError: o.networkError } };
@@ -448,6 +216,7 @@ export class MastodonConnector implements Connector {
 
   /** The instance's limits (`GET /api/v2/instance`, no token needed), or null when it does not say them. */
   private async readLimits(instanceUrl: string): Promise<MastodonLimits | null> {
+    // No token: the instance's description is public.
     const res = await this.client.send({ method: 'GET', instanceUrl, path: '/api/v2/instance', token: null });
     if (res.kind !== 'response' || res.status !== 200) return null;
     return parseInstanceLimits(parseJson(res.body));

@@ -13,6 +13,7 @@
   });
 
   // Live length counter, measured as the platform measures (Bluesky: graphemes; others: code points).
+  // (settings-counting.spec.ts runs the functions from here to "counting ends" against the server's.)
   var segmenter = typeof Intl.Segmenter === 'function' ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
   function measure(text, unit) {
     if (unit === 'graphemes' && segmenter) {
@@ -22,14 +23,43 @@
     }
     return Array.from(text).length;
   }
+  // A Mastodon instance's count (the server's mastodon-text.ts counts the same way): the link
+  // field at the end of the text, every link as `urlLength`, a mention of another server's
+  // account as its local part, and the content warning with the text.
+  var LINK =
+    /(^|[^\p{L}\p{M}\p{N}\p{Pc}@$#＠＃])(https?:\/\/[\p{L}\p{M}\p{N}\p{Pc}-]+(?:\.[\p{L}\p{M}\p{N}\p{Pc}-]+)+(?::\d{1,5})?(?:[/?#][^\s]*)?)/giu;
+  var MENTION =
+    /(?<![=/\p{L}\p{M}\p{N}\p{Pc}])@([a-z0-9_]+(?:[.-]+[a-z0-9_]+)*)(?:@[\p{L}\p{M}\p{N}\p{Pc}.-]+[\p{L}\p{M}\p{N}\p{Pc}]+)?/giu;
+  function trimLink(url) {
+    for (;;) {
+      var before = url;
+      url = url.replace(/[.,:;!?'"’”…*]+$/u, '');
+      if (url.endsWith(')') && url.split('(').length < url.split(')').length) url = url.slice(0, -1);
+      if (url === before) return url;
+    }
+  }
+  function measureStatus(text, link, spoiler, urlLength) {
+    var status = !link || text.indexOf(link) >= 0 ? text : text.trim() === '' ? link : text.replace(/\s+$/, '') + '\n\n' + link;
+    var countable = status
+      .replace(LINK, function (_all, before, url) {
+        var kept = trimLink(url);
+        return before + 'x'.repeat(urlLength) + url.slice(kept.length);
+      })
+      .replace(MENTION, function (_all, name) {
+        return '@' + name;
+      });
+    return measure((spoiler || '') + countable, 'graphemes');
+  }
+  // counting ends
   document.querySelectorAll('textarea[data-limit]').forEach(function (area) {
     var counter = document.querySelector('[data-counter-for="' + area.id + '"]');
     if (!counter) return;
     var limit = Number(area.getAttribute('data-limit'));
     var unit = area.getAttribute('data-unit');
+    var urlLength = area.hasAttribute('data-url-length') ? Number(area.getAttribute('data-url-length')) : null;
     var word = unit === 'graphemes' ? 'characters' : 'characters';
     function update() {
-      var used = measure(area.value, unit);
+      var used = urlLength === null ? measure(area.value, unit) : measureStatus(area.value, '', '', urlLength);
       var over = used - limit;
       counter.textContent = over > 0 ? used + ' / ' + limit + ' ' + word + ': ' + over + ' too many' : used + ' / ' + limit + ' ' + word;
       counter.classList.toggle('over', over > 0);
@@ -114,10 +144,19 @@
           platform: old.getAttribute('data-account-platform'),
           limit: Number(old.getAttribute('data-limit')),
           unit: old.getAttribute('data-unit'),
+          urlLength: old.hasAttribute('data-url-length') ? Number(old.getAttribute('data-url-length')) : null,
         };
       });
-      function line(name, platform, limit, unit) {
-        var used = measure(area.value, unit);
+      // The link that goes with this text (the post's, or the part's) and the content warning: a Mastodon instance counts both.
+      var linkField = isPart
+        ? form.querySelector('[name="' + area.name.replace('part_text_', 'part_link_') + '"]')
+        : form.querySelector('#link');
+      var spoilerField = form.querySelector('[data-spoiler]');
+      function line(name, platform, limit, unit, urlLength) {
+        var used =
+          urlLength === null
+            ? measure(area.value, unit)
+            : measureStatus(area.value, linkField ? linkField.value.trim() : '', spoilerField ? spoilerField.value.trim() : '', urlLength);
         var over = used - limit;
         var li = document.createElement('li');
         li.className = 'counter' + (over > 0 ? ' over' : '');
@@ -137,6 +176,7 @@
                 platform: box.getAttribute('data-account-platform'),
                 limit: Number(box.getAttribute('data-limit')),
                 unit: box.getAttribute('data-unit'),
+                urlLength: box.hasAttribute('data-url-length') ? Number(box.getAttribute('data-url-length')) : null,
                 threads: box.getAttribute('data-threads') !== 'false',
               });
           });
@@ -152,7 +192,7 @@
             any = true;
             return;
           }
-          var l = line(a.name, a.platform, a.limit, a.unit);
+          var l = line(a.name, a.platform, a.limit, a.unit, a.urlLength === undefined ? null : a.urlLength);
           any = any || l.over;
           items.push(l.li);
         });
@@ -167,6 +207,8 @@
         else area.removeAttribute('aria-invalid');
       }
       area.addEventListener('input', update);
+      if (linkField) linkField.addEventListener('input', update);
+      if (spoilerField) spoilerField.addEventListener('input', update);
       boxes.forEach(function (box) {
         box.addEventListener('change', update);
       });

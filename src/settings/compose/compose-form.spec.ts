@@ -1,12 +1,15 @@
 import {
   counterText,
+  imageLimit,
   instantsOf,
+  MAX_FORM_IMAGES,
   moveMedia,
   moveParts,
   parseAction,
   previewFor,
   readComposeForm,
   threadOf,
+  targetOf,
   withAccountNames,
 } from './compose-form';
 
@@ -69,21 +72,52 @@ describe('the composer form', () => {
 
   it('counts as each platform counts: an emoji family is one grapheme on Bluesky, five characters elsewhere', () => {
     const values = readComposeForm({ text: `${'a'.repeat(289)}${family.repeat(12)}` }, 'UTC').values;
-    const bsky = previewFor({ id: A, name: 'Sky', provider: 'bluesky', providerLabel: 'Bluesky' }, values, []);
+    const bsky = previewFor({ id: A, name: 'Sky', provider: 'bluesky', providerLabel: 'Bluesky', config: {} }, values, []);
     expect(bsky).toMatchObject({ used: 301, limit: 300, over: 1, counter: '301 / 300 characters: 1 too many' });
     expect(bsky.problems).toEqual(['text is 301 graphemes, the limit is 300']);
-    const hook = previewFor({ id: B, name: 'Blog', provider: 'webhook', providerLabel: 'Blog webhook' }, values, []);
+    const hook = previewFor({ id: B, name: 'Blog', provider: 'webhook', providerLabel: 'Blog webhook', config: {} }, values, []);
     expect(hook).toMatchObject({ used: 289 + 12 * 5, limit: 10_000, over: 0, problems: [] });
     expect(counterText(300, 300)).toBe('300 / 300 characters');
   });
 
   it('shows the link where Bluesky puts it: a card without images, in the text with them', () => {
     const values = readComposeForm({ text: 'Read this', link: 'https://example.com/a' }, 'UTC').values;
-    const sky = { id: A, name: 'Sky', provider: 'bluesky' as const, providerLabel: 'Bluesky' };
+    const sky = { id: A, name: 'Sky', provider: 'bluesky' as const, providerLabel: 'Bluesky', config: {} };
     expect(previewFor(sky, values, [])).toMatchObject({ card: true, text: 'Read this' });
     const image = { id: C, alt: 'x', mimeType: 'image/png', width: 1, height: 1 };
     expect(previewFor(sky, values, [image])).toMatchObject({ card: false, text: 'Read this\n\nhttps://example.com/a' });
     expect(previewFor(sky, values, [{ ...image, alt: '' }]).problems[0]).toMatch(/has no alt text/);
+  });
+
+  it('counts a Mastodon account as its instance does: its own limit, links as 23, the link and the content warning included', () => {
+    const toot = {
+      id: C,
+      name: 'Toot',
+      provider: 'mastodon' as const,
+      providerLabel: 'Mastodon',
+      config: {
+        instanceUrl: 'https://social.example',
+        limits: { maxCharacters: 100, charactersReservedPerUrl: 23, maxMediaAttachments: 4 },
+      },
+    };
+    const long = `https://example.com/${'x'.repeat(200)}`;
+    const values = readComposeForm(
+      { text: `${'a'.repeat(40)} ${long}`, link: 'https://example.com/more', spoilerText: ' Spoilers ', visibility: 'unlisted' },
+      'UTC',
+    ).values;
+    const preview = previewFor(toot, values, []);
+    // 40 + 1 + 23 for the text, 2 + 23 for the link appended, 8 for the content warning.
+    expect(preview).toMatchObject({ used: 97, limit: 100, over: 0, urlLength: 23, spoilerText: 'Spoilers', visibility: 'unlisted' });
+    expect(preview.text).toBe(`${'a'.repeat(40)} ${long}\n\nhttps://example.com/more`);
+    const over = previewFor(toot, { ...values, spoilerText: 'Spoilers ahead!!' }, []);
+    expect(over).toMatchObject({ used: 105, over: 5, counter: '105 / 100 characters: 5 too many' });
+    expect(over.problems[0]).toMatch(
+      /^text is 105 characters as the instance counts them .*the limit is 100 \(social\.example's own limit\)/,
+    );
+    // Other platforms take neither: their targets stay as they were.
+    expect(targetOf({ id: A, provider: 'bluesky' }, values)).toEqual({ accountId: A });
+    expect(targetOf(toot, values)).toEqual({ accountId: C, visibility: 'unlisted', spoilerText: 'Spoilers' });
+    expect(readComposeForm({ visibility: 'friends' }, 'UTC').values.visibility).toBe('');
   });
 
   it("names accounts in the API's messages", () => {
@@ -93,6 +127,20 @@ describe('the composer form', () => {
         { label: 'targets.1', name: 'Blog' },
       ]),
     ).toBe('Herald on Bluesky (bluesky): text is 301 graphemes, the limit is 300; Blog (webhook): x');
+  });
+
+  it("offers as many images as the chosen accounts' platforms all take: LinkedIn alone 20, with Bluesky or a webhook 4", () => {
+    expect(imageLimit(['linkedin'])).toBe(20);
+    expect(imageLimit(['linkedin', 'linkedin'])).toBe(20);
+    expect(imageLimit(['linkedin', 'bluesky'])).toBe(4);
+    expect(imageLimit(['webhook', 'linkedin'])).toBe(4);
+    expect(imageLimit(['bluesky'])).toBe(4);
+    // No account chosen yet: the smallest limit there is.
+    expect(imageLimit([])).toBe(4);
+    // The form keeps up to the most any platform takes (a LinkedIn post's 20), and no more.
+    const ids = Array.from({ length: 25 }, (_, i) => `33333333-3333-4333-8333-${String(i).padStart(12, '0')}`);
+    expect(MAX_FORM_IMAGES).toBe(20);
+    expect(readComposeForm({ media: ids }, 'UTC').values.media).toEqual(ids.slice(0, 20));
   });
 
   it("reads a thread's parts in the form's order, keeps what each part had, and drops what is past the count or not an id", () => {
@@ -119,10 +167,12 @@ describe('the composer form', () => {
     expect(parseAction('part-sideways:1')).toEqual({ kind: 'none' });
   });
 
-  it("adds parts (the API's minimum of two at first, then one at a time, up to 25), moves and removes them", () => {
+  it('adds parts one at a time (a single post becomes a thread of two), up to 25, moves and removes them', () => {
     const p = (text: string) => ({ text, link: '', media: [] });
     const started = moveParts([], { kind: 'add-part' });
-    expect(started).toEqual([p(''), p('')]);
+    expect(started).toEqual([p('')]);
+    expect(threadOf(started)).toEqual([{ text: '' }]);
+    expect(moveParts([p('a')], { kind: 'add-part' })).toEqual([p('a'), p('')]);
     expect(moveParts([p('a'), p('b')], { kind: 'add-part' })).toEqual([p('a'), p('b'), p('')]);
     const full = Array.from({ length: 25 }, (_, i) => p(String(i)));
     expect(moveParts(full, { kind: 'add-part' })).toHaveLength(25);
@@ -131,6 +181,10 @@ describe('the composer form', () => {
     expect(moveParts([p('a'), p('b'), p('c')], { kind: 'part-down', index: 0 })).toEqual([p('b'), p('a'), p('c')]);
     expect(moveParts([p('a'), p('b'), p('c')], { kind: 'part-remove', index: 1 })).toEqual([p('a'), p('c')]);
     expect(moveParts([p('a')], { kind: 'part-remove', index: 7 })).toEqual([p('a')]);
+    // Removing the only further part makes the post a single post again.
+    const single = moveParts([p('a')], { kind: 'part-remove', index: 0 });
+    expect(single).toEqual([]);
+    expect(threadOf(single)).toBeNull();
     expect(threadOf([])).toBeNull();
     expect(threadOf([{ text: 'x', link: 'https://e.x/', media: [C] }, p('y')])).toEqual([
       { text: 'x', link: 'https://e.x/', media: [C] },
@@ -149,7 +203,7 @@ describe('the composer form', () => {
       },
       'UTC',
     ).values;
-    const sky = previewFor({ id: A, name: 'Sky', provider: 'bluesky', providerLabel: 'Bluesky' }, values, []);
+    const sky = previewFor({ id: A, name: 'Sky', provider: 'bluesky', providerLabel: 'Bluesky', config: {} }, values, []);
     expect(sky.threadRefused).toBeNull();
     expect(sky.parts).toEqual([
       {
@@ -163,7 +217,7 @@ describe('the composer form', () => {
       },
       { number: 3, used: 5, limit: 300, over: 0, counter: '5 / 300 characters', text: 'Three', problems: [] },
     ]);
-    const linkedIn = previewFor({ id: B, name: 'Company page', provider: 'linkedin', providerLabel: 'LinkedIn' }, values, []);
+    const linkedIn = previewFor({ id: B, name: 'Company page', provider: 'linkedin', providerLabel: 'LinkedIn', config: {} }, values, []);
     expect(linkedIn.threadRefused).toMatch(/^thread: LinkedIn has no threads/);
     expect(linkedIn.parts.map((part) => part.problems)).toEqual([[], []]);
     expect(withAccountNames('targets.0 (bluesky): thread.0: text is 301 graphemes; thread.10.text should not be empty', [])).toBe(

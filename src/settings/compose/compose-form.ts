@@ -1,6 +1,8 @@
-import type { Provider } from '../../vocabulary/vocabulary';
+import { MASTODON_VISIBILITIES, type MastodonVisibility, type Provider } from '../../vocabulary/vocabulary';
 import {
-  measureText,
+  limitsFor,
+  MAX_IMAGES_PER_POST,
+  measureFor,
   PLATFORM_LIMITS,
   postedText,
   validateForPlatform,
@@ -65,9 +67,23 @@ export interface ComposeValues {
   deadlineTime: string;
   /** The thread's further parts (none: a single post). */
   parts: ComposePart[];
+  /** For the chosen Mastodon accounts: who sees the post ('' : each account's own default) and a content warning ('' : none). */
+  visibility: MastodonVisibility | '';
+  spoilerText: string;
 }
 
-export const MAX_IMAGES = 4;
+/** The most images the form keeps: the most any platform takes (the page offers `imageLimit`). */
+export const MAX_FORM_IMAGES = MAX_IMAGES_PER_POST;
+
+/**
+ * How many images the composer lets a person add to a post for accounts of these platforms: the
+ * smallest of their limits (a post to Bluesky and LinkedIn takes 4, to LinkedIn alone 20), and
+ * with no account chosen yet the smallest of every platform's. Pure.
+ */
+export function imageLimit(providers: readonly Provider[]): number {
+  const chosen = providers.length > 0 ? providers : (Object.keys(PLATFORM_LIMITS) as Provider[]);
+  return Math.min(...chosen.map((p) => PLATFORM_LIMITS[p].maxImages));
+}
 
 export function emptyValues(zone: string): ComposeValues {
   return {
@@ -84,6 +100,8 @@ export function emptyValues(zone: string): ComposeValues {
     deadlineDate: '',
     deadlineTime: '',
     parts: [],
+    visibility: '',
+    spoilerText: '',
   };
 }
 
@@ -95,7 +113,7 @@ export function readComposeForm(body: unknown, fallbackZone: string): { values: 
         .filter(isUuid)
         .map((id) => id.toLowerCase()),
     ),
-  ].slice(0, MAX_IMAGES);
+  ].slice(0, MAX_FORM_IMAGES);
   const alts: Record<string, string> = {};
   for (const id of media) alts[id] = rawField(body, `alt_${id}`).trim().slice(0, 2000);
   const zone = field(body, 'zone');
@@ -119,6 +137,8 @@ export function readComposeForm(body: unknown, fallbackZone: string): { values: 
     deadlineDate: field(body, 'deadlineDate'),
     deadlineTime: field(body, 'deadlineTime'),
     parts: readParts(body),
+    visibility: MASTODON_VISIBILITIES.find((v) => v === field(body, 'visibility')) ?? '',
+    spoilerText: rawField(body, 'spoilerText').trim().slice(0, 1000),
   };
   return { values, action: parseAction(field(body, 'action')) };
 }
@@ -135,7 +155,7 @@ function readParts(body: unknown): ComposePart[] {
           .filter(isUuid)
           .map((id) => id.toLowerCase()),
       ),
-    ].slice(0, MAX_IMAGES),
+    ].slice(0, MAX_FORM_IMAGES),
   }));
 }
 
@@ -164,15 +184,16 @@ export function moveMedia(media: readonly string[], action: ComposeAction): stri
 }
 
 /**
- * The thread after "add a part", "move up", "move down" or "remove". A post without a thread gets
- * the API's minimum of further parts at once (a thread has 2 to 25 besides the first), then one
- * more each time, up to the maximum.
+ * The thread after "add a part", "move up", "move down" or "remove". "Add a part" adds one further
+ * part, up to the maximum: on a single post it makes a thread of two (the API's minimum, 1 further
+ * part). Removing the last further part leaves none: the post is a single post again (`threadOf`
+ * gives null), never a thread the API would refuse.
  */
 export function moveParts(parts: readonly ComposePart[], action: ComposeAction): ComposePart[] {
   const list = parts.map((p) => ({ ...p, media: [...p.media] }));
   const empty = (): ComposePart => ({ text: '', link: '', media: [] });
   if (action.kind === 'add-part') {
-    const want = list.length === 0 ? MIN_THREAD_PARTS : list.length + 1;
+    const want = Math.max(MIN_THREAD_PARTS, list.length + 1);
     while (list.length < Math.min(want, MAX_THREAD_PARTS)) list.push(empty());
     return list;
   }
@@ -228,6 +249,24 @@ export interface ComposeAccount {
   name: string;
   provider: Provider;
   providerLabel: string;
+  /** Its public settings: a Mastodon account's limits are its instance's. */
+  config: Record<string, unknown>;
+}
+
+/**
+ * What a target of the API gets from the form: the account, and for a Mastodon account the
+ * visibility and content warning chosen (none when left as they are).
+ */
+export function targetOf(
+  account: Pick<ComposeAccount, 'id' | 'provider'>,
+  values: Pick<ComposeValues, 'visibility' | 'spoilerText'>,
+): { accountId: string; visibility?: MastodonVisibility; spoilerText?: string } {
+  if (account.provider !== 'mastodon') return { accountId: account.id };
+  return {
+    accountId: account.id,
+    ...(values.visibility !== '' ? { visibility: values.visibility } : {}),
+    ...(values.spoilerText !== '' ? { spoilerText: values.spoilerText } : {}),
+  };
 }
 
 export interface AccountPreview {
@@ -239,6 +278,11 @@ export interface AccountPreview {
   used: number;
   limit: number;
   unit: 'graphemes' | 'characters';
+  /** Mastodon: what every link counts as (and the link and content warning count too); null elsewhere. */
+  urlLength: number | null;
+  /** Mastodon: the content warning shown before the text, and who sees it (null: the account's default). */
+  spoilerText: string | null;
+  visibility: MastodonVisibility | null;
   over: number;
   /** "12 / 300 characters", "301 / 300 characters: 1 too many": what the live counter says too. */
   counter: string;
@@ -287,9 +331,11 @@ export function previewFor(
   media: readonly MediaRuleInfo[],
   partMedia: (id: string) => MediaRuleInfo | undefined = () => undefined,
 ): AccountPreview {
-  const limits = PLATFORM_LIMITS[account.provider];
-  const used = measureText(values.text, limits.textUnit);
+  const limits = limitsFor(account.provider, account.config);
+  const mastodon = account.provider === 'mastodon';
+  const spoilerText = mastodon && values.spoilerText !== '' ? values.spoilerText : null;
   const link = values.link === '' ? null : values.link;
+  const used = measureFor(limits, values.text, link, spoilerText);
   const card = showsLinkCard(account.provider, media.length, values.link);
   // Bluesky puts the link in the text when it cannot be a card (with images); the others send it apart.
   const shown = (t: string, l: string | null, images: number) => postedText(account.provider, t, l, images);
@@ -298,10 +344,11 @@ export function previewFor(
     text: p.text,
     link: p.link === '' ? null : p.link,
     media: p.media.map(partMedia).filter((m): m is MediaRuleInfo => m !== undefined),
+    spoilerText,
   }));
-  const threadRefused = limits.threads || contents.length === 0 ? null : validateThreadForPlatform(account.provider, contents)[0];
+  const threadRefused = limits.threads || contents.length === 0 ? null : validateThreadForPlatform(account.provider, contents, limits)[0];
   const parts = contents.map((c, i): PartPreview => {
-    const partUsed = measureText(c.text, limits.textUnit);
+    const partUsed = measureFor(limits, c.text, c.link, spoilerText);
     return {
       number: i + 2,
       used: partUsed,
@@ -309,7 +356,7 @@ export function previewFor(
       over: Math.max(0, partUsed - limits.maxText),
       counter: counterText(partUsed, limits.maxText),
       text: shown(c.text, c.link, c.media.length),
-      problems: threadRefused === null ? validateForPlatform(account.provider, c) : [],
+      problems: threadRefused === null ? validateForPlatform(account.provider, c, limits) : [],
     };
   });
   return {
@@ -320,10 +367,13 @@ export function previewFor(
     used,
     limit: limits.maxText,
     unit: limits.textUnit,
+    urlLength: limits.charactersPerUrl,
+    spoilerText,
+    visibility: mastodon && values.visibility !== '' ? values.visibility : null,
     over: Math.max(0, used - limits.maxText),
     counter: counterText(used, limits.maxText),
     text,
-    problems: validateForPlatform(account.provider, { text: values.text, media, link }),
+    problems: validateForPlatform(account.provider, { text: values.text, media, link, spoilerText }, limits),
     card,
     parts,
     threadRefused: threadRefused ?? null,

@@ -5,7 +5,7 @@ import type { AccountView } from '../../accounts/account.types';
 import { ParseIdPipe } from '../../common/parse-id.pipe';
 import type { MediaInfo } from '../../media/media.types';
 import { MediaService } from '../../media/media.service';
-import { PLATFORM_LIMITS } from '../../posts/platform-rules';
+import { limitsFor, PLATFORM_LIMITS } from '../../posts/platform-rules';
 import type { PostView } from '../../posts/post.types';
 import { CreatePostDto, MAX_THREAD_PARTS, UpdatePostDto } from '../../posts/posts.dto';
 import { LinkCard, LinkCardQuotaError, LinkCardService } from '../../posts/link-card.service';
@@ -18,22 +18,37 @@ import { PageRenderer } from '../page-renderer';
 import { cookie, PageRequest, requirePage } from '../session/page-request';
 import { PageSessionGuard } from '../session/page-session.guard';
 import type { PageSession } from '../../people/session.types';
+import type { Provider } from '../../vocabulary/vocabulary';
 import {
   ComposeAccount,
   ComposeAction,
   ComposeValues,
   emptyValues,
+  imageLimit,
   instantsOf,
-  MAX_IMAGES,
   moveMedia,
   moveParts,
   previewFor,
   readComposeForm,
   showsLinkCard,
+  targetOf,
   threadOf,
   withAccountNames,
 } from './compose-form';
 import { isTimeZone, timeZones, wallTimeOf, zoneLabel } from '../../common/zoned-time';
+
+/** Who sees a Mastodon status, as the composer offers it (the API's `visibility` values). */
+const MASTODON_VISIBILITY_CHOICES = [
+  { value: 'public', label: 'Public: everyone, and the public timelines' },
+  { value: 'unlisted', label: 'Unlisted: everyone, not the public timelines' },
+  { value: 'private', label: 'Followers only' },
+  { value: 'direct', label: 'Mentioned accounts only' },
+];
+
+/** Each platform's images per post, as the composer says it: "Bluesky 4, LinkedIn 20, Mastodon 4, Blog webhook 4". */
+const IMAGES_HINT = `Each platform takes its own number of images per post (${(Object.keys(PLATFORM_LIMITS) as Provider[])
+  .map((p) => `${PROVIDER_LABELS[p]} ${PLATFORM_LIMITS[p].maxImages}`)
+  .join(', ')}): a post takes as many as the smallest of its accounts'.`;
 
 /** The browser's time zone, as the page's script keeps it (IANA name): the fallback when a form or link has none. */
 export const ZONE_COOKIE = 'herald_tz';
@@ -139,6 +154,9 @@ export class ComposeController {
       deadlineDate: by.date,
       deadlineTime: by.time,
       parts: (post.thread ?? []).map((p) => ({ text: p.text, link: p.link ?? '', media: [...p.media] })),
+      // A draft's Mastodon targets carry the visibility and content warning chosen (a scheduled post's are fixed with its jobs).
+      visibility: post.draftTargets?.find((t) => t.visibility !== undefined)?.visibility ?? '',
+      spoilerText: post.draftTargets?.find((t) => t.spoilerText !== undefined)?.spoilerText ?? '',
     };
     await this.show(res, session, mode, values, {});
   }
@@ -180,7 +198,14 @@ export class ComposeController {
       // A file chosen is uploaded with any button (alt text required, as posting requires it).
       if (req.uploadProblem) throw new PageProblem(`the image was not added: ${req.uploadProblem}`);
       if (req.file && req.file.size > 0) {
-        if (values.media.length >= MAX_IMAGES) throw new PageProblem(`a post takes at most ${MAX_IMAGES} images: remove one first`);
+        const limit = await this.imageLimitFor(auth.workspaceId, values.accounts);
+        if (values.media.length >= limit) {
+          throw new PageProblem(
+            values.accounts.length > 0
+              ? `the image was not added: a post to the chosen accounts takes at most ${limit} images (remove one first)`
+              : `the image was not added: a post takes at most ${limit} images until you choose accounts that take more`,
+          );
+        }
         if (values.newAlt === '')
           throw new PageProblem('the image was not added: describe it in “Alt text for the new image” (alt text is required)');
         const uploaded = await this.media.upload(auth, req.file.buffer, values.newAlt);
@@ -214,12 +239,14 @@ export class ComposeController {
         notes.push(
           action.kind === 'add-part'
             ? values.parts.length === before
-              ? 'A thread has at most 25 further parts.'
+              ? `A thread has at most ${MAX_THREAD_PARTS} further parts.`
               : before === 0
-                ? 'Thread started: parts 2 and 3 are below the text (a thread has 2 to 25 further parts).'
+                ? `Thread started: part 2 is below the text (a thread has 1 to ${MAX_THREAD_PARTS} further parts).`
                 : `Part ${values.parts.length + 1} added.`
             : action.kind === 'part-remove'
-              ? 'Part removed from the thread (nothing is saved until you schedule or save it).'
+              ? values.parts.length === 0
+                ? 'Part removed: the post is a single post again (nothing is saved until you schedule or save it).'
+                : 'Part removed from the thread (nothing is saved until you schedule or save it).'
               : 'Parts reordered.',
         );
         await this.show(res, session, mode, values, { notes });
@@ -238,6 +265,13 @@ export class ComposeController {
       default:
         await this.save(res, session, mode, values, action);
     }
+  }
+
+  /** The images a post to these accounts takes (the smallest of their platforms' limits). */
+  private async imageLimitFor(workspaceId: string, accountIds: readonly string[]): Promise<number> {
+    const chosen = new Set(accountIds);
+    const accounts = (await this.accounts.all(workspaceId)).filter((a) => chosen.has(a.id));
+    return imageLimit(accounts.map((a) => a.provider));
   }
 
   private async saveAlts(session: PageSession, values: ComposeValues): Promise<void> {
@@ -268,7 +302,11 @@ export class ComposeController {
       media: values.media,
     };
     const thread = threadOf(values.parts);
-    const targets = values.accounts.map((accountId) => ({ accountId }));
+    const providers = new Map(accounts.map((a) => [a.id, a.provider]));
+    // A Mastodon account's target carries the visibility and content warning chosen for Mastodon.
+    const targets = values.accounts.map((accountId) =>
+      targetOf({ id: accountId, provider: providers.get(accountId) ?? 'webhook' }, values),
+    );
     let labels = values.accounts.map((id, i) => ({ label: `targets.${i}`, name: names.get(id) ?? 'an account' }));
     try {
       if (action.kind !== 'draft' && values.accounts.length === 0) throw new PageProblem('choose at least one account to publish to');
@@ -405,6 +443,7 @@ export class ComposeController {
       name: a.name,
       provider: a.provider,
       providerLabel: PROVIDER_LABELS[a.provider],
+      config: a.config,
       view: a,
     }));
     const chosenAccounts = composeAccounts.filter((a) => chosen.has(a.id));
@@ -416,6 +455,7 @@ export class ComposeController {
       ...previewFor(a, values, media, (id) => partMedia.get(id)),
       needsPerson: a.view.status !== 'active',
     }));
+    const limit = imageLimit(chosenAccounts.map((a) => a.provider));
     const at = new Date();
     const title = mode.kind === 'new' ? 'Write a post' : mode.kind === 'draft' ? 'Edit the draft' : 'Edit the scheduled post';
     await this.pages.render(
@@ -439,9 +479,11 @@ export class ComposeController {
           providerLabel: a.providerLabel,
           provider: a.provider,
           checked: chosen.has(a.id),
-          limit: PLATFORM_LIMITS[a.provider].maxText,
-          unit: PLATFORM_LIMITS[a.provider].textUnit,
-          threads: PLATFORM_LIMITS[a.provider].threads,
+          // Each account's own limits: a Mastodon account's are its instance's.
+          limit: limitsFor(a.provider, a.config).maxText,
+          unit: limitsFor(a.provider, a.config).textUnit,
+          urlLength: limitsFor(a.provider, a.config).charactersPerUrl,
+          threads: limitsFor(a.provider, a.config).threads,
           needsPerson: a.view.status !== 'active',
           why:
             a.view.status === 'disabled'
@@ -460,7 +502,9 @@ export class ComposeController {
           first: i === 0,
           last: i === media.length - 1,
         })),
-        canAddImage: media.length < MAX_IMAGES,
+        imageLimit: limit,
+        canAddImage: media.length < limit,
+        imagesHint: IMAGES_HINT,
         parts: values.parts.map((p, i) => ({
           index: i,
           number: i + 2,
@@ -473,6 +517,7 @@ export class ComposeController {
             name: pv.name,
             providerLabel: pv.providerLabel,
             unit: pv.unit,
+            urlLength: pv.urlLength,
             refused: pv.threadRefused !== null,
             ...pv.parts[i],
           })),
@@ -481,6 +526,12 @@ export class ComposeController {
         threadLabel: values.parts.length === 0 ? 'optional' : `${values.parts.length} further part${values.parts.length === 1 ? '' : 's'}`,
         canAddPart: values.parts.length < MAX_THREAD_PARTS,
         previews,
+        // The Mastodon settings are offered when a Mastodon account can be chosen (fixed with the jobs of a scheduled post).
+        mastodonOptions: mode.kind !== 'scheduled' && composeAccounts.some((a) => a.provider === 'mastodon'),
+        visibilities: [
+          { value: '', label: "the account's own default", selected: values.visibility === '' },
+          ...MASTODON_VISIBILITY_CHOICES.map((c) => ({ ...c, selected: values.visibility === c.value })),
+        ],
         card: extra.card ?? null,
         anyCard: previews.some((p) => p.card),
         zones: zoneOptions(values.zone),

@@ -15,7 +15,7 @@ const COLUMNS = `instance_url AS "instanceUrl", redirect_uri AS "redirectUri", s
                  client_secret AS "sealedSecret", secret_expires_at AS "secretExpiresAt"`;
 
 /**
- * SQL of mastodon_apps (migrations/1765940000000-mastodon-oauth.ts): Herald's registration on each
+ * SQL of mastodon_apps (migrations/1765950000000-mastodon-oauth.ts): Herald's registration on each
  * instance, one per instance and redirect URI. Secrets arrive sealed; this file never sees one in
  * clear. Registering is an HTTP call to the instance, made outside any statement here: two flows
  * that register the same instance at once each call the instance, and the statements below let

@@ -12,8 +12,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * Down refuses while Mastodon accounts exist (their jobs keep them from being deleted, and the old
  * CHECK cannot hold them): remove them first.
  */
-export class Mastodon1765920000000 implements MigrationInterface {
-  name = 'Mastodon1765920000000';
+export class Mastodon1765940000000 implements MigrationInterface {
+  name = 'Mastodon1765940000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE accounts DROP CONSTRAINT accounts_provider_check`);
@@ -22,9 +22,10 @@ export class Mastodon1765920000000 implements MigrationInterface {
       ALTER TABLE accounts ADD CONSTRAINT accounts_provider_check
         CHECK (provider IN ('bluesky', 'linkedin', 'mastodon', 'webhook'))`);
     // A Mastodon account knows its instance: the address its connector calls (an origin string).
+    // coalesce: a config without the key gives NULL, which a CHECK would let through.
     await q.query(`
       ALTER TABLE accounts ADD CONSTRAINT accounts_mastodon_instance
-        CHECK (provider <> 'mastodon' OR jsonb_typeof(config->'instanceUrl') = 'string')`);
+        CHECK (provider <> 'mastodon' OR coalesce(jsonb_typeof(config->'instanceUrl') = 'string', false))`);
   }
 
   async down(q: QueryRunner): Promise<void> {

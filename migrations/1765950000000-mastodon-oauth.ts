@@ -19,8 +19,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * be left to the platform (the account's display name, read at the callback), so the CHECK that
  * a flow names either its account or a new name goes.
  */
-export class MastodonOAuth1765940000000 implements MigrationInterface {
-  name = 'MastodonOAuth1765940000000';
+export class MastodonOAuth1765950000000 implements MigrationInterface {
+  name = 'MastodonOAuth1765950000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
