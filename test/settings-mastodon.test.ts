@@ -7,7 +7,6 @@ import { SecretBox } from '../src/common/crypto/secret-box';
 import { bootPageApp, criticalViolations, launchBrowser, logIn, newPage, PageApp } from './support/browser';
 import { bearer } from './support/config';
 import { withClient } from './support/database';
-import { setAccountStatus } from './support/dlq';
 import { createPost, waitForJob } from './support/engine';
 import { FakeMastodon, startFakeMastodon } from './support/fake-mastodon';
 import { FakeMastodonOAuth, withOAuth } from './support/fake-mastodon-oauth';
@@ -372,17 +371,28 @@ describe('settings page: Connect with Mastodon, in a browser', () => {
     await text(page, `${new URL(closed).host} could not be reached (ECONNREFUSED`);
   });
 
-  it('reconnects an account that needs a person at its instance, and resumes it', async () => {
+  it('reconnects an account whose token was revoked at its instance, and its waiting post goes out', async () => {
     const ada = (await accounts()).find((a) => a.name === 'Ada Lovelace')!;
-    await setAccountStatus(t.databaseUrl, ada.id, 'needs_reauth', 'the platform refused the credentials: HTTP 401');
-    await page.goto(`${t.baseUrl}/settings/accounts/${ada.id}/reconnect`);
+    // A person revokes Herald's access in the instance's settings: the next status answers 401.
+    const revoked = oauth.issued.find((i) => i.accountId === mastodon.accountId)!.accessToken;
+    mastodon.revoke(revoked);
+    const post = await createPost(t, t.adminKey, { text: 'Waiting for a person', targets: [{ accountId: ada.id }] });
+    await waitForJob(t, t.adminKey, post.jobs[0].id, (j) => j.status === 'paused');
+    expect((await accounts()).find((a) => a.id === ada.id)!.status).toBe('needs_reauth');
+
+    await page.goto(`${t.baseUrl}/settings/accounts`);
+    const card = page.locator('li.card', { has: page.getByRole('heading', { name: 'Ada Lovelace', exact: true }) });
+    await card.getByRole('link', { name: /Reconnect/ }).click();
+    await page.waitForURL(`${t.baseUrl}/settings/accounts/${ada.id}/reconnect`);
     expect(await criticalViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'Reconnect with Mastodon' }).click();
     await page.waitForURL(`${mastodon.url}/oauth/authorize?**`);
     expect(oauth.authorizations.at(-1)!.get('client_id')).toBe(oauth.apps[0].clientId);
     await page.getByRole('button', { name: 'Authorize' }).click();
     await page.waitForURL(`${t.baseUrl}/settings/accounts`);
-    await text(page, '“Ada Lovelace” reconnected.');
+    await text(page, '“Ada Lovelace” reconnected. The post waiting for it is going out now.');
+    await waitForJob(t, t.adminKey, post.jobs[0].id, (j) => j.status === 'succeeded');
+    expect(mastodon.posted('Waiting for a person')).toHaveLength(1);
 
     const after = (await accounts()).find((a) => a.id === ada.id)!;
     expect(after.status).toBe('active');
