@@ -361,7 +361,9 @@ describe('settings page: Connect with Mastodon, in a browser', () => {
         page,
         `does not look like a Mastodon instance: it did not take Herald's app registration (POST /api/v1/apps answered HTTP 404)`,
       );
-      expect(page.url()).toBe(`${t.baseUrl}/settings/accounts/connect/mastodon`);
+      // Back on the form, with the address as it was typed.
+      expect(new URL(page.url()).pathname).toBe('/settings/accounts/connect/mastodon');
+      expect(await page.getByLabel('Instance').first().inputValue()).toBe(blog);
     } finally {
       await new Promise((r) => notMastodon.close(r));
     }
@@ -475,6 +477,7 @@ describe('settings page: Connect with Mastodon refuses private addresses', () =>
     await start(mastodon.url);
     await page.getByText(`Mastodon instances are reached over https: give https://${mastodon.host}`).waitFor();
     expect(mastodon.requests).toEqual([]);
-    expect(page.url()).toBe(`${t.baseUrl}/settings/accounts/connect/mastodon`);
+    expect(new URL(page.url()).pathname).toBe('/settings/accounts/connect/mastodon');
+    expect(await page.getByLabel('Instance').first().inputValue()).toBe(mastodon.url);
   });
 });

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CreateAccountDto, UpdateAccountDto } from '../accounts/accounts.dto';
@@ -63,10 +63,21 @@ export class AccountsPageController {
 
   // ---- connect ------------------------------------------------------------------------------
 
+  /** The form; after a refused "Connect with …", the query carries back what was typed (name, handle or DID, instance). */
   @Get('connect/:provider')
-  async connectForm(@Req() req: PageRequest, @Res() res: Response, @Param('provider') provider: string): Promise<void> {
+  async connectForm(
+    @Req() req: PageRequest,
+    @Res() res: Response,
+    @Param('provider') provider: string,
+    @Query() query: Record<string, unknown>,
+  ): Promise<void> {
     const session = requirePage(req);
-    await this.showConnect(res, session, this.provider(provider), {});
+    const values: FormValues = {};
+    for (const key of ['name', 'identifier', 'instanceUrl']) {
+      const value = field(query, key);
+      if (value !== '' && value.length <= 2048) values[key] = value;
+    }
+    await this.showConnect(res, session, this.provider(provider), values);
   }
 
   @Post('connect/:provider')

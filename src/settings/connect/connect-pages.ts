@@ -57,12 +57,21 @@ export class ConnectPages {
   async start(req: PageRequest, res: Response, body: Record<string, unknown>, spec: ConnectPageSpec): Promise<void> {
     const session = requirePage(req);
     const accountId = field(body, 'accountId');
-    const back = accountId ? `/settings/accounts/${accountId}/reconnect` : spec.connectPage;
+    const name = field(body, 'name');
+    const identifier = spec.identifierField ? field(body, spec.identifierField) : '';
+    // A refused new connect goes back to its form with what was typed (a name, a handle, an instance: nothing secret).
+    const typed = new URLSearchParams({
+      ...(name ? { name } : {}),
+      ...(spec.identifierField && identifier ? { [spec.identifierField]: identifier } : {}),
+    });
+    const back = accountId
+      ? `/settings/accounts/${accountId}/reconnect`
+      : `${spec.connectPage}${typed.size > 0 ? `?${typed.toString()}` : ''}`;
     try {
       const target =
         accountId !== '' && isUuid(accountId)
           ? { accountId: accountId.toLowerCase() }
-          : { name: field(body, 'name'), ...(spec.identifierField ? { identifier: field(body, spec.identifierField) } : {}) };
+          : { name, ...(spec.identifierField ? { identifier } : {}) };
       const { url, host, browserToken, ttlMs } = await this.connect.start(session, spec.provider, target);
       this.keepBrowserToken(res, spec, browserToken, ttlMs);
       if (spec.continueWith === 'redirect') {
