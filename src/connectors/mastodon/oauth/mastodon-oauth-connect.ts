@@ -74,8 +74,8 @@ export class MastodonOAuthConnect implements OAuthConnect {
       if ('account' in from) {
         const stored = from.account.config.instanceUrl;
         if (typeof stored !== 'string') throw new InstanceAddressError(`${from.account.name} has no Mastodon instance; connect it again`);
-        // Stored as the API took it (http allowed there when private addresses are); the guard still applies.
-        return normalizeInstanceUrl(stored, true);
+        // The same rules as a new connect: the client secret and the code never travel over plain http.
+        return normalizeInstanceUrl(stored, this.config.allowPrivateUrls);
       }
       return normalizeInstanceUrl(from.identifier, this.config.allowPrivateUrls);
     } catch (err) {
