@@ -680,6 +680,19 @@ describe('Mastodon connector', () => {
           .send({ provider: 'mastodon', name: 'Private', config: { instanceUrl: fake.url, accessToken: fake.issueToken() } });
         expect(res.status).toBe(400);
         expect(res.body.message).toMatch(/^config\.instanceUrl .*loopback.*HERALD_ALLOW_PRIVATE_URLS=true/);
+        // A public instance over plain http: refused before anything is sent (the token would travel in the clear).
+        const plain = await strict
+          .http()
+          .post('/v1/accounts')
+          .set(bearer(strict.adminKey))
+          .send({
+            provider: 'mastodon',
+            name: 'Plain',
+            config: { instanceUrl: 'http://93.184.216.34', accessToken: 'a-token-never-sent' },
+          });
+        expect(plain.status).toBe(400);
+        expect(plain.body.message).toMatch(/^config\.instanceUrl must start with https:\/\//);
+        expect(JSON.stringify(plain.body)).not.toContain('a-token-never-sent');
         expect(fake.requests.length).toBe(before);
       } finally {
         await strict.close();

@@ -1,6 +1,14 @@
 import { ConnectorInputError } from '../connector.interface';
 import { parseAccount, parseInstanceLimits, parseMedia, parseStatus, parseStatuses } from './mastodon-answers';
-import { DEFAULT_MASTODON_LIMITS, handleOf, limitsOf, parseInstanceUrl, parseMastodonInput, storedConfig } from './mastodon-config';
+import {
+  DEFAULT_MASTODON_LIMITS,
+  handleOf,
+  limitsOf,
+  parseInstanceUrl,
+  parseMastodonInput,
+  requireHttps,
+  storedConfig,
+} from './mastodon-config';
 
 describe('parseInstanceUrl', () => {
   it('keeps the origin of an instance address', () => {
@@ -18,6 +26,16 @@ describe('parseInstanceUrl', () => {
     ['https://ada:pw@mastodon.social', /must not contain a user name or password/],
   ])('refuses %p', (value, message) => {
     expect(() => parseInstanceUrl(value)).toThrow(message);
+  });
+});
+
+describe('requireHttps', () => {
+  it('takes https always and plain http only where private addresses are allowed, naming why', () => {
+    expect(() => requireHttps('https://mastodon.social', false)).not.toThrow();
+    expect(() => requireHttps('http://127.0.0.1:3000', true)).not.toThrow();
+    expect(() => requireHttps('http://mastodon.example', false)).toThrow(
+      'config.instanceUrl must start with https://: the access token would cross the network unencrypted over plain http',
+    );
   });
 });
 

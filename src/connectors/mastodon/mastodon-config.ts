@@ -80,6 +80,18 @@ export function parseInstanceUrl(value: unknown): string {
 }
 
 /**
+ * An account's token goes to its instance on every call, so the instance must be reached over
+ * https. Plain http only where private addresses are allowed (HERALD_ALLOW_PRIVATE_URLS: a test
+ * instance on loopback or a private network), as "Connect with Mastodon" does.
+ */
+export function requireHttps(instanceUrl: string, allowPlainHttp: boolean): void {
+  if (new URL(instanceUrl).protocol === 'https:' || allowPlainHttp) return;
+  throw new ConnectorInputError(
+    'config.instanceUrl must start with https://: the access token would cross the network unencrypted over plain http',
+  );
+}
+
+/**
  * Validates POST/PATCH /v1/accounts `config` for Mastodon: `{ instanceUrl, accessToken }`. On a
  * PATCH, `instanceUrl` may be left out to keep the stored one (`previousInstanceUrl`). Errors
  * name the field, never echo the token.

@@ -24,6 +24,7 @@ import {
   MastodonCredentials,
   MastodonLimits,
   parseMastodonInput,
+  requireHttps,
   storedConfig,
   storedCredentials,
 } from './mastodon-config';
@@ -83,6 +84,7 @@ export class MastodonConnector implements Connector {
       if (err instanceof BlockedUrlError) throw new ConnectorInputError(`config.instanceUrl ${err.message}`);
       throw err;
     }
+    requireHttps(instanceUrl, this.config.allowPrivateUrls);
     const checked = await this.whoAmI(instanceUrl, accessToken);
     if ('problem' in checked) {
       throw new ConnectorInputError(`config.accessToken could not be checked, so nothing was saved: ${checked.problem}`);
