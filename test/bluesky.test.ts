@@ -164,13 +164,13 @@ describe('Bluesky connector against a real PDS', () => {
 
   async function readPost(account: TestBskyAccount, uri: string): Promise<AppBskyFeedPost.Record> {
     const rkey = uri.split('/').pop() ?? '';
-    const res = await pds.network.pds.getClient().com.atproto.repo.getRecord({ repo: account.did, collection: 'app.bsky.feed.post', rkey });
+    const res = await pds.network.pds.getAgent().com.atproto.repo.getRecord({ repo: account.did, collection: 'app.bsky.feed.post', rkey });
     return res.data.value as AppBskyFeedPost.Record;
   }
 
   async function listPosts(account: TestBskyAccount): Promise<{ uri: string; value: AppBskyFeedPost.Record }[]> {
     const res = await pds.network.pds
-      .getClient()
+      .getAgent()
       .com.atproto.repo.listRecords({ repo: account.did, collection: 'app.bsky.feed.post', limit: 100 });
     return res.data.records.map((r) => ({ uri: r.uri, value: r.value as AppBskyFeedPost.Record }));
   }

@@ -344,7 +344,7 @@ describe('hostile receivers and pages, with the worker running', () => {
     for (const name of Object.keys(PAGES)) {
       const uri = (await job(jobs.get(name)!)).remoteId!;
       const res = await pds.network.pds
-        .getClient()
+        .getAgent()
         .com.atproto.repo.getRecord({ repo: author.did, collection: 'app.bsky.feed.post', rkey: uri.split('/').pop()! });
       titles[name] = ((res.data.value as AppBskyFeedPost.Record).embed as AppBskyEmbedExternal.Main | undefined)?.external.title;
     }

@@ -312,7 +312,7 @@ describe('settings page: composer and calendar, in a browser', () => {
     const records = await pollUntil(
       'the thread to reach the PDS',
       async () =>
-        (await pds.network.pds.getClient().com.atproto.repo.listRecords({ repo: threader.did, collection: 'app.bsky.feed.post' })).data
+        (await pds.network.pds.getAgent().com.atproto.repo.listRecords({ repo: threader.did, collection: 'app.bsky.feed.post' })).data
           .records as unknown as { uri: string; value: { text: string; reply?: Reply } }[],
       (r) => r.length >= 2,
       60_000,
@@ -399,7 +399,7 @@ describe('settings page: composer and calendar, in a browser', () => {
     const records = await pollUntil(
       'the post to reach the PDS',
       async () =>
-        (await pds.network.pds.getClient().com.atproto.repo.listRecords({ repo: author.did, collection: 'app.bsky.feed.post' })).data
+        (await pds.network.pds.getAgent().com.atproto.repo.listRecords({ repo: author.did, collection: 'app.bsky.feed.post' })).data
           .records,
       (r) => r.length > 0,
       Math.max(30_000, scheduled.at.getTime() + 60_000 - Date.now()),

@@ -95,7 +95,7 @@ describe('settings page: failed posts, in a browser', () => {
     const records = await eventually(
       'the post to reach the PDS',
       async () =>
-        (await pds.network.pds.getClient().com.atproto.repo.listRecords({ repo: author.did, collection: 'app.bsky.feed.post' })).data
+        (await pds.network.pds.getAgent().com.atproto.repo.listRecords({ repo: author.did, collection: 'app.bsky.feed.post' })).data
           .records,
       (r) => r.length > 0,
     );
@@ -157,7 +157,7 @@ describe('settings page: failed posts, in a browser', () => {
     const records = await eventually(
       'the rest of the thread to reach the PDS',
       async () =>
-        (await pds.network.pds.getClient().com.atproto.repo.listRecords({ repo: author.did, collection: 'app.bsky.feed.post' })).data
+        (await pds.network.pds.getAgent().com.atproto.repo.listRecords({ repo: author.did, collection: 'app.bsky.feed.post' })).data
           .records,
       (r) => r.length >= 4,
     );

@@ -102,7 +102,7 @@ describe('threads', () => {
 
   /** Every post record of the account, oldest key first, with its cid. */
   async function records(account: TestBskyAccount): Promise<StoredRecord[]> {
-    const res = await pds.network.pds.getClient().com.atproto.repo.listRecords({ repo: account.did, collection: POST, limit: 100 });
+    const res = await pds.network.pds.getAgent().com.atproto.repo.listRecords({ repo: account.did, collection: POST, limit: 100 });
     return res.data.records
       .map((r) => ({ uri: r.uri, cid: r.cid, value: r.value as AppBskyFeedPost.Record }))
       .sort((a, b) => (a.uri < b.uri ? -1 : 1));

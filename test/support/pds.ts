@@ -3,8 +3,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 /**
- * A real Bluesky PDS (and PLC directory) on loopback from `@atproto/dev-env` 0.3.x, the line that
- * runs on Node 20. SQLite, no network, ~0.1 s to start. The PDS writes its data and
+ * A real Bluesky PDS (and PLC directory) on loopback from `@atproto/dev-env` 0.6.x (Node 22 and
+ * later; an ES module, which jest loads through Node 24's require(esm): scripts/node24.js).
+ * SQLite, no network, ~0.1 s to start. The PDS writes its data and
  * blob folders into os.tmpdir(), so TMPDIR points at a folder of ours while it starts and that
  * folder is removed on close.
  */
@@ -50,7 +51,7 @@ export async function startPds(options: { rateLimitsEnabled?: boolean } = {}): P
     network,
     async createAccount(handlePrefix) {
       n += 1;
-      const agent = network.pds.getClient();
+      const agent = network.pds.getAgent();
       const password = `main-password-${n}`;
       const res = await agent.createAccount({ email: `${handlePrefix}${n}@herald.test`, handle: `${handlePrefix}${n}.test`, password });
       const appPasswordName = `herald-${n}`;
@@ -58,7 +59,7 @@ export async function startPds(options: { rateLimitsEnabled?: boolean } = {}): P
       return { did: res.data.did, handle: res.data.handle, password, appPassword: app.data.password, appPasswordName };
     },
     async ownerAgent(account) {
-      const agent = network.pds.getClient();
+      const agent = network.pds.getAgent();
       await agent.login({ identifier: account.handle, password: account.password });
       return agent;
     },

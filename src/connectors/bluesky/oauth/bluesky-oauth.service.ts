@@ -43,8 +43,8 @@ export class BlueskyConnectError extends Error {}
 const TICKET_TTL_MS = 60_000;
 
 /**
- * "Connect with Bluesky" through `@atproto/oauth-client-node` 0.3 (the line that runs on Node 20;
- * 0.4 and later declare Node ≥ 22): a confidential client (bluesky-oauth-client.ts) whose PAR,
+ * "Connect with Bluesky" through `@atproto/oauth-client-node` 0.5 (an ES module, loaded by Node's
+ * require(esm)): a confidential client (bluesky-oauth-client.ts) whose PAR,
  * PKCE, DPoP, token exchange and refreshes are the library's. Herald gives it:
  *
  * - its key: BLUESKY_OAUTH_PRIVATE_KEY, or one generated once and kept in the database sealed
@@ -145,7 +145,7 @@ export class BlueskyOAuth {
       allowHttp: this.config.allowPrivateUrls,
       plcDirectoryUrl: this.config.bluesky.plcUrl,
       ...(this.config.bluesky.handleResolverUrl !== null ? { handleResolver: this.config.bluesky.handleResolverUrl } : {}),
-      onDelete: (did, cause) => {
+      onSessionDeleted: (did, cause) => {
         const why = cause instanceof Error ? cause.message : 'no reason given';
         this.logger.warn(`the Bluesky OAuth session of ${did} ended (${why.slice(0, 200)}); its account has to be reconnected`);
       },
