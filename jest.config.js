@@ -9,6 +9,17 @@
  * .ci/run runs it. Type-checking every file inside jest made the suite about twice as slow.
  */
 const os = require('node:os');
+const vm = require('node:vm');
+
+// The @atproto packages (the Bluesky connector, its OAuth client, the test PDS) are ES modules,
+// loaded with require(). Jest does that itself, natively, only on Node 24.9 or later started with
+// --experimental-vm-modules; without it, every test that boots the app fails on "Must use import
+// to load ES Module". `npm test` (scripts/node24.js) runs jest that way, on any Node.
+if (typeof vm.SourceTextModule?.prototype.hasAsyncGraph !== 'function') {
+  throw new Error(
+    `Herald's tests need Node.js 24.9+ with --experimental-vm-modules (this is ${process.version}${vm.SourceTextModule ? '' : ', without it'}): run them with \`npm test -- <files and jest options>\`, which sees to both.`,
+  );
+}
 
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 
