@@ -33,6 +33,9 @@ const path = require('path');
 const tty = require('tty');
 const runtime = require('./node-runtime');
 
+/** This file, which the Node that runs the command starts again. */
+const SELF = path.join(__dirname, 'node24.js');
+
 /** The binary of each native module --rebuild knows, inside its package folder. */
 const NATIVE_BINARIES = {
   'better-sqlite3': 'build/Release/better_sqlite3.node',
@@ -57,7 +60,8 @@ function parseArgs(argv) {
   options.script = argv[i] === undefined ? null : argv[i];
   options.args = argv.slice(i + 1);
   for (const name of options.rebuild) {
-    if (!NATIVE_BINARIES[name]) throw new Error(`scripts/node24.js: --rebuild knows ${Object.keys(NATIVE_BINARIES).join(', ')}, not ${name}`);
+    if (!NATIVE_BINARIES[name])
+      throw new Error(`scripts/node24.js: --rebuild knows ${Object.keys(NATIVE_BINARIES).join(', ')}, not ${name}`);
   }
   if (!options.prepare && options.script === null) throw new Error('scripts/node24.js: which script? (see the top of the file)');
   return options;
@@ -112,8 +116,17 @@ function fetchNode(choice, home) {
   const scratch = fs.mkdtempSync(path.join(path.dirname(home), 'node-download-'));
   try {
     const result = npm(
-      ['install', '--prefix', scratch, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error']
-        .concat(['--fetch-retries=1', '--fetch-timeout=120000', `${choice.pkg}@${choice.version}`]),
+      [
+        'install',
+        '--prefix',
+        scratch,
+        '--no-save',
+        '--no-package-lock',
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        '--loglevel=error',
+      ].concat(['--fetch-retries=1', '--fetch-timeout=120000', `${choice.pkg}@${choice.version}`]),
       { cwd: scratch, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
     );
     if (result.error || result.status !== 0) throw new FetchError(npmFailure(result));
@@ -248,7 +261,7 @@ function main() {
       npm_node_execpath: node,
       NODE: node,
     });
-    runChild(node, options.flags.concat([__filename], argv), env);
+    runChild(node, options.flags.concat([SELF], argv), env);
     return;
   }
 
@@ -256,7 +269,7 @@ function main() {
   if (options.prepare) return;
   const missing = options.flags.filter((flag) => !process.execArgv.includes(flag));
   if (missing.length > 0) {
-    runChild(process.execPath, process.execArgv.concat(missing, [__filename], argv), process.env);
+    runChild(process.execPath, process.execArgv.concat(missing, [SELF], argv), process.env);
     return;
   }
   const script = path.resolve(options.script);

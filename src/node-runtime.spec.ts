@@ -133,7 +133,9 @@ describe('which load error of a native module means "build it for this Node"', (
         ),
       ),
     ).toBe(true);
-    expect(runtime.builtForAnotherNode(Object.assign(new Error("Cannot find module '…/better_sqlite3.node'"), { code: 'MODULE_NOT_FOUND' }))).toBe(true);
+    expect(
+      runtime.builtForAnotherNode(Object.assign(new Error("Cannot find module '…/better_sqlite3.node'"), { code: 'MODULE_NOT_FOUND' })),
+    ).toBe(true);
   });
 
   it('leaves any other failure to be seen as it is', () => {

@@ -125,9 +125,7 @@ describe('settings page: Connect with Bluesky (OAuth), in a browser, against a r
     );
     expect(job.status).toBe('succeeded');
     const rkey = job.remoteId!.split('/').pop()!;
-    const record = await pds.network.pds
-      .getAgent()
-      .com.atproto.repo.getRecord({ repo: alice.did, collection: 'app.bsky.feed.post', rkey });
+    const record = await pds.network.pds.getAgent().com.atproto.repo.getRecord({ repo: alice.did, collection: 'app.bsky.feed.post', rkey });
     const value = record.data.value as { text: string; embed?: { $type: string; images: { alt: string }[] }; facets?: unknown[] };
     expect(value.text).toBe('Hello over OAuth https://example.com #herald');
     expect(value.embed?.$type).toBe('app.bsky.embed.images');
@@ -206,9 +204,7 @@ describe('settings page: Connect with Bluesky (OAuth), in a browser, against a r
     );
     expect(done.status).toBe('succeeded');
     const rkey = done.remoteId!.split('/').pop()!;
-    const record = await pds.network.pds
-      .getAgent()
-      .com.atproto.repo.getRecord({ repo: alice.did, collection: 'app.bsky.feed.post', rkey });
+    const record = await pds.network.pds.getAgent().com.atproto.repo.getRecord({ repo: alice.did, collection: 'app.bsky.feed.post', rkey });
     expect((record.data.value as { text: string }).text).toBe('After the revocation');
     expect((await accounts()).find((a) => a.id === account.id)!.status).toBe('active');
     // One session row again: the new one.
