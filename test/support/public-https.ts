@@ -7,8 +7,6 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as tls from 'node:tls';
-import * as vm from 'node:vm';
-import { Agent } from 'undici';
 
 /**
  * Herald as an authorization server must see a confidential client: at an https address with a
@@ -18,8 +16,12 @@ import { Agent } from 'undici';
  * parseDiscoverableClientId). `herald.home.arpa` passes those checks and is never on the public
  * Internet (RFC 8375 reserves home.arpa for home networks): in the tests it is mapped to 127.0.0.1
  *
- * - for the PDS, which runs in the test process and fetches with Node's global fetch: a global
- *   undici dispatcher whose lookup answers 127.0.0.1 for it and that trusts the test certificate;
+ * - for the PDS, which runs in the test process: Node's `dns.lookup` answers 127.0.0.1 for it, and
+ *   the test certificate joins the process's default CAs (`tls.setDefaultCACertificates`), both
+ *   put back on close. The PDS fetches through an undici dispatcher of its own (its SSRF guard,
+ *   @atproto-labs/fetch-node, which passes every request its own dispatcher even with the guard
+ *   off), so the name is mapped where every dispatcher's connections look names up and check
+ *   certificates: in `net` and `tls`, not in one dispatcher;
  * - for Chromium: `--host-resolver-rules` and `--ignore-certificate-errors` (browserArgs).
  *
  * In front of Herald's plain-http port stands a TLS-terminating proxy, as a reverse proxy would
@@ -67,19 +69,33 @@ function certificate(): { cert: string; key: string } {
   }
 }
 
+type Lookup = typeof dns.lookup;
+/** The module object itself (the one `net` reads), not the copy `import * as` makes of it. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const dnsModule = require('node:dns') as { lookup: Lookup };
+let restore: (() => void) | null = null;
+
 /**
- * Where Node's fetch finds its dispatcher. Jest runs a test file in a context of its own, while
- * `fetch` (copied into it) is the main context's, which reads the main context's global: the
- * dispatcher is set on both.
+ * Maps PUBLIC_HOST to 127.0.0.1 for every lookup of this process (`net` reads `dns.lookup` at
+ * each connection) and trusts `cert` as a CA, until the returned function puts both back.
  */
-const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
-type Realm = Record<symbol, unknown>;
-function realms(): Realm[] {
-  const main = vm.runInThisContext('globalThis') as Realm;
-  const here = globalThis as unknown as Realm;
-  return main === here ? [here] : [here, main];
+function mapPublicHost(cert: string): () => void {
+  const lookup = dnsModule.lookup;
+  const cas = tls.getCACertificates('default');
+  const mapped = (hostname: string, ...rest: unknown[]): void => {
+    if (hostname !== PUBLIC_HOST) return (lookup as (...args: unknown[]) => void)(hostname, ...rest);
+    const callback = rest[rest.length - 1] as (err: null, address: unknown, family?: number) => void;
+    const options = rest.length > 1 ? rest[0] : undefined;
+    const all = typeof options === 'object' && options !== null && (options as dns.LookupOptions).all === true;
+    process.nextTick(() => (all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4)));
+  };
+  dnsModule.lookup = mapped as unknown as Lookup;
+  tls.setDefaultCACertificates([...cas, cert]);
+  return () => {
+    dnsModule.lookup = lookup;
+    tls.setDefaultCACertificates(cas);
+  };
 }
-let previous: { realm: Realm; dispatcher: unknown }[] | null = null;
 
 /** Starts the https proxy on `port` (0: any) and routes PUBLIC_HOST to loopback for this process's fetch. */
 export async function startPublicHttps(port: number): Promise<PublicHttps> {
@@ -106,18 +122,7 @@ export async function startPublicHttps(port: number): Promise<PublicHttps> {
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const bound = (server.address() as AddressInfo).port;
-  const agent = new Agent({
-    connect: {
-      ca: [cert, ...tls.rootCertificates],
-      lookup: (hostname, options, callback) => {
-        if (hostname !== PUBLIC_HOST) return dns.lookup(hostname, options, callback);
-        if (options.all) return callback(null, [{ address: '127.0.0.1', family: 4 }], 4);
-        return callback(null, '127.0.0.1', 4);
-      },
-    },
-  });
-  previous ??= realms().map((realm) => ({ realm, dispatcher: realm[GLOBAL_DISPATCHER] }));
-  for (const realm of realms()) realm[GLOBAL_DISPATCHER] = agent;
+  restore ??= mapPublicHost(cert);
   return {
     port: bound,
     url: `https://${PUBLIC_HOST}:${bound}`,
@@ -130,9 +135,8 @@ export async function startPublicHttps(port: number): Promise<PublicHttps> {
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const { realm, dispatcher } of previous ?? []) realm[GLOBAL_DISPATCHER] = dispatcher;
-      previous = null;
-      await agent.close();
+      restore?.();
+      restore = null;
     },
   };
 }
