@@ -38,7 +38,8 @@ export class SmtpDriver implements MailDriver {
     }
     return {
       response: info.response,
-      rejected: info.rejected.map((r) => (typeof r === 'string' ? r : r.address)),
+      // @types/nodemailer 8 types them as strings (SMTP's own answer); other transports give addresses.
+      rejected: info.rejected.map((r: string | { address: string }) => (typeof r === 'string' ? r : r.address)),
     };
   }
 
