@@ -1,6 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestExpressApplication, NestExpressBodyParserOptionsFor } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
@@ -27,7 +27,10 @@ export async function createApp(config: HeraldConfig, options: { print?: (text: 
   app.disable('x-powered-by');
   // TRUST_PROXY (docs/operations-security.md): off unless the operator names the proxies.
   app.set('trust proxy', config.trustProxy);
-  app.useBodyParser('json', { limit: JSON_BODY_LIMIT, verify: refuseDeepJson });
+  // Nest 12 leaves `verify` out of these options' type (its rawBody option sets one); without
+  // rawBody it hands the options to express.json as they are, so the depth check still runs.
+  const json = { limit: JSON_BODY_LIMIT, verify: refuseDeepJson } as NestExpressBodyParserOptionsFor<'json'>;
+  app.useBodyParser('json', json);
   app.useBodyParser('urlencoded', { limit: JSON_BODY_LIMIT, extended: false });
   app.use(mapBodyParserError);
   answerClientErrors(app.getHttpServer());
