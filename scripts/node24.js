@@ -133,6 +133,9 @@ function fetchNode(choice, home) {
     const fetched = path.join(scratch, 'node_modules', choice.pkg);
     const answered = versionOf(path.join(fetched, 'bin', 'node'));
     if (answered !== expected) throw new FetchError(`its node answered ${answered === null ? 'nothing' : answered}, not ${expected}`);
+    // A folder there whose node does not answer (a copy broken by hand, a disk that filled up)
+    // is replaced.
+    if (fs.existsSync(home) && versionOf(node) !== expected) fs.rmSync(home, { recursive: true, force: true });
     try {
       fs.renameSync(fetched, home);
     } catch (err) {
