@@ -463,6 +463,12 @@ describe('Mastodon connector', () => {
       );
       expect(rows.rows[0].payload.text).toMatch(/^Edited toot/);
       expect(rows.rows[0].payload.mastodon).toEqual({ visibility: 'private', spoilerText: 'Work talk' });
+      // And the API shows them on the job, as the post's answer and the job's own.
+      expect(scheduled.body.jobs[0].mastodon).toEqual({ visibility: 'private', spoilerText: 'Work talk' });
+      const shown = await t.http().get(`/v1/posts/${draft.body.id}`).set(bearer(key)).expect(200);
+      expect(shown.body.jobs.map((j: { mastodon: unknown }) => j.mastodon)).toEqual([{ visibility: 'private', spoilerText: 'Work talk' }]);
+      const job = await t.http().get(`/v1/jobs/${scheduled.body.jobs[0].id}`).set(bearer(key)).expect(200);
+      expect(job.body.mastodon).toEqual({ visibility: 'private', spoilerText: 'Work talk' });
       // The content warning counts on an edit too: 495 + 9 characters is over 500.
       const over = await t
         .http()
@@ -665,6 +671,33 @@ describe('Mastodon connector', () => {
         (found) => found.length > 0,
       );
       expect(status[0]).toMatchObject({ visibility: 'private', spoilerText: 'Heads up' });
+    });
+
+    it('edits a scheduled post on the page with the content warning its job keeps: counted, previewed, and still sent', async () => {
+      const { id } = await connect(undefined, `Edited toot ${++n}`);
+      const scheduledAt = new Date(Date.now() + 3_600_000).toISOString();
+      const created = await t
+        .http()
+        .post('/v1/posts')
+        .set(bearer(key))
+        .send({ text: 'c'.repeat(480), scheduledAt, targets: [{ accountId: id, spoilerText: 'Spoilers' }] })
+        .expect(201);
+      const { agent, csrf } = await loggedInAgent(t);
+      // 480 characters and the 8 of the content warning, on the editor as it opens…
+      const editor = await agent.get(`/settings/posts/${created.body.id}/edit`).expect(200);
+      expect(editor.text).toContain('488 / 500 characters');
+      expect(editor.text).toContain('<strong>Content warning:</strong> Spoilers');
+      // …and after a preview of new text, which the form sends without the (fixed) warning.
+      const preview = await agent
+        .post(`/settings/posts/${created.body.id}/edit`)
+        .type('form')
+        .send({ _csrf: csrf, text: 'c'.repeat(495), action: 'preview' })
+        .expect(200);
+      expect(preview.text).toContain('503 / 500 characters');
+      expect(preview.text).toContain('<strong>Content warning:</strong> Spoilers');
+      const stored = await t.http().get(`/v1/posts/${created.body.id}`).set(bearer(key)).expect(200);
+      expect(stored.body.text).toBe('c'.repeat(480));
+      expect(stored.body.jobs[0].mastodon).toEqual({ visibility: null, spoilerText: 'Spoilers' });
     });
   });
 

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ACCOUNT_STATUSES } from '../accounts/account-view.dto';
 import type { AccountStatus } from '../account-state/account-state';
-import { MASTODON_VISIBILITIES, type JobPayload, type MastodonOptions, type MastodonVisibility } from '../connectors/connector.interface';
-import { AttemptDto, JobDto } from '../jobs/job-view.dto';
+import type { JobPayload } from '../connectors/connector.interface';
+import { AttemptDto, JobDto, MastodonOptionsDto } from '../jobs/job-view.dto';
 import { ThreadPartViewDto } from '../posts/post-view.dto';
 import type { BulkRequeueResult, SkippedJob } from './dead-letter.service';
 import { AuditActorDto } from '../audit/audit-view.dto';
@@ -41,21 +41,6 @@ export class DlqEntryDto extends JobDto implements DlqEntryView {
 
   @ApiProperty({ type: DlqAccountDto })
   account!: DlqAccountDto;
-}
-
-@ApiSchema({ name: 'MastodonOptions' })
-export class MastodonOptionsDto implements MastodonOptions {
-  @ApiProperty({
-    type: String,
-    enum: MASTODON_VISIBILITIES,
-    enumName: 'MastodonVisibility',
-    nullable: true,
-    description: "who sees the status; null: the account's own default",
-  })
-  visibility!: MastodonVisibility | null;
-
-  @ApiProperty({ type: String, nullable: true, description: 'the content warning; null: none' })
-  spoilerText!: string | null;
 }
 
 @ApiSchema({ name: 'JobPayload' })

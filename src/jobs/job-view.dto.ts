@@ -1,5 +1,11 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { PROVIDERS, Provider } from '../connectors/connector.interface';
+import {
+  MASTODON_VISIBILITIES,
+  PROVIDERS,
+  type MastodonOptions,
+  type MastodonVisibility,
+  Provider,
+} from '../connectors/connector.interface';
 import type { DeadReason, Decision } from '../retry/decide';
 import type { ErrorClass } from '../retry/error-class';
 import type { JobStatus } from '../queue/job-lifecycle';
@@ -17,6 +23,21 @@ export { ERROR_CLASSES, JOB_STATUSES } from '../vocabulary/vocabulary';
 
 export const DEAD_REASON_VALUES: readonly DeadReason[] = ['max_attempts', 'permanent', 'poison', 'expired'];
 const DECISIONS: readonly Decision[] = ['succeed', 'retry', 'dead', 'pause'];
+
+@ApiSchema({ name: 'MastodonOptions' })
+export class MastodonOptionsDto implements MastodonOptions {
+  @ApiProperty({
+    type: String,
+    enum: MASTODON_VISIBILITIES,
+    enumName: 'MastodonVisibility',
+    nullable: true,
+    description: "who sees the status; null: the account's own default",
+  })
+  visibility!: MastodonVisibility | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'the content warning; null: none' })
+  spoilerText!: string | null;
+}
 
 @ApiSchema({ name: 'JobPart' })
 export class JobPartDto implements JobPartView {
@@ -105,6 +126,14 @@ export class JobDto implements JobView {
     description: "a thread's parts, the first included, each with its platform id once published; null for a single post",
   })
   parts!: JobPartDto[] | null;
+
+  @ApiProperty({
+    type: MastodonOptionsDto,
+    nullable: true,
+    description:
+      "a Mastodon job's visibility and content warning (POST /v1/posts targets[].visibility, spoilerText); null when it set none, and for other platforms",
+  })
+  mastodon!: MastodonOptionsDto | null;
 
   @ApiProperty({ format: 'date-time' })
   createdAt!: string;

@@ -1,4 +1,4 @@
-import { payloadParts, Provider } from '../connectors/connector.interface';
+import { payloadParts, Provider, type MastodonOptions } from '../connectors/connector.interface';
 import type { DeadReason, Decision } from '../retry/decide';
 import type { ErrorClass } from '../retry/error-class';
 import type { JobStatus } from '../queue/job-lifecycle';
@@ -35,6 +35,8 @@ export interface JobView {
   text: string;
   /** A thread job's parts, the first included, with each published part's id; null for a single post. */
   parts: JobPartView[] | null;
+  /** A Mastodon job's visibility and content warning, as its target set them; null when none were set. */
+  mastodon: MastodonOptions | null;
   createdAt: string;
   updatedAt: string;
   finishedAt: string | null;
@@ -73,6 +75,7 @@ export function toJobView(j: JobRow): JobView {
     remoteUrl: j.remoteUrl,
     text: j.payload.text,
     parts: partsView(j),
+    mastodon: j.payload.mastodon ?? null,
     createdAt: j.createdAt.toISOString(),
     updatedAt: j.updatedAt.toISOString(),
     finishedAt: j.finishedAt?.toISOString() ?? null,

@@ -138,6 +138,7 @@ export class ComposeController {
     const media = await this.media.requireMany(session.auth.workspaceId, post.media);
     const at = post.scheduledAt ? wallTimeOf(new Date(post.scheduledAt), zone) : { date: '', time: '' };
     const by = post.publishBy ? wallTimeOf(new Date(post.publishBy), zone) : { date: '', time: '' };
+    const jobOptions = mastodonOptionsOfJobs(post);
     const values: ComposeValues = {
       text: post.text,
       title: post.title ?? '',
@@ -154,9 +155,10 @@ export class ComposeController {
       deadlineDate: by.date,
       deadlineTime: by.time,
       parts: (post.thread ?? []).map((p) => ({ text: p.text, link: p.link ?? '', media: [...p.media] })),
-      // A draft's Mastodon targets carry the visibility and content warning chosen (a scheduled post's are fixed with its jobs).
-      visibility: post.draftTargets?.find((t) => t.visibility !== undefined)?.visibility ?? '',
-      spoilerText: post.draftTargets?.find((t) => t.spoilerText !== undefined)?.spoilerText ?? '',
+      // A draft's Mastodon targets carry the visibility and content warning chosen; a scheduled
+      // post's Mastodon jobs do (an edit keeps them: the form shows them for the counter and preview).
+      visibility: post.draftTargets?.find((t) => t.visibility !== undefined)?.visibility ?? jobOptions?.visibility ?? '',
+      spoilerText: post.draftTargets?.find((t) => t.spoilerText !== undefined)?.spoilerText ?? jobOptions?.spoilerText ?? '',
     };
     await this.show(res, session, mode, values, {});
   }
@@ -190,7 +192,14 @@ export class ComposeController {
     const session = requirePage(req);
     const auth = session.auth;
     const { values, action } = readComposeForm(body, zoneOf(req, body));
-    if (mode.kind === 'scheduled') values.accounts = mode.post.jobs.filter((j) => j.status !== 'cancelled').map((j) => j.accountId);
+    if (mode.kind === 'scheduled') {
+      // Fixed with the jobs: the accounts, and a Mastodon job's visibility and content warning
+      // (the form does not offer them; they count, and show in the preview, as they will be sent).
+      values.accounts = mode.post.jobs.filter((j) => j.status !== 'cancelled').map((j) => j.accountId);
+      const options = mastodonOptionsOfJobs(mode.post);
+      values.visibility = options?.visibility ?? '';
+      values.spoilerText = options?.spoilerText ?? '';
+    }
     const notes: string[] = [];
     try {
       // Alt text typed for the images already there is saved with any button.
@@ -580,3 +589,8 @@ export function zoneOptions(current: string): { value: string; selected: boolean
 
 /** A problem of the form itself, said to the person (400), nothing saved. */
 class PageProblem extends Error {}
+
+/** The visibility and content warning a scheduled post's Mastodon jobs carry (one target's settings serve every Mastodon job); null when none set any. */
+function mastodonOptionsOfJobs(post: PostView): PostView['jobs'][number]['mastodon'] {
+  return post.jobs.find((j) => j.status !== 'cancelled' && j.mastodon !== null)?.mastodon ?? null;
+}
