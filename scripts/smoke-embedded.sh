@@ -13,7 +13,9 @@ chmod 755 "$data_dir"
 port=${SMOKE_PORT:-3917}
 log="$data_dir/service.log"
 
-HERALD_DATA_DIR="$data_dir" PORT="$port" EMBEDDED_POSTGRES_PORT=${SMOKE_PG_PORT:-54391} npm start >"$log" 2>&1 &
+# The embedded server's port is below Linux's ephemeral range (32768–60999): a port in it can be
+# held at that moment as the local end of any outgoing connection (seen: 54392, "already in use").
+HERALD_DATA_DIR="$data_dir" PORT="$port" EMBEDDED_POSTGRES_PORT=${SMOKE_PG_PORT:-25491} npm start >"$log" 2>&1 &
 npm_pid=$!
 
 # The node processes of this start (npm runs the script through a shell): scripts/node24.js
