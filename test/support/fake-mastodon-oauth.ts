@@ -5,7 +5,7 @@ import type { FakeMastodon, FakeRequest } from './fake-mastodon';
 /**
  * The OAuth side of the loopback Mastodon instance (./fake-mastodon.ts), for "Connect with
  * Mastodon". No Mastodon server can run here; each behaviour follows Mastodon's documentation of
- * its apps and OAuth methods as /work/shared/PLATFORMS.md ("Mastodon", read 2026-12) records it,
+ * its apps and OAuth methods (read 2026-12), as docs/mastodon-oauth.md records what Herald relies on,
  * and OAuth 2.0 (RFC 6749) and PKCE (RFC 7636), which Mastodon's OAuth endpoints implement:
  *
  * - `POST /api/v1/apps` (JSON or form: `client_name`, `redirect_uris`, `scopes`, `website`)

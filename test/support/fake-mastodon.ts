@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 /**
  * A loopback Mastodon instance that follows the documented behaviour of the calls Herald makes.
  * No Mastodon server can run on these machines; each behaviour below is from Mastodon's API
- * documentation as /work/shared/PLATFORMS.md ("Mastodon", read 2026-12) records it:
+ * documentation (read 2026-12), as docs/api.md's "Mastodon" section records what Herald relies on:
  *
  * - `POST /api/v1/statuses` (JSON: `status`, `media_ids[]`, `in_reply_to_id`, `spoiler_text`,
  *   `visibility` one of public, unlisted, private, direct): 200 with the Status. The
