@@ -12,30 +12,15 @@ import { FakeLinkedIn, startFakeLinkedIn } from './support/fake-linkedin';
 import { makeImage, uploadImage } from './support/media';
 import { Receiver, startReceiver } from './support/receiver';
 import { bearer, fastEngine } from './support/config';
+import type { JobWithAttempts } from '../src/jobs/jobs.service';
 
 /**
  * The LinkedIn connector through the real app (API, queue, worker) against a loopback fake that
  * follows LinkedIn's documented behaviour (test/support/fake-linkedin.ts cites the pages).
  */
 
-interface Attempt {
-  number: number;
-  httpStatus: number | null;
-  networkError: string | null;
-  errorClass: string;
-  decision: string;
-  responseExcerpt: string | null;
-}
-interface Job {
-  id: string;
-  status: string;
-  errorClass: string | null;
-  lastError: string | null;
-  deadReason: string | null;
-  remoteId: string | null;
-  remoteUrl: string | null;
-  attempts: Attempt[];
-}
+/** The API's answer for a job (GET /v1/jobs/:id), as the jobs module types it. */
+type Job = JobWithAttempts;
 
 describe('LinkedIn connector', () => {
   let t: TestApp;

@@ -7,43 +7,15 @@ import { makeImage, uploadImage } from './support/media';
 import { withClient } from './support/database';
 import { pollUntil } from './support/poll';
 import { loggedInAgent } from './support/settings-http';
+import type { JobWithAttempts } from '../src/jobs/jobs.service';
 
 /**
  * The Mastodon connector through the real app (API, queue, worker) against a loopback instance
  * that follows Mastodon's documented behaviour (test/support/fake-mastodon.ts cites it).
  */
 
-interface Attempt {
-  number: number;
-  httpStatus: number | null;
-  networkError: string | null;
-  errorClass: string;
-  decision: string;
-  retryAt: string | null;
-  finishedAt: string;
-  message: string | null;
-  warnings: string[];
-  idempotencyKey: string;
-}
-interface Part {
-  part: number;
-  text: string;
-  published: boolean;
-  remoteId: string | null;
-  remoteUrl: string | null;
-}
-interface Job {
-  id: string;
-  status: string;
-  errorClass: string | null;
-  lastError: string | null;
-  deadReason: string | null;
-  remoteId: string | null;
-  remoteUrl: string | null;
-  idempotencyKey: string;
-  parts: Part[] | null;
-  attempts: Attempt[];
-}
+/** The API's answer for a job (GET /v1/jobs/:id), as the jobs module types it. */
+type Job = JobWithAttempts;
 
 describe('Mastodon connector', () => {
   let t: TestApp;
