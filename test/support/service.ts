@@ -33,14 +33,20 @@ export async function api<T = unknown>(
   });
   const text = await res.text();
   const parsed: unknown = text ? JSON.parse(text) : null;
-  (await contractOf(service)).check({
-    method,
-    url: path,
-    status: res.status,
-    headers: Object.fromEntries(res.headers.entries()),
-    body: parsed,
-    hasBody: text.length > 0,
-  });
+  try {
+    (await contractOf(service)).check({
+      method,
+      url: path,
+      status: res.status,
+      headers: Object.fromEntries(res.headers.entries()),
+      body: parsed,
+      hasBody: text.length > 0,
+    });
+  } catch (err) {
+    // A 5xx is the service's own failure: its log says why, and a chaos run is not repeated at will.
+    if (res.status >= 500 && err instanceof Error) err.message += `\nthe service's log, last lines:\n${service.text().slice(-4000)}`;
+    throw err;
+  }
   return { status: res.status, body: parsed as T };
 }
 
