@@ -3,6 +3,7 @@ import { nextFreeSlot, QueueSchedule } from '../src/posting-queue/queue-slots';
 import { bootTestApp, TestApp } from './support/app';
 import { bearer } from './support/config';
 import { withClient } from './support/database';
+import { waitUntil } from './support/poll';
 import { createWebhookAccount } from './support/engine';
 
 /**
@@ -40,7 +41,11 @@ describe('the posting queue', () => {
   const http = () => t.http();
   const q = <T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> =>
     withClient(t.databaseUrl, async (db: Client) => (await db.query(text, params)).rows as T[]);
-  const putQueue = (body: unknown, key = t.adminKey) => http().put('/v1/settings/queue').set(bearer(key)).send(body as object);
+  const putQueue = (body: unknown, key = t.adminKey) =>
+    http()
+      .put('/v1/settings/queue')
+      .set(bearer(key))
+      .send(body as object);
   const queuePost = (targets: string[], extra: Record<string, unknown> = {}) =>
     http()
       .post('/v1/posts')
@@ -116,14 +121,23 @@ describe('the posting queue', () => {
           },
           /^slots\.1 repeats tue 09:00 \(slots\.0\)/,
         ],
-        [{ timezone: 'UTC', slots: Array.from({ length: 101 }, (_, i) => ({ day: 'mon', time: `00:${String(i % 60).padStart(2, '0')}` })) }, /^slots: at most 100/],
+        [
+          {
+            timezone: 'UTC',
+            slots: Array.from({ length: 101 }, (_, i) => ({ day: 'mon', time: `00:${String(i % 60).padStart(2, '0')}` })),
+          },
+          /^slots: at most 100/,
+        ],
         [{ timezone: 'UTC', slots: [{ day: 'mon', time: '09:00', note: 'x' }] }, /^slots\.0\.note is not allowed \(unknown field\)/],
         [{ timezone: 'UTC' }, /^slots must be a list/],
         [{ slots: [] }, /^timezone must be an IANA time zone name/],
       ];
       for (const [body, message] of cases) {
         const res = await putQueue(body);
-        expect({ status: res.status, message: res.body.message as string }).toEqual({ status: 400, message: expect.stringMatching(message) });
+        expect({ status: res.status, message: res.body.message as string }).toEqual({
+          status: 400,
+          message: expect.stringMatching(message),
+        });
       }
       expect((await http().get('/v1/settings/queue').set(bearer(t.adminKey)).expect(200)).body).toEqual({
         timezone: 'UTC',
@@ -191,7 +205,15 @@ describe('the posting queue', () => {
       await putQueue(DAILY).expect(200);
       const onB = (await queuePost([b]).expect(201)).body as PostAnswer;
       const both = (await queuePost([a, b]).expect(201)).body as PostAnswer;
-      expect(both.scheduledAt).toBe(expectedNext([[a, DAILY], [b, DAILY]], [[b, [onB.scheduledAt!]]]));
+      expect(both.scheduledAt).toBe(
+        expectedNext(
+          [
+            [a, DAILY],
+            [b, DAILY],
+          ],
+          [[b, [onB.scheduledAt!]]],
+        ),
+      );
       expect(Date.parse(both.scheduledAt!)).toBeGreaterThan(Date.parse(onB.scheduledAt!));
       // a's first slot is still free: a post to a alone takes it.
       const onA = (await queuePost([a]).expect(201)).body as PostAnswer;
@@ -205,7 +227,12 @@ describe('the posting queue', () => {
       const london: QueueSchedule = { timezone: 'Europe/London', slots: [{ day: 'thu', time: '08:00' }] };
       await http().put(`/v1/accounts/${c}/queue`).set(bearer(t.adminKey)).send(london).expect(200);
       const post = (await queuePost([a, c]).expect(201)).body as PostAnswer;
-      expect(post.scheduledAt).toBe(expectedNext([[a, DAILY], [c, london]]));
+      expect(post.scheduledAt).toBe(
+        expectedNext([
+          [a, DAILY],
+          [c, london],
+        ]),
+      );
       const slots = await q<{ accountId: string; timezone: string; day: string; time: string }>(
         `SELECT account_id AS "accountId", timezone, day, time FROM posting_queue_slots WHERE post_id = $1 ORDER BY timezone`,
         [post.id],
@@ -241,19 +268,28 @@ describe('the posting queue', () => {
       expect(res.body.message).toMatch(/^a draft has no time: leave out scheduledAt, publishBy and queue/);
       res = await queuePost([a], { queue: 'yes' }).expect(400);
       expect(res.body.message).toBe('queue must be true or false');
-      expect(await q(`SELECT (SELECT count(*)::int FROM posts) AS posts, (SELECT count(*)::int FROM posting_queue_slots) AS slots`)).toEqual(before);
+      expect(
+        await q(`SELECT (SELECT count(*)::int FROM posts) AS posts, (SELECT count(*)::int FROM posting_queue_slots) AS slots`),
+      ).toEqual(before);
     });
 
     it('gives the slot back when the post is cancelled or given another time, and keeps it for the same time', async () => {
       await putQueue(DAILY).expect(200);
       const p1 = (await queuePost([a]).expect(201)).body as PostAnswer;
       await http().delete(`/v1/posts/${p1.id}`).set(bearer(t.adminKey)).expect(200);
-      expect((await http().get(`/v1/posts/${p1.id}`).set(bearer(t.adminKey)).expect(200)).body).toMatchObject({ status: 'cancelled', queueSlot: null });
+      expect((await http().get(`/v1/posts/${p1.id}`).set(bearer(t.adminKey)).expect(200)).body).toMatchObject({
+        status: 'cancelled',
+        queueSlot: null,
+      });
       const p2 = (await queuePost([a]).expect(201)).body as PostAnswer;
       expect(p2.scheduledAt).toBe(p1.scheduledAt);
 
       // The same time again (a form sending the time back) keeps the slot; another time frees it.
-      let patched = await http().patch(`/v1/posts/${p2.id}`).set(bearer(t.adminKey)).send({ text: 'edited', scheduledAt: p2.scheduledAt }).expect(200);
+      let patched = await http()
+        .patch(`/v1/posts/${p2.id}`)
+        .set(bearer(t.adminKey))
+        .send({ text: 'edited', scheduledAt: p2.scheduledAt })
+        .expect(200);
       expect(patched.body.queueSlot).toEqual(p2.queueSlot);
       patched = await http().patch(`/v1/posts/${p2.id}`).set(bearer(t.adminKey)).send({ scheduledAt: '2031-06-01T10:00:00Z' }).expect(200);
       expect(patched.body).toMatchObject({ scheduledAt: '2031-06-01T10:00:00.000Z', queueSlot: null });
@@ -264,7 +300,11 @@ describe('the posting queue', () => {
       patched = await http().patch(`/v1/posts/${p2.id}`).set(bearer(t.adminKey)).send({ queue: true }).expect(200);
       expect(patched.body.scheduledAt).toBe(expectedNext([[a, DAILY]], [[a, [p3.scheduledAt!]]]));
       expect(patched.body.jobs[0]).toMatchObject({ status: 'scheduled', nextAttemptAt: patched.body.scheduledAt });
-      await http().patch(`/v1/posts/${p2.id}`).set(bearer(t.adminKey)).send({ queue: true, scheduledAt: '2031-06-01T10:00:00Z' }).expect(400);
+      await http()
+        .patch(`/v1/posts/${p2.id}`)
+        .set(bearer(t.adminKey))
+        .send({ queue: true, scheduledAt: '2031-06-01T10:00:00Z' })
+        .expect(400);
       expect(await takenSlots()).toBe(2);
     });
 
@@ -276,10 +316,85 @@ describe('the posting queue', () => {
         .send({ text: 'draft', targets: [{ accountId: a }, { accountId: b }], status: 'draft' })
         .expect(201);
       const res = await http().patch(`/v1/posts/${draft.body.id}`).set(bearer(t.adminKey)).send({ queue: true }).expect(200);
-      expect(res.body).toMatchObject({ status: 'scheduled', scheduledAt: expectedNext([[a, DAILY], [b, DAILY]]), draftTargets: null });
+      expect(res.body).toMatchObject({
+        status: 'scheduled',
+        scheduledAt: expectedNext([
+          [a, DAILY],
+          [b, DAILY],
+        ]),
+        draftTargets: null,
+      });
       expect(res.body.queueSlot.at).toBe(res.body.scheduledAt);
       expect(res.body.jobs).toHaveLength(2);
       expect(await takenSlots()).toBe(2);
+    });
+
+    /**
+     * Another connection takes `slot` on `account` in a transaction it holds open; `request` is sent
+     * meanwhile, and (once PostgreSQL shows it waiting on that row's unique index) the other
+     * transaction commits: the request's insert then fails on the UNIQUE and it must take the next slot.
+     */
+    async function raceAgainst(account: string, slot: string, request: () => Promise<{ status: number; body: PostAnswer }>) {
+      const holder = await q<{ id: string }>(`SELECT id FROM posts ORDER BY created_at LIMIT 1`);
+      const ws = await q<{ w: string }>(`SELECT workspace_id AS w FROM accounts WHERE id = $1`, [account]);
+      return withClient(t.databaseUrl, async (other: Client) => {
+        await other.query('BEGIN');
+        await other.query(
+          `INSERT INTO posting_queue_slots (workspace_id, account_id, slot_at, post_id, timezone, day, time, local_time)
+           VALUES ($1, $2, $3, $4, 'Europe/Berlin', 'mon', '09:00', '09:00')`,
+          [ws[0].w, account, slot, holder[0].id],
+        );
+        const answer = request();
+        await waitUntil(
+          async () =>
+            // (the statement's text may be cut short in pg_stat_activity: the session waiting on a lock is enough)
+            (await q(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).length > 0,
+          10_000,
+          'the queued post to wait on the slot the other transaction holds',
+        );
+        await other.query('COMMIT');
+        return answer;
+      });
+    }
+
+    it('takes the next slot when another transaction commits the one it chose first (POST: the statement fails whole, then again)', async () => {
+      await putQueue(DAILY).expect(200);
+      await http()
+        .post('/v1/posts')
+        .set(bearer(t.adminKey))
+        .send({ text: 'holder', targets: [{ accountId: c }], scheduledAt: '2031-01-01T00:00:00Z' })
+        .expect(201);
+      const first = expectedNext([[a, DAILY]]);
+      const posts = () => q<{ n: number }>(`SELECT count(*)::int AS n FROM posts`).then((r) => r[0].n);
+      const before = await posts();
+      const res = await raceAgainst(a, first, () => queuePost([a]).then((r) => ({ status: r.status, body: r.body as PostAnswer })));
+      expect(res.status).toBe(201);
+      expect(res.body.scheduledAt).toBe(expectedNext([[a, DAILY]], [[a, [first]]]));
+      // One post written (the failed statement left nothing), its slot the second.
+      expect(await posts()).toBe(before + 1);
+      expect(await q(`SELECT slot_at AS at FROM posting_queue_slots WHERE post_id = $1`, [res.body.id])).toEqual([
+        { at: new Date(res.body.scheduledAt!) },
+      ]);
+    });
+
+    it('takes the next slot when another transaction commits the one it chose first (PATCH of a draft: behind a savepoint)', async () => {
+      await putQueue(DAILY).expect(200);
+      const draft = await http()
+        .post('/v1/posts')
+        .set(bearer(t.adminKey))
+        .send({ text: 'draft', targets: [{ accountId: b }], status: 'draft' })
+        .expect(201);
+      const first = expectedNext([[b, DAILY]]);
+      const res = await raceAgainst(b, first, () =>
+        http()
+          .patch(`/v1/posts/${draft.body.id}`)
+          .set(bearer(t.adminKey))
+          .send({ queue: true })
+          .then((r) => ({ status: r.status, body: r.body as PostAnswer })),
+      );
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ status: 'scheduled', scheduledAt: expectedNext([[b, DAILY]], [[b, [first]]]) });
+      expect(res.body.queueSlot?.at).toBe(res.body.scheduledAt);
     });
 
     it('never gives one slot to two posts queued at the same moment (20 at once, over the pool’s connections)', async () => {
