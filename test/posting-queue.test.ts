@@ -265,7 +265,9 @@ describe('the posting queue', () => {
       res = await queuePost([a], { scheduledAt: '2031-01-01T00:00:00Z' }).expect(400);
       expect(res.body.message).toMatch(/^queue and scheduledAt conflict/);
       res = await queuePost([a], { status: 'draft' }).expect(400);
-      expect(res.body.message).toMatch(/^a draft has no time: leave out scheduledAt, publishBy and queue/);
+      expect(res.body.message).toMatch(
+        /^a draft has no time: leave out queue \(queue it when scheduling it: PATCH \/v1\/posts\/\{id\} with queue: true\)/,
+      );
       res = await queuePost([a], { queue: 'yes' }).expect(400);
       expect(res.body.message).toBe('queue must be true or false');
       expect(

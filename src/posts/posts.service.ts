@@ -179,9 +179,13 @@ export class PostsService {
     return accounts;
   }
 
-  /** `attempt`: how many times the queue slot chosen was taken by another post meanwhile (docs/api.md "The posting queue"). */
-  private async createNow(auth: AuthContext, dto: CreatePostDto, idempotencyKey?: string, attempt = 0): Promise<PostView> {
+  /**
+   * `attempt`: how many times the queue slot chosen was taken by another post meanwhile; `inTurn`:
+   * a queued post runs after the workspace's earlier queued posts of this process (docs/api.md "The posting queue").
+   */
+  private async createNow(auth: AuthContext, dto: CreatePostDto, idempotencyKey?: string, attempt = 0, inTurn = false): Promise<PostView> {
     if (dto.status === 'draft') return this.createDraft(auth, dto, idempotencyKey);
+    if (dto.queue && !inTurn) return this.queue.inTurn(auth.workspaceId, () => this.createNow(auth, dto, idempotencyKey, attempt, true));
     checkQueueOrTime(dto);
     const workspaceId = auth.workspaceId;
     const now = new Date();
@@ -261,7 +265,7 @@ export class PostsService {
       // Another post took that slot meanwhile (its commit came first): nothing was written; take the next.
       if (!queued || !isSlotTaken(err)) throw err;
       if (attempt + 1 >= MAX_TAKE_ATTEMPTS) throw busy();
-      return this.createNow(auth, dto, idempotencyKey, attempt + 1);
+      return this.createNow(auth, dto, idempotencyKey, attempt + 1, true);
     }
     // Committed: workers are woken now (this process's at once, others folded: QueueNotifier).
     if (jobs.some((j) => j.status === 'scheduled')) this.lifecycle.jobsAdded(post.scheduledAt);
@@ -303,9 +307,11 @@ export class PostsService {
    */
   private async createDraft(auth: AuthContext, dto: CreatePostDto, idempotencyKey?: string): Promise<PostView> {
     const workspaceId = auth.workspaceId;
-    if (dto.scheduledAt !== undefined || dto.publishBy !== undefined || dto.queue) {
+    if (dto.queue)
+      throw invalidInput('a draft has no time: leave out queue (queue it when scheduling it: PATCH /v1/posts/{id} with queue: true)');
+    if (dto.scheduledAt !== undefined || dto.publishBy !== undefined) {
       throw invalidInput(
-        'a draft has no time: leave out scheduledAt, publishBy and queue (give them when scheduling it: PATCH /v1/posts/{id} with status "scheduled")',
+        'a draft has no time: leave out scheduledAt and publishBy (give them when scheduling it: PATCH /v1/posts/{id} with status "scheduled")',
       );
     }
     const media = (await this.resolveMedia(workspaceId, dto.media)).map((m) => m.id);
