@@ -129,6 +129,12 @@ export const ROUTE_PERMISSIONS = {
   'GET /settings/posts/:id/edit': 'edit',
   'POST /settings/posts/:id/edit': 'edit',
   'GET /settings/calendar': 'read',
+  // The posting queue's slots: seen by everyone, changed by editors (as PUT /v1/settings/queue).
+  'GET /settings/queue': 'read',
+  'POST /settings/queue': 'edit',
+  'GET /settings/queue/accounts/:id': 'read',
+  'POST /settings/queue/accounts/:id': 'edit',
+  'POST /settings/queue/accounts/:id/reset': 'edit',
 
   'GET /settings/notifications': 'read',
   'POST /settings/notifications': 'own',

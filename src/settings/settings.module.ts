@@ -11,6 +11,7 @@ import { NotificationsModule } from '../notifications/notifications.module';
 import { AuditModule } from '../audit/audit.module';
 import { MediaModule } from '../media/media.module';
 import { PeopleModule } from '../people/people.module';
+import { PostingQueueModule } from '../posting-queue/posting-queue.module';
 import { PostsModule } from '../posts/posts.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { AccountsPageController } from './accounts-page.controller';
@@ -28,6 +29,7 @@ import { PageExceptionFilter } from './page-exception.filter';
 import { PageRenderer } from './page-renderer';
 import { NotificationsPageController } from './notifications-page.controller';
 import { PostsPageController } from './posts-page.controller';
+import { QueuePageController } from './queue-page.controller';
 import { ActivityPageController } from './activity-page.controller';
 import { PeopleLinksController } from './people-links.controller';
 import { RecipientConfirmController } from './recipient-confirm.controller';
@@ -48,6 +50,7 @@ const PAGE_CONTROLLERS = [
   PostsPageController,
   ComposeController,
   CalendarController,
+  QueuePageController,
   NotificationsPageController,
   LinkedInConnectController,
   BlueskyConnectController,
@@ -74,6 +77,7 @@ const PAGE_CONTROLLERS = [
     AccountsModule,
     JobsModule,
     PostsModule,
+    PostingQueueModule,
     MediaModule,
     DeadLetterModule,
     NotificationsModule,
