@@ -1,6 +1,7 @@
 /**
  * Wall-clock times in a time zone and the instants Herald stores, both ways: the one time-zone
- * helper (the page's composer and calendar, the digest's schedule, the mails' times). Pure:
+ * helper (the page's composer and calendar, the digest's schedule, the mails' times, the posting
+ * queue's weekly slots: zonedToInstantForward). Pure:
  * every function takes the instant it works on, and the zone rules come from the runtime's ICU
  * data through Intl (no table of our own).
  *
