@@ -117,8 +117,10 @@ describe('settings page: the posting queue, in a browser', () => {
       text: string;
       scheduledAt: string;
       queueSlot: { at: string } | null;
+      jobs: { accountId: string }[];
     }[];
     const post = listed.find((p) => p.text === 'Into the queue')!;
+    expect(post.jobs.map((j) => j.accountId).sort()).toEqual([blog, news].sort());
     expect(post.queueSlot?.at).toBe(post.scheduledAt);
     expect(Date.parse(post.scheduledAt)).toBeGreaterThan(Date.now());
     // The calendar opened on the slot's week: the post there, its slot taken.
@@ -143,14 +145,9 @@ describe('settings page: the posting queue, in a browser', () => {
   it('marks on the calendar a slot the spring clock change skips: 02:30 moves to 03:00', async () => {
     // The next last Sunday of March still to come (the clocks go from 02:00 to 03:00 in Berlin).
     const today = wallTimeOf(new Date(), ZONE).date;
-    let year = Number(today.slice(0, 4));
-    let sunday = '';
-    for (;;) {
-      const lastOfMarch = `${year}-03-31`;
-      sunday = addDays(lastOfMarch, -((weekdayOf(lastOfMarch) + 1) % 7));
-      if (sunday > today) break;
-      year += 1;
-    }
+    const lastSundayOfMarch = (year: number) => addDays(`${year}-03-31`, -((weekdayOf(`${year}-03-31`) + 1) % 7));
+    const thisYear = Number(today.slice(0, 4));
+    const sunday = lastSundayOfMarch(thisYear) > today ? lastSundayOfMarch(thisYear) : lastSundayOfMarch(thisYear + 1);
     await page.goto(`${t.baseUrl}/settings/calendar?view=week&date=${sunday}&zone=${encodeURIComponent(ZONE)}`);
     const day = page.locator('li.day').filter({ has: page.locator('.day-label', { hasText: /^Sun/ }) });
     const moved = day.locator('.queue-slot').filter({ hasText: '02:30 does not exist on this day; 03:00' });
