@@ -42,6 +42,16 @@ describe('settings page: the posting queue, in a browser', () => {
   const api = async (path: string) => (await t.http().get(path).set(bearer(t.adminKey)).expect(200)).body as Record<string, unknown>;
   const save = () => Promise.all([page.waitForURL(/\/settings\/queue/), page.getByRole('button', { name: 'Save slots' }).click()]);
 
+  it('says in the composer why a post cannot be queued while the queue has no slots, and saves nothing', async () => {
+    await page.goto(`${t.baseUrl}/settings/compose`);
+    await page.getByLabel('Text', { exact: true }).fill('Too early for the queue');
+    await page.getByLabel(/Company blog/).check();
+    await page.getByRole('button', { name: 'Add to queue' }).click();
+    await visible(page.getByText('queue: the posting queue has no slots; set them with PUT /v1/settings/queue'));
+    expect(await page.getByLabel('Text', { exact: true }).inputValue()).toBe('Too early for the queue');
+    expect((await api('/v1/posts?limit=10')).data).toEqual([]);
+  });
+
   it('edits the workspace’s slots, names a mistake by its day and saves nothing then', async () => {
     await page.goto(`${t.baseUrl}/settings/queue`);
     await page.getByLabel('Time zone').selectOption(ZONE);
