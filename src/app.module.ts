@@ -21,6 +21,7 @@ import { NotificationsModule } from './notifications/notifications.module';
 import { SettingsModule } from './settings/settings.module';
 import { AuditModule } from './audit/audit.module';
 import { PeopleModule } from './people/people.module';
+import { PostingQueueModule } from './posting-queue/posting-queue.module';
 
 @Module({})
 export class AppModule {
@@ -42,6 +43,7 @@ export class AppModule {
         AccountsModule,
         PostsModule,
         ApprovalsModule,
+        PostingQueueModule,
         JobsModule,
         DeadLetterModule,
         WorkerModule,

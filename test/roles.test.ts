@@ -202,6 +202,8 @@ describe('roles on every route of the API and the page', () => {
         `/settings/failed-posts/${f.deadJobId}`,
         '/settings/posts',
         '/settings/calendar',
+        '/settings/queue',
+        `/settings/queue/accounts/${f.accountId}`,
         '/settings/notifications',
         '/settings/team',
       ];

@@ -67,6 +67,13 @@ export const ROUTE_PERMISSIONS = {
   // A preview sends and records nothing.
   'POST /v1/digest/preview': 'read',
 
+  // The posting queue's slots decide when queued posts go out: an editor's, like scheduling.
+  'GET /v1/settings/queue': 'read',
+  'PUT /v1/settings/queue': 'edit',
+  'GET /v1/accounts/:id/queue': 'read',
+  'PUT /v1/accounts/:id/queue': 'edit',
+  'DELETE /v1/accounts/:id/queue': 'edit',
+
   'POST /v1/media': 'edit',
   'GET /v1/media': 'read',
   'GET /v1/media/usage': 'read',
@@ -133,6 +140,12 @@ export const ROUTE_PERMISSIONS = {
   'GET /settings/posts/:id/edit': 'edit',
   'POST /settings/posts/:id/edit': 'edit',
   'GET /settings/calendar': 'read',
+  // The posting queue's slots: seen by everyone, changed by editors (as PUT /v1/settings/queue).
+  'GET /settings/queue': 'read',
+  'POST /settings/queue': 'edit',
+  'GET /settings/queue/accounts/:id': 'read',
+  'POST /settings/queue/accounts/:id': 'edit',
+  'POST /settings/queue/accounts/:id/reset': 'edit',
 
   'GET /settings/notifications': 'read',
   'POST /settings/notifications': 'own',

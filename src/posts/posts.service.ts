@@ -27,7 +27,9 @@ import { heldStatus } from './post-status';
 import type { DraftTarget, PostRow, PostView, ScheduledPostRow } from './post.types';
 import type { CreatePostDto, ListPostsQuery, ThreadPartDto, UpdatePostDto } from './posts.dto';
 import { PostsRepository } from './posts.repository';
+import { busy, isSlotTaken, MAX_TAKE_ATTEMPTS, PostingQueueService, QueuePlan } from '../posting-queue/posting-queue.service';
 import type { Sql } from '../database/db';
+import type { QueueSlotView } from '../posting-queue/posting-queue.dto';
 
 export interface CreateResult {
   status: number;
@@ -46,6 +48,7 @@ export class PostsService {
     private readonly media: MediaService,
     private readonly audit: AuditService,
     private readonly approvals: ApprovalPolicyService,
+    private readonly queue: PostingQueueService,
   ) {}
 
   /**
@@ -181,13 +184,19 @@ export class PostsService {
     return accounts;
   }
 
-  private async createNow(auth: AuthContext, dto: CreatePostDto, idempotencyKey?: string): Promise<PostView> {
+  /**
+   * `attempt`: how many times the queue slot chosen was taken by another post meanwhile; `inTurn`:
+   * a queued post runs after the workspace's earlier queued posts of this process (docs/api.md "The posting queue").
+   */
+  private async createNow(auth: AuthContext, dto: CreatePostDto, idempotencyKey?: string, attempt = 0, inTurn = false): Promise<PostView> {
     if (dto.status === 'draft') return this.createDraft(auth, dto, idempotencyKey);
+    if (dto.queue && !inTurn) return this.queue.inTurn(auth.workspaceId, () => this.createNow(auth, dto, idempotencyKey, attempt, true));
+    checkQueueOrTime(dto);
     const workspaceId = auth.workspaceId;
     const now = new Date();
-    const scheduledAt = dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : now;
+    const requestedAt = dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : now;
     const publishBy = dto.publishBy ? parseInstant(dto.publishBy, 'publishBy') : null;
-    this.validateSchedule(scheduledAt, publishBy, now);
+    this.validateSchedule(requestedAt, publishBy, now);
     const mediaInfo = await this.resolveMedia(workspaceId, dto.media);
     const media = mediaInfo.map((m) => m.id);
     const thread = await this.resolveThread(workspaceId, dto.thread);
@@ -201,18 +210,59 @@ export class PostsService {
       dto.link ?? null,
       thread,
     );
-    // Where a post would be scheduled: one that needs approval waits for it instead (no jobs).
-    if (await this.approvals.required(auth)) {
-      return this.createPending(
-        auth,
-        dto,
-        { scheduledAt: dto.scheduledAt ? scheduledAt : null, publishBy, media, thread: thread.thread },
-        idempotencyKey,
-      );
+    // `queue: true`: the next free slot of every target is the post's time, its rows written with the post
+    // (a post waiting for approval keeps its slot while it waits).
+    const postId = randomUUID();
+    const queued = dto.queue
+      ? await this.queue.plan(
+          workspaceId,
+          postId,
+          jobs.map((j) => j.accountId),
+          now,
+          publishBy,
+        )
+      : null;
+    const scheduledAt = queued?.at ?? requestedAt;
+    try {
+      // Where a post would be scheduled: one that needs approval waits for it instead (no jobs).
+      if (await this.approvals.required(auth)) {
+        return await this.createPending(
+          auth,
+          dto,
+          { id: postId, scheduledAt: dto.scheduledAt || queued ? scheduledAt : null, publishBy, media, thread: thread.thread, queued },
+          idempotencyKey,
+        );
+      }
+      return await this.createScheduled(auth, dto, { postId, scheduledAt, publishBy, media, thread, now, jobs, mastodon, queued }, idempotencyKey);
+    } catch (err) {
+      // Another post took that slot meanwhile (its commit came first): nothing was written; take the next.
+      if (!queued || !isSlotTaken(err)) throw err;
+      if (attempt + 1 >= MAX_TAKE_ATTEMPTS) throw busy();
+      return this.createNow(auth, dto, idempotencyKey, attempt + 1, true);
     }
+  }
 
+  /** A new post written with its jobs (and its queue slots) in one statement. */
+  private async createScheduled(
+    auth: AuthContext,
+    dto: CreatePostDto,
+    p: {
+      postId: string;
+      scheduledAt: Date;
+      publishBy: Date | null;
+      media: string[];
+      thread: { thread: ThreadPart[] | null; media: MediaInfo[][] };
+      now: Date;
+      jobs: NewJob[];
+      mastodon: Map<string, MastodonOptions>;
+      queued: QueuePlan | null;
+    },
+    idempotencyKey?: string,
+  ): Promise<PostView> {
+    const { scheduledAt, publishBy, media, thread, now, jobs, mastodon, queued } = p;
+    const workspaceId = auth.workspaceId;
     const post: ScheduledPostRow = {
-      id: randomUUID(),
+      id: p.postId,
       workspaceId,
       text: dto.text,
       title: dto.title ?? null,
@@ -232,7 +282,7 @@ export class PostsService {
     const payloadFor = (j: NewJob) => this.payload(post, j.textOverride, mastodon.get(j.id));
     // The answer is known before the write (every id and time is chosen here), so it is stored
     // for Idempotency-Key replays in the same statement that writes the post.
-    const view = this.toView(post, this.newJobRows(post, jobs, now, mastodon));
+    const view = this.toView(post, this.newJobRows(post, jobs, now, mastodon), queued?.view ?? null);
     const enqueue = this.lifecycle.enqueue(
       { workspaceId, postId: post.id, runAt: scheduledAt, publishBy, createdAt: now, jobs },
       payloadFor,
@@ -247,7 +297,13 @@ export class PostsService {
       summary: `Scheduled a post for ${plural(jobs.length, 'account')}: “${excerptOf(post.text)}”`,
       after: { ...postFields(post), accounts: jobs.map((j) => j.accountId) },
     });
-    await this.posts.create(post, enqueue, idempotencyKey === undefined ? null : { key: idempotencyKey, status: 201, body: view }, audit);
+    await this.posts.create(
+      post,
+      enqueue,
+      idempotencyKey === undefined ? null : { key: idempotencyKey, status: 201, body: view },
+      audit,
+      queued ? [this.queue.takeCte(workspaceId, queued)] : [],
+    );
     // Committed: workers are woken now (this process's at once, others folded: QueueNotifier).
     if (jobs.some((j) => j.status === 'scheduled')) this.lifecycle.jobsAdded(post.scheduledAt);
     return view;
@@ -288,6 +344,8 @@ export class PostsService {
    */
   private async createDraft(auth: AuthContext, dto: CreatePostDto, idempotencyKey?: string): Promise<PostView> {
     const workspaceId = auth.workspaceId;
+    if (dto.queue)
+      throw invalidInput('a draft has no time: leave out queue (queue it when scheduling it: PATCH /v1/posts/{id} with queue: true)');
     if (dto.scheduledAt !== undefined || dto.publishBy !== undefined) {
       throw invalidInput(
         'a draft has no time: leave out scheduledAt and publishBy (give them when scheduling it: PATCH /v1/posts/{id} with status "scheduled")',
@@ -314,7 +372,7 @@ export class PostsService {
       createdAt: now,
       updatedAt: now,
     };
-    const view = this.toView(post, []);
+    const view = this.toView(post, [], null);
     await this.posts.createDraft(post, idempotencyKey === undefined ? null : { key: idempotencyKey, status: 201, body: view });
     await this.audit.record(null, auth, {
       kind: 'post',
@@ -334,12 +392,12 @@ export class PostsService {
   private async createPending(
     auth: AuthContext,
     dto: CreatePostDto,
-    held: { scheduledAt: Date | null; publishBy: Date | null; media: string[]; thread: ThreadPart[] | null },
+    held: { id: string; scheduledAt: Date | null; publishBy: Date | null; media: string[]; thread: ThreadPart[] | null; queued: QueuePlan | null },
     idempotencyKey?: string,
   ): Promise<PostView> {
     const now = new Date();
     const post: PostRow = {
-      id: randomUUID(),
+      id: held.id,
       workspaceId: auth.workspaceId,
       text: dto.text,
       title: dto.title ?? null,
@@ -354,9 +412,11 @@ export class PostsService {
       createdAt: now,
       updatedAt: now,
     };
-    const view = this.toView(post, []);
+    const view = this.toView(post, [], held.queued?.view ?? null);
     await this.posts.transaction(async (m) => {
       await this.posts.createDraft(post, idempotencyKey === undefined ? null : { key: idempotencyKey, status: 201, body: view }, m);
+      // Its queue slot is kept while it waits (a slot taken meanwhile fails the transaction: createNow plans again).
+      if (held.queued) await this.queue.take(m, auth.workspaceId, held.queued);
       await this.audit.record(m, auth, {
         kind: 'post',
         action: 'create',
@@ -383,7 +443,7 @@ export class PostsService {
     };
   }
 
-  private toView(post: PostRow, jobs: JobRow[]): PostView {
+  private toView(post: PostRow, jobs: JobRow[], queueSlot: QueueSlotView | null): PostView {
     return {
       id: post.id,
       status: post.draftTargets !== null ? heldStatus(post.approval) : derivePostStatus(jobs),
@@ -396,6 +456,7 @@ export class PostsService {
       publishBy: post.publishBy?.toISOString() ?? null,
       metadata: post.metadata,
       draftTargets: post.draftTargets,
+      queueSlot,
       createdAt: post.createdAt.toISOString(),
       updatedAt: post.updatedAt.toISOString(),
       jobs: jobs.map(toJobView),
@@ -405,7 +466,8 @@ export class PostsService {
   async get(workspaceId: string, id: string): Promise<PostView> {
     const post = await this.posts.find(workspaceId, id);
     if (!post) throw notFound('post', id);
-    return this.toView(post, await this.reads.jobsOfPosts(workspaceId, [id]));
+    const slots = await this.queue.slotsOfPosts(workspaceId, [id]);
+    return this.toView(post, await this.reads.jobsOfPosts(workspaceId, [id]), slots.get(id) ?? null);
   }
 
   async list(workspaceId: string, query: ListPostsQuery): Promise<Page<PostView>> {
@@ -421,19 +483,19 @@ export class PostsService {
       limit,
       (postId) => this.reads.postStatusOf(postId),
     );
-    const jobs = await this.reads.jobsOfPosts(
-      workspaceId,
-      rows.slice(0, limit).map((p) => p.id),
-    );
+    const ids = rows.slice(0, limit).map((p) => p.id);
+    const jobs = await this.reads.jobsOfPosts(workspaceId, ids);
+    const slots = await this.queue.slotsOfPosts(workspaceId, ids);
     const byPost = new Map<string, typeof jobs>();
     for (const j of jobs) byPost.set(j.postId, [...(byPost.get(j.postId) ?? []), j]);
-    return toPage(rows, limit, (p) => this.toView(p, byPost.get(p.id) ?? []));
+    return toPage(rows, limit, (p) => this.toView(p, byPost.get(p.id) ?? [], slots.get(p.id) ?? null));
   }
 
   /** Edit or reschedule while no job has started (jobs locked, so no worker can start one meanwhile); edit or schedule a draft. */
   async update(auth: AuthContext, id: string, dto: UpdatePostDto): Promise<PostView> {
     const workspaceId = auth.workspaceId;
     if (dto.text === null) throw invalidInput('text cannot be empty');
+    checkQueueOrTime(dto);
     let woke: Date | null = null;
     await this.posts.transaction(async (m) => {
       const jobs = await this.lifecycle.lockPostJobs(m, workspaceId, id);
@@ -477,6 +539,16 @@ export class PostsService {
             waiting.map((j) => j.accountId),
           )
         ).map((a) => [a.id, a.config]),
+      );
+      next.scheduledAt = await this.queueOnEdit(
+        m,
+        workspaceId,
+        post,
+        dto,
+        next.scheduledAt,
+        next.publishBy,
+        now,
+        waiting.map((j) => j.accountId),
       );
       this.checkPlatforms(
         waiting.map((j) => ({
@@ -533,7 +605,7 @@ export class PostsService {
     const workspaceId = auth.workspaceId;
     // A post waiting for approval is edited as one being scheduled (its time may change), and keeps waiting.
     const pending = post.approval === 'pending';
-    const scheduling = dto.status === 'scheduled' || pending;
+    const scheduling = dto.status === 'scheduled' || dto.queue === true || pending;
     if (!scheduling && (dto.scheduledAt !== undefined || dto.publishBy !== undefined)) {
       throw invalidInput('a draft has no time: send status "scheduled" with scheduledAt (default: now) to schedule it');
     }
@@ -561,7 +633,7 @@ export class PostsService {
     }
     const now = new Date();
     const asked = dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : pending ? post.scheduledAt : null;
-    const scheduledAt = asked ?? now;
+    let scheduledAt = asked ?? now;
     const publishBy =
       dto.publishBy === undefined
         ? pending
@@ -571,10 +643,30 @@ export class PostsService {
           ? null
           : parseInstant(dto.publishBy, 'publishBy');
     this.validateSchedule(scheduledAt, publishBy, now);
+    let slot: QueuePlan | null = null;
+    if (dto.queue) {
+      // `queue: true`: the next free slot of every target, taken in this transaction (a slot the
+      // post held while waiting for approval is given back first).
+      const built = await this.buildJobs(workspaceId, draftTargets);
+      this.checkHeld(built, content, mediaInfo, thread);
+      await this.queue.release(m, workspaceId, post.id);
+      slot = await this.queue.takeNext(
+        m,
+        workspaceId,
+        post.id,
+        built.jobs.map((j) => j.accountId),
+        now,
+        publishBy,
+      );
+      scheduledAt = slot.at;
+    } else if (dto.scheduledAt !== undefined) {
+      // Another time given: the slot it held is free for the next queued post.
+      await this.queue.release(m, workspaceId, post.id);
+    }
     if (pending || (await this.approvals.required(auth, m))) {
       // Where the draft would be scheduled: it waits for approval instead (checked as it would be scheduled).
       this.checkHeld(await this.buildJobs(workspaceId, draftTargets), content, mediaInfo, thread);
-      const held: PostRow = { ...content, scheduledAt: asked, publishBy, draftTargets, approval: 'pending' };
+      const held: PostRow = { ...content, scheduledAt: slot?.at ?? asked, publishBy, draftTargets, approval: 'pending' };
       await this.posts.update(m, held);
       const changes = diffFields(postFields(post), postFields(held));
       if (pending && Object.keys(changes.after).length > 0) {
@@ -662,7 +754,31 @@ export class PostsService {
   async viewIn(m: Sql, workspaceId: string, id: string): Promise<{ post: PostRow; view: PostView } | null> {
     const post = await this.posts.find(workspaceId, id, m);
     if (!post) return null;
-    return { post, view: this.toView(post, await this.reads.jobsOfPosts(workspaceId, [id], m)) };
+    const slots = await this.queue.slotsOfPosts(workspaceId, [id], m);
+    return { post, view: this.toView(post, await this.reads.jobsOfPosts(workspaceId, [id], m), slots.get(id) ?? null) };
+  }
+
+  /**
+   * The posting queue's part of editing a scheduled post: `queue: true` gives its slots back and
+   * takes the next free one (the post's new time); another time given gives them back (the same
+   * time keeps them). Returns the post's time.
+   */
+  private async queueOnEdit(
+    m: Sql,
+    workspaceId: string,
+    post: PostRow,
+    dto: UpdatePostDto,
+    at: Date,
+    publishBy: Date | null,
+    now: Date,
+    accountIds: string[],
+  ): Promise<Date> {
+    if (dto.queue) {
+      await this.queue.release(m, workspaceId, post.id);
+      return (await this.queue.takeNext(m, workspaceId, post.id, accountIds, now, publishBy)).at;
+    }
+    if (at.getTime() !== post.scheduledAt?.getTime()) await this.queue.release(m, workspaceId, post.id);
+    return at;
   }
 
   /** Cancels the post's waiting jobs; a draft (which has none) is deleted, and the answer is its last state, cancelled. */
@@ -675,7 +791,7 @@ export class PostsService {
       if (!post) throw notFound('post', id);
       if (post.draftTargets !== null) {
         await this.posts.deleteDraft(m, workspaceId, id);
-        deletedDraft = { ...this.toView(post, []), status: 'cancelled' };
+        deletedDraft = { ...this.toView(post, [], null), status: 'cancelled' };
         const what = { pending: 'post waiting for approval', expired: 'expired post', none: 'draft' }[post.approval ?? 'none'];
         await this.audit.record(m, auth, {
           kind: 'post',
@@ -686,6 +802,8 @@ export class PostsService {
         return;
       }
       await this.lifecycle.cancelPost(m, workspaceId, id);
+      // A cancelled post's queue slots are free for the next queued post.
+      await this.queue.release(m, workspaceId, id);
       await this.audit.record(m, auth, {
         kind: 'post',
         action: 'cancel',
@@ -705,6 +823,13 @@ function targetsOfJobs(jobs: readonly JobRow[]): DraftTarget[] {
     ...(j.payload.mastodon?.visibility ? { visibility: j.payload.mastodon.visibility } : {}),
     ...(j.payload.mastodon?.spoilerText ? { spoilerText: j.payload.mastodon.spoilerText } : {}),
   }));
+}
+
+/** `queue: true` takes its time from the posting queue: a time given as well is a contradiction. */
+function checkQueueOrTime(dto: { queue?: boolean; scheduledAt?: string }): void {
+  if (dto.queue && dto.scheduledAt !== undefined) {
+    throw invalidInput('queue and scheduledAt conflict: queue: true takes the next free queue slot as the time; send one or the other');
+  }
 }
 
 /** The reason the approval table gives for refusing `op` from `state`. */

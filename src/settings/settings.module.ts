@@ -11,6 +11,7 @@ import { NotificationsModule } from '../notifications/notifications.module';
 import { AuditModule } from '../audit/audit.module';
 import { MediaModule } from '../media/media.module';
 import { PeopleModule } from '../people/people.module';
+import { PostingQueueModule } from '../posting-queue/posting-queue.module';
 import { PostsModule } from '../posts/posts.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { AccountsPageController } from './accounts-page.controller';
@@ -30,6 +31,7 @@ import { NotificationsPageController } from './notifications-page.controller';
 import { PostsPageController } from './posts-page.controller';
 import { ApprovalsPageController } from './approvals-page.controller';
 import { ApprovalsModule } from '../approvals/approvals.module';
+import { QueuePageController } from './queue-page.controller';
 import { ActivityPageController } from './activity-page.controller';
 import { PeopleLinksController } from './people-links.controller';
 import { RecipientConfirmController } from './recipient-confirm.controller';
@@ -51,6 +53,7 @@ const PAGE_CONTROLLERS = [
   ApprovalsPageController,
   ComposeController,
   CalendarController,
+  QueuePageController,
   NotificationsPageController,
   LinkedInConnectController,
   BlueskyConnectController,
@@ -78,6 +81,7 @@ const PAGE_CONTROLLERS = [
     JobsModule,
     PostsModule,
     ApprovalsModule,
+    PostingQueueModule,
     MediaModule,
     DeadLetterModule,
     NotificationsModule,

@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import type { PostView } from '../../posts/post.types';
 import { ListPostsQuery } from '../../posts/posts.dto';
 import { PostsService } from '../../posts/posts.service';
+import { PostingQueueService } from '../../posting-queue/posting-queue.service';
 import { Public } from '../../workspaces/auth';
 import { AccountsPageService, PROVIDER_LABELS } from '../accounts-page.service';
 import { asDto } from '../form-validation';
@@ -62,6 +63,7 @@ export class CalendarController {
     private readonly pages: PageRenderer,
     private readonly posts: PostsService,
     private readonly accounts: AccountsPageService,
+    private readonly queue: PostingQueueService,
   ) {}
 
   @Get()
@@ -98,13 +100,27 @@ export class CalendarController {
     const editable = (p: PostView) =>
       p.status === 'draft' || (p.status === 'scheduled' && p.jobs.some((j) => j.status === 'scheduled' || j.status === 'paused'));
 
+    // The week view shows the posting queue's slots still to come: free ones to fill, and a slot
+    // the clocks skip on its day marked with the time it moves to.
+    const queue = view === 'week' ? await this.queue.week(ws, range.from, range.to) : { timezone: zone, slots: [] };
+    const slotsOf = (d: { start: Date; end: Date }) =>
+      queue.slots
+        .filter((s) => s.at > now && s.at >= d.start && s.at < d.end)
+        .map((s) => ({
+          clock: wallTimeOf(s.at, zone).time,
+          taken: s.taken,
+          // In the slot's own zone when the calendar shows another: "09:00 Europe/Berlin".
+          own: queue.timezone === zone ? null : `${s.localTime} ${queue.timezone}`,
+          note: s.moved ? `${s.time} does not exist on this day; ${s.localTime}` : null,
+        }));
     const days = placeOnDays(range.days, inRange, (p) => new Date(p.scheduledAt!), zone).map((d) => ({
+      queueSlots: slotsOf(d),
       date: d.date,
       label: dayLabel(d.date),
       longLabel: longDayLabel(d.date),
       inRange: d.inRange,
       today: d.date === today,
-      empty: d.posts.length === 0,
+      empty: d.posts.length === 0 && slotsOf(d).length === 0,
       posts: d.posts.map(({ post: p, time }) => ({
         id: p.id,
         // Not `time`: that is a helper of the templates.

@@ -24,6 +24,8 @@ import { isTimeZone, zonedToInstant } from '../../common/zoned-time';
 export type ComposeAction =
   | { kind: 'now' }
   | { kind: 'schedule' }
+  /** "Add to queue": the next free slot of the posting queue. */
+  | { kind: 'queue' }
   | { kind: 'draft' }
   | { kind: 'preview' }
   | { kind: 'card' }
@@ -36,7 +38,7 @@ export type ComposeAction =
   | { kind: 'part-up' | 'part-down' | 'part-remove'; index: number }
   | { kind: 'none' };
 
-const SIMPLE_ACTIONS = ['now', 'schedule', 'draft', 'preview', 'card', 'upload', 'add-part'] as const;
+const SIMPLE_ACTIONS = ['now', 'schedule', 'queue', 'draft', 'preview', 'card', 'upload', 'add-part'] as const;
 
 /**
  * A thread's further part as the composer edits it: text and link. Images a part already has

@@ -18,6 +18,7 @@ import { PageExceptionFilter } from '../page-exception.filter';
 import { PageRenderer } from '../page-renderer';
 import { cookie, PageRequest, requirePage } from '../session/page-request';
 import { PageSessionGuard } from '../session/page-session.guard';
+import { DAY_NAMES } from '../queue-form';
 import type { PageSession } from '../../people/session.types';
 import type { Provider } from '../../vocabulary/vocabulary';
 import {
@@ -73,6 +74,12 @@ type Mode =
   | { kind: 'draft'; post: PostView }
   /** Scheduled, no job started: content and time change, the accounts are fixed (the API's rule). */
   | { kind: 'scheduled'; post: PostView };
+
+/** "the slot Monday 09:00 (Europe/Berlin)", and a slot the clocks skip that day: "… 02:30 (…), which does not exist that day: 03:00". */
+export function queueSlotWords(slot: NonNullable<PostView['queueSlot']>): string {
+  const base = `the slot ${DAY_NAMES[slot.day]} ${slot.time} (${slot.timezone})`;
+  return slot.moved ? `${base}, which does not exist that day: ${slot.localTime}` : base;
+}
 
 /** A job has started once an attempt ran or it left scheduled/paused (PostsService.update's rule). */
 const started = (j: PostView['jobs'][number]) => j.attemptCount > 0 || !['scheduled', 'paused'].includes(j.status);
@@ -302,7 +309,7 @@ export class ComposeController {
     session: PageSession,
     mode: Mode,
     values: ComposeValues,
-    action: Extract<ComposeAction, { kind: 'now' | 'schedule' | 'draft' }>,
+    action: Extract<ComposeAction, { kind: 'now' | 'schedule' | 'queue' | 'draft' }>,
   ): Promise<void> {
     const auth = session.auth;
     const accounts = await this.accounts.all(auth.workspaceId);
@@ -323,10 +330,15 @@ export class ComposeController {
     try {
       if (action.kind !== 'draft' && values.accounts.length === 0) throw new PageProblem('choose at least one account to publish to');
       if (action.kind === 'draft' && values.accounts.length === 0) throw new PageProblem('choose at least one account for the draft');
-      const when = action.kind === 'draft' ? null : instantsOf(values, action.kind === 'now');
+      // "Add to queue" takes the queue's next free slot: the date and time fields are not read, the deadline is.
+      const when = action.kind === 'draft' ? null : instantsOf(values, action.kind === 'now' || action.kind === 'queue');
       if (when && !when.ok) throw new PageProblem(when.problem);
       const time = when?.ok
-        ? { ...(when.scheduledAt ? { scheduledAt: when.scheduledAt } : {}), ...(when.publishBy ? { publishBy: when.publishBy } : {}) }
+        ? {
+            ...(when.scheduledAt ? { scheduledAt: when.scheduledAt } : {}),
+            ...(when.publishBy ? { publishBy: when.publishBy } : {}),
+            ...(action.kind === 'queue' ? { queue: true } : {}),
+          }
         : {};
       let post: PostView;
       if (mode.kind === 'new') {
@@ -352,7 +364,7 @@ export class ComposeController {
           title: content.title ?? null,
           link: content.link ?? null,
           thread,
-          scheduledAt: action.kind === 'now' ? now : (time.scheduledAt ?? now),
+          ...(action.kind === 'queue' ? { queue: true } : { scheduledAt: action.kind === 'now' ? now : (time.scheduledAt ?? now) }),
           publishBy: time.publishBy ?? null,
         };
         post = await this.posts.update(auth, mode.post.id, await asDto(UpdatePostDto, patch));
@@ -391,7 +403,9 @@ export class ComposeController {
     const text =
       kind === 'now'
         ? `${edited ? 'Saved: publishing' : 'Publishing'} now to ${accounts}.${waits}`
-        : `${edited ? 'Saved: scheduled' : 'Scheduled'} for ${wall.date} ${wall.time}, ${zoneLabel(zone, at)}, to ${accounts}.${waits}`;
+        : kind === 'queue' && post.queueSlot
+          ? `Added to the queue: ${queueSlotWords(post.queueSlot)}, that is ${wall.date} ${wall.time}, ${zoneLabel(zone, at)}, to ${accounts}.${waits}`
+          : `${edited ? 'Saved: scheduled' : 'Scheduled'} for ${wall.date} ${wall.time}, ${zoneLabel(zone, at)}, to ${accounts}.${waits}`;
     await this.pages.redirect(res, session, `/settings/calendar?view=week&date=${wall.date}&zone=${encodeURIComponent(zone)}`, {
       tone: 'success',
       text,
@@ -570,6 +584,7 @@ export class ComposeController {
         anyCard: previews.some((p) => p.card),
         zones: zoneOptions(values.zone),
         zoneLabel: zoneLabel(values.zone, at),
+        queueSlot: mode.kind === 'scheduled' && mode.post.queueSlot ? queueSlotWords(mode.post.queueSlot) : null,
       },
     );
   }
