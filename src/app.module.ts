@@ -20,6 +20,7 @@ import { NotificationsModule } from './notifications/notifications.module';
 import { SettingsModule } from './settings/settings.module';
 import { AuditModule } from './audit/audit.module';
 import { PeopleModule } from './people/people.module';
+import { ReviewModule } from './review/review.module';
 
 @Module({})
 export class AppModule {
@@ -44,6 +45,7 @@ export class AppModule {
         DeadLetterModule,
         WorkerModule,
         NotificationsModule,
+        ReviewModule,
         SettingsModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
