@@ -241,7 +241,7 @@ describe('comments and client review links', () => {
         .post(`/review/${link.token}`)
         .send({ _csrf: csrfOf(form.text), postId: post.id, name: 'Clara Client', comment: 'Lovely', action: 'approve' });
       expect(sent.status).toBe(303);
-      expect(sent.headers.location).toBe(`/review/${link.token}?answered=${post.id}#post-${post.id}`);
+      expect(sent.headers.location).toBe(`/review/${link.token}?answered=${post.id}&result=advice#post-${post.id}`);
       const comments = await t.http().get(`/v1/posts/${post.id}/comments`).set(bearer(ws.key)).expect(200);
       expect(comments.body.data).toEqual([
         expect.objectContaining({
@@ -327,6 +327,77 @@ describe('comments and client review links', () => {
         .send({ _csrf: csrfOf(page.text), postId: b.id, name: 'Clara', comment: 'Too long', action: 'request_changes' })
         .expect(303);
       expect([await commentCount(a.id), await commentCount(b.id)]).toEqual([0, 1]);
+    });
+
+    describe("a reviewer's decision, by the workspace's approval settings", () => {
+      let team: Workspace;
+      let editorKey: string;
+      let teamAccount: string;
+      const setApprovals = (clientApproval: boolean) =>
+        t.http().put('/v1/settings/approvals').set(bearer(team.key)).send({ mode: 'editors', clientApproval }).expect(200);
+      /** An editor's post, which waits for an owner's approval (mode editors). */
+      const waitingPost = async (text: string) => {
+        const post = await createPost(t, editorKey, { text, scheduledAt: later(), targets: [{ accountId: teamAccount }] });
+        expect((await t.http().get(`/v1/posts/${post.id}`).set(bearer(team.key))).body.status).toBe('pending_approval');
+        const link = await t.http().post(`/v1/posts/${post.id}/share-links`).set(bearer(editorKey)).send({}).expect(201);
+        return { post, token: link.body.token as string, linkId: link.body.id as string };
+      };
+      const answer = async (token: string, postId: string, action: string, comment = '') => {
+        const s = stranger();
+        const csrf = csrfOf((await s.get(`/review/${token}`).expect(200)).text);
+        const res = await s.post(`/review/${token}`).send({ _csrf: csrf, postId, name: 'Rita Client', comment, action });
+        expect(res.status).toBe(303);
+        return { location: String(res.headers.location), page: await s.get(String(res.headers.location)).expect(200) };
+      };
+      const statusOf = async (postId: string) => (await t.http().get(`/v1/posts/${postId}`).set(bearer(team.key)).expect(200)).body;
+
+      beforeAll(async () => {
+        team = await newWorkspace(t, 'Approving team');
+        editorKey = (await t.http().post('/v1/api-keys').set(bearer(team.key)).send({ name: 'editor', role: 'editor' }).expect(201)).body
+          .key;
+        teamAccount = (await createWebhookAccount(t, team.key, 'http://127.0.0.1:9/team')).id;
+      });
+
+      it('with client approval on, approves a post waiting for approval: it is scheduled with its jobs, and the page says so', async () => {
+        await setApprovals(true);
+        const { post, token, linkId } = await waitingPost('Client says yes');
+        const { location, page } = await answer(token, post.id, 'approve');
+        expect(location).toContain('result=approved');
+        expect(page.text).toContain('you approved the post');
+        const after = await statusOf(post.id);
+        expect(after.status).toBe('scheduled');
+        expect(after.jobs).toHaveLength(1);
+        const comments = (await t.http().get(`/v1/posts/${post.id}/comments`).set(bearer(team.key)).expect(200)).body.data;
+        expect(comments).toEqual([
+          expect.objectContaining({ verdict: 'approved', author: expect.objectContaining({ name: 'Rita Client', shareLinkId: linkId }) }),
+        ]);
+        const history = (await t.http().get(`/v1/posts/${post.id}/approvals`).set(bearer(team.key)).expect(200)).body;
+        expect(JSON.stringify(history)).toContain('Rita Client');
+      });
+
+      it('with client approval on, asking for changes sends the post back to draft with the comment', async () => {
+        await setApprovals(true);
+        const { post, token } = await waitingPost('Client says no');
+        const { location } = await answer(token, post.id, 'request_changes', 'Use the new logo, please');
+        expect(location).toContain('result=rejected');
+        const after = await statusOf(post.id);
+        expect(after.status).toBe('draft');
+        expect(after.jobs).toEqual([]);
+        const comments = (await t.http().get(`/v1/posts/${post.id}/comments`).set(bearer(team.key)).expect(200)).body.data;
+        expect(comments[0]).toMatchObject({ verdict: 'changes_requested', body: 'Use the new logo, please' });
+      });
+
+      it('with client approval off, an approval is advice for the team: the post still waits, the verdict is a comment', async () => {
+        await setApprovals(false);
+        const { post, token } = await waitingPost('Client has an opinion');
+        const { location, page } = await answer(token, post.id, 'approve');
+        expect(location).toContain('result=advice');
+        expect(page.text).toContain('who make the final decision');
+        expect((await statusOf(post.id)).status).toBe('pending_approval');
+        expect((await t.http().get(`/v1/posts/${post.id}/comments`).set(bearer(team.key)).expect(200)).body.data[0].verdict).toBe(
+          'approved',
+        );
+      });
     });
 
     it('answers 429 with Retry-After once a client sends more than 60 requests a minute, and other clients are not affected', async () => {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ApprovalsModule } from '../approvals/approvals.module';
 import { AuditModule } from '../audit/audit.module';
 import { PostsModule } from '../posts/posts.module';
 import { CommentsController } from './comments.controller';
@@ -15,7 +16,7 @@ import { ShareLinksService } from './share-links.service';
  * which the review page (src/settings/review/) calls with a link's token.
  */
 @Module({
-  imports: [AuditModule, PostsModule],
+  imports: [ApprovalsModule, AuditModule, PostsModule],
   controllers: [CommentsController, ShareLinksController],
   providers: [CommentsRepository, CommentsService, ShareLinksRepository, ShareLinksService, ReviewService],
   exports: [CommentsService, ShareLinksService, ReviewService],

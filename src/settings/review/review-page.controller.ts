@@ -34,6 +34,14 @@ const STATUS_WORDS: Record<string, { label: string; tone: string }> = {
   cancelled: { label: 'Cancelled', tone: 'muted' },
 };
 
+/** What the page says after an answer, by what it did (review.service.ts). */
+const ANSWERED: Record<string, string> = {
+  approved: 'Thank you: you approved the post. It goes out at its planned time.',
+  rejected: 'Thank you: the post goes back to the team with your comment.',
+  advice: 'Thank you: your answer was sent to the team.',
+  stale: 'Thank you: your answer was sent to the team as a comment. The post had changed in the meantime, so it decided nothing.',
+};
+
 /** A reviewer's form as it came back with a problem: shown again with what they typed. */
 interface Redo {
   postId: string;
@@ -70,7 +78,8 @@ export class ReviewPageController {
     if (!(await this.allowed(req, res))) return;
     const set = await this.review.open(token);
     if (!set) return this.gone(res);
-    await this.render(res, token, set, { answered: field(query, 'answered').toLowerCase(), name: cookieName(req) }, null, 200);
+    const answered = { postId: field(query, 'answered').toLowerCase(), result: field(query, 'result') };
+    await this.render(res, token, set, { answered, name: cookieName(req) }, null, 200);
   }
 
   @Post(':token')
@@ -100,7 +109,7 @@ export class ReviewPageController {
         res,
         token,
         set,
-        { answered: '', name },
+        { answered: null, name },
         { postId, name, comment, error: 'Choose Approve, Ask for changes or Comment only.' },
         400,
       );
@@ -108,7 +117,7 @@ export class ReviewPageController {
     const outcome = await this.review.answer(token, postId, { action, name, comment });
     if (outcome.kind === 'gone') return this.gone(res);
     if (outcome.kind === 'invalid')
-      return this.render(res, token, set, { answered: '', name }, { postId, name, comment, error: outcome.message }, 400);
+      return this.render(res, token, set, { answered: null, name }, { postId, name, comment, error: outcome.message }, 400);
     res.cookie(NAME_COOKIE, outcome.comment.author.name, {
       httpOnly: true,
       sameSite: 'strict',
@@ -116,20 +125,21 @@ export class ReviewPageController {
       path: FORM_PATH,
       maxAge: 30 * 86_400_000,
     });
+    const result = outcome.notTaken ? 'stale' : outcome.decided === 'none' ? 'advice' : outcome.decided;
     // Post/redirect/get: a reload does not send the answer twice.
-    res.redirect(303, `/review/${token}?answered=${postId}#post-${postId}`);
+    res.redirect(303, `/review/${token}?answered=${postId}&result=${result}#post-${postId}`);
   }
 
   private async render(
     res: Response,
     token: string,
     set: ReviewSet,
-    state: { answered: string; name: string },
+    state: { answered: { postId: string; result: string } | null; name: string },
     redo: Redo | null,
     status: number,
   ): Promise<void> {
     const ws = set.link.workspaceId;
-    const accounts = await this.accounts.all(ws);
+    const [accounts, clientApproval] = await Promise.all([this.accounts.all(ws), this.review.clientApproval(set.link)]);
     const posts = [];
     for (const [index, post] of set.posts.entries()) {
       const media = await this.mediaOf(ws, post);
@@ -148,7 +158,8 @@ export class ReviewPageController {
         targets: reviewTargets(post, accounts, media),
         media: media.map((m) => ({ url: m.url, alt: m.alt })),
         comments,
-        answered: state.answered === post.id,
+        answered: state.answered?.postId === post.id ? (ANSWERED[state.answered.result] ?? ANSWERED.advice) : null,
+        decides: clientApproval && post.status === 'pending_approval',
         error: mine?.error ?? null,
         nameValue: mine ? mine.name : state.name,
         commentValue: mine?.comment ?? '',
@@ -163,7 +174,7 @@ export class ReviewPageController {
         heading: set.posts.length === 1 ? 'A post to review' : `${set.posts.length} posts to review`,
         many: set.posts.length > 1,
         expiresAt: set.link.expiresAt.toISOString(),
-        clientApproval: false,
+        clientApproval,
         posts,
         formAction: `/review/${token}`,
         formToken: issueFormToken(res, this.config, FORM_PATH),
