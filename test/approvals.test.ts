@@ -72,7 +72,9 @@ describe('approvals', () => {
     t = await bootTestApp({ config: mailConfig(smtp.url, { allowPrivateUrls: true, publicUrl: 'http://herald.test' }) });
     owner = t.adminKey;
     const keys = await Promise.all(
-      (['owner', 'editor'] as const).map(async (role) => (await t.http().post('/v1/api-keys').set(bearer(owner)).send({ name: role, role })).body.key as string),
+      (['owner', 'editor'] as const).map(
+        async (role) => (await t.http().post('/v1/api-keys').set(bearer(owner)).send({ name: role, role })).body.key as string,
+      ),
     );
     [owner2, editor] = keys;
     account = (await createWebhookAccount(t, owner, 'http://127.0.0.1:9/hook')).id;
@@ -89,8 +91,13 @@ describe('approvals', () => {
 
   describe('the setting', () => {
     it('is off by default, changed by owners only, checked field by field, and audited', async () => {
-      expect((await t.http().get('/v1/settings/approvals').set(bearer(editor)).expect(200)).body).toEqual({ mode: 'off', clientApproval: false });
-      expect((await t.http().put('/v1/settings/approvals').set(bearer(editor)).send({ mode: 'everyone', clientApproval: false })).status).toBe(403);
+      expect((await t.http().get('/v1/settings/approvals').set(bearer(editor)).expect(200)).body).toEqual({
+        mode: 'off',
+        clientApproval: false,
+      });
+      expect(
+        (await t.http().put('/v1/settings/approvals').set(bearer(editor)).send({ mode: 'everyone', clientApproval: false })).status,
+      ).toBe(403);
       const bad = await t.http().put('/v1/settings/approvals').set(bearer(owner)).send({ mode: 'sometimes', clientApproval: false });
       expect(bad.status).toBe(400);
       expect(bad.body.message).toMatch(/mode must be one of: off, editors, everyone/);
@@ -102,7 +109,11 @@ describe('approvals', () => {
       await setMode('editors', true);
       expect((await t.http().get('/v1/settings/approvals').set(bearer(owner))).body).toEqual({ mode: 'editors', clientApproval: true });
       const [entry] = await q(`SELECT action, before, after FROM audit_events WHERE action = 'approvals' ORDER BY at DESC LIMIT 1`);
-      expect(entry).toEqual({ action: 'approvals', before: { mode: 'off', clientApproval: false }, after: { mode: 'editors', clientApproval: true } });
+      expect(entry).toEqual({
+        action: 'approvals',
+        before: { mode: 'off', clientApproval: false },
+        after: { mode: 'editors', clientApproval: true },
+      });
       await setMode('editors');
     });
   });
@@ -112,7 +123,12 @@ describe('approvals', () => {
 
     it("makes an editor's new post wait (201 pending_approval, no jobs) and lets an owner's through", async () => {
       const pending = await newPost(editor).expect(201);
-      expect(pending.body).toMatchObject({ status: 'pending_approval', jobs: [], scheduledAt: FUTURE, draftTargets: [{ accountId: account }] });
+      expect(pending.body).toMatchObject({
+        status: 'pending_approval',
+        jobs: [],
+        scheduledAt: FUTURE,
+        draftTargets: [{ accountId: account }],
+      });
       expect(await q(`SELECT count(*)::int AS n FROM jobs WHERE post_id = $1`, [pending.body.id])).toEqual([{ n: 0 }]);
       const listed = await t.http().get('/v1/posts?status=pending_approval').set(bearer(owner)).expect(200);
       expect(listed.body.data.map((p: { id: string }) => p.id)).toContain(pending.body.id);
@@ -128,7 +144,9 @@ describe('approvals', () => {
       expect(refused.status).toBe(403);
       const approved = await t.http().post(`/v1/posts/${post.id}/approve`).set(bearer(owner)).expect(200);
       expect(approved.body).toMatchObject({ status: 'scheduled', scheduledAt: FUTURE, draftTargets: null });
-      expect(approved.body.jobs.map((j: { status: string; accountId: string }) => [j.status, j.accountId])).toEqual([['scheduled', account]]);
+      expect(approved.body.jobs.map((j: { status: string; accountId: string }) => [j.status, j.accountId])).toEqual([
+        ['scheduled', account],
+      ]);
       const history = await t.http().get(`/v1/posts/${post.id}/approvals`).set(bearer(editor)).expect(200);
       expect(history.body.data.map((s: { step: string; by: { kind: string } }) => [s.step, s.by.kind])).toEqual([
         ['submitted', 'key'],
@@ -145,7 +163,9 @@ describe('approvals', () => {
       expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
       expect(answers.find((a) => a.status === 409)!.body.message).toMatch(/already scheduled/);
       expect(await q(`SELECT count(*)::int AS n FROM jobs WHERE post_id = $1`, [post.id])).toEqual([{ n: 1 }]);
-      expect(await q(`SELECT count(*)::int AS n FROM approval_steps WHERE post_id = $1 AND step = 'approved'`, [post.id])).toEqual([{ n: 1 }]);
+      expect(await q(`SELECT count(*)::int AS n FROM approval_steps WHERE post_id = $1 AND step = 'approved'`, [post.id])).toEqual([
+        { n: 1 },
+      ]);
     });
 
     it('sends a rejected post back as a draft with its comment, which is required', async () => {
@@ -159,7 +179,12 @@ describe('approvals', () => {
       expect(blank.status).toBe(400);
       expect((await t.http().get(`/v1/posts/${post.id}`).set(bearer(owner))).body.status).toBe('pending_approval');
 
-      const rejected = await t.http().post(`/v1/posts/${post.id}/reject`).set(bearer(owner)).send({ comment: 'Wrong date: launch is Thursday.' }).expect(200);
+      const rejected = await t
+        .http()
+        .post(`/v1/posts/${post.id}/reject`)
+        .set(bearer(owner))
+        .send({ comment: 'Wrong date: launch is Thursday.' })
+        .expect(200);
       expect(rejected.body).toMatchObject({ status: 'draft', scheduledAt: null, publishBy: null, jobs: [] });
       const history = await t.http().get(`/v1/posts/${post.id}/approvals`).set(bearer(owner)).expect(200);
       expect(history.body.data.at(-1)).toMatchObject({ step: 'rejected', comment: 'Wrong date: launch is Thursday.' });
@@ -179,11 +204,18 @@ describe('approvals', () => {
       const { body: post } = await newPost(editor).expect(201);
       await t.http().post(`/v1/posts/${post.id}/approve`).set(bearer(owner)).expect(200);
       const edited = await t.http().patch(`/v1/posts/${post.id}`).set(bearer(editor)).send({ text: 'Launch day, take two' }).expect(200);
-      expect(edited.body).toMatchObject({ status: 'pending_approval', jobs: [], text: 'Launch day, take two', draftTargets: [{ accountId: account }] });
+      expect(edited.body).toMatchObject({
+        status: 'pending_approval',
+        jobs: [],
+        text: 'Launch day, take two',
+        draftTargets: [{ accountId: account }],
+      });
       expect(await q(`SELECT count(*)::int AS n FROM job_payloads WHERE post_id = $1`, [post.id])).toEqual([{ n: 0 }]);
       const steps = await q<{ step: string }>(`SELECT step FROM approval_steps WHERE post_id = $1 ORDER BY created_at`, [post.id]);
       expect(steps.map((s) => s.step)).toEqual(['submitted', 'approved', 'resubmitted']);
-      expect(await q(`SELECT count(*)::int AS n FROM audit_events WHERE subject_id = $1 AND action = 'approval_needed_again'`, [post.id])).toEqual([{ n: 1 }]);
+      expect(
+        await q(`SELECT count(*)::int AS n FROM audit_events WHERE subject_id = $1 AND action = 'approval_needed_again'`, [post.id]),
+      ).toEqual([{ n: 1 }]);
       // An owner's edit of an approved post does not need approval (mode editors).
       await t.http().post(`/v1/posts/${post.id}/approve`).set(bearer(owner)).expect(200);
       const byOwner = await t.http().patch(`/v1/posts/${post.id}`).set(bearer(owner)).send({ text: 'Launch day, final' }).expect(200);
@@ -201,11 +233,15 @@ describe('approvals', () => {
       expect(job.due).toBe(true);
 
       const { body: stale } = await newPost(editor, { publishBy: '2030-01-01T10:00:00Z' }).expect(201);
-      await q(`UPDATE posts SET scheduled_at = now() - interval '2 hours', publish_by = now() - interval '1 hour' WHERE id = $1`, [stale.id]);
+      await q(`UPDATE posts SET scheduled_at = now() - interval '2 hours', publish_by = now() - interval '1 hour' WHERE id = $1`, [
+        stale.id,
+      ]);
       const expired = await t.http().post(`/v1/posts/${stale.id}/approve`).set(bearer(owner)).expect(200);
       expect(expired.body).toMatchObject({ status: 'expired', jobs: [] });
       expect(await q(`SELECT action FROM audit_events WHERE subject_id = $1 AND action = 'expire'`, [stale.id])).toHaveLength(1);
-      expect((await t.http().get(`/v1/posts?status=expired`).set(bearer(owner))).body.data.map((p: { id: string }) => p.id)).toEqual([stale.id]);
+      expect((await t.http().get(`/v1/posts?status=expired`).set(bearer(owner))).body.data.map((p: { id: string }) => p.id)).toEqual([
+        stale.id,
+      ]);
     });
   });
 
@@ -279,7 +315,9 @@ describe('approvals', () => {
       );
       const post = await personPost(eddie, 'One more post');
       expect(await q(`SELECT step FROM approval_steps WHERE post_id = $1`, [post.id])).toEqual([{ step: 'submitted' }]);
-      expect(await q<{ n: number }>(`SELECT count(*)::int AS n FROM mail_outbox WHERE kind = 'approval'`)).toEqual([{ n: APPROVAL_MAILS_PER_WORKSPACE_PER_DAY }]);
+      expect(await q<{ n: number }>(`SELECT count(*)::int AS n FROM mail_outbox WHERE kind = 'approval'`)).toEqual([
+        { n: APPROVAL_MAILS_PER_WORKSPACE_PER_DAY },
+      ]);
     });
   });
 });
