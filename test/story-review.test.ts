@@ -128,6 +128,8 @@ describe('the story: write, approve through a client review, publish', () => {
     await editor.page.goto(`${t.baseUrl}/settings/posts/${post.id}/review`);
     expect(await editor.page.getByTestId('comment').last().innerText()).toMatch(/Clara Client[\s\S]*changes requested[\s\S]*Sunday/);
     await editor.page.goto(`${t.baseUrl}/settings/posts/${post.id}/edit?zone=${encodeURIComponent(ZONE)}`);
+    // The composer shows why it came back.
+    expect(await editor.page.getByTestId('rejection').innerText()).toContain('The sale ends on Sunday now');
     await editor.page.getByLabel('Text', { exact: true }).fill('Winter sale: everything 20% off until Sunday.');
     await editor.page.getByLabel('Date', { exact: true }).fill(wall.date);
     await editor.page.getByLabel('Time', { exact: true }).fill(wall.time);
@@ -140,11 +142,21 @@ describe('the story: write, approve through a client review, publish', () => {
       scheduledAt: at.toISOString(),
     });
 
-    // ---- the owner approves (before the minute): the post is scheduled for it
+    // ---- the owner approves on the page (before the minute): the post is scheduled for it
+    await drainMail(t);
+    expect(mailsTo('olga@example.com', /waits for your approval/)).toHaveLength(2);
+    await owner.page.goto(`${t.baseUrl}/settings/approvals`);
+    await owner.page.getByRole('button', { name: 'Approve this post' }).click();
+    await owner.page.waitForLoadState();
     expect(Date.now()).toBeLessThan(at.getTime());
-    const approved = await api().post(`/v1/posts/${post.id}/approve`).set(bearer(t.adminKey)).expect(200);
-    expect(approved.body).toMatchObject({ status: 'scheduled', scheduledAt: at.toISOString() });
-    expect(approved.body.jobs).toHaveLength(2);
+    const approved = await pollUntil(
+      'the approval to be written',
+      async () => (await api().get(`/v1/posts/${post.id}`).set(bearer(t.adminKey)).expect(200)).body,
+      (p) => p.status !== 'pending_approval',
+      10_000,
+    );
+    expect(approved).toMatchObject({ status: 'scheduled', scheduledAt: at.toISOString() });
+    expect(approved.jobs).toHaveLength(2);
 
     // ---- it goes out in that minute: the blog's receiver and the Bluesky PDS get it
     const [hook] = await receiver.waitFor(1, at.getTime() + 60_000 - Date.now() + 30_000);
