@@ -70,7 +70,8 @@ export class ReviewLinks1765970000000 implements MigrationInterface {
         CHECK (author_kind <> 'reviewer' OR length(author_name) <= 80),
         -- Only reviewers' comments carry a verdict (the team decides through the approvals).
         CHECK (verdict IS NULL OR author_kind = 'reviewer'),
-        CHECK (length(body) >= 1 OR verdict = 'approved')
+        -- (IS NOT DISTINCT FROM: a NULL verdict must not let an empty body through, as a bare = would.)
+        CHECK (length(body) >= 1 OR verdict IS NOT DISTINCT FROM 'approved')
       )`);
     await q.query(`CREATE INDEX post_comments_post ON post_comments (post_id, created_at, id)`);
   }

@@ -112,6 +112,57 @@ describe('comments and client review links', () => {
     });
   });
 
+  it("keeps impossible comment and link rows out of the database itself (the migration's CHECKs)", async () => {
+    const post = await newPost('Constraints');
+    const link = await makeLink(post.id);
+    const person = '00000000-0000-4000-8000-000000000001';
+    const insert = (kind: string, authorId: string | null, linkId: string | null, name: string, verdict: string | null, body: string) =>
+      db.query(
+        `INSERT INTO post_comments (workspace_id, post_id, author_kind, author_id, share_link_id, author_name, verdict, body)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [ws.id, post.id, kind, authorId, linkId, name, verdict, body],
+      );
+    const refused: [string, Promise<unknown>][] = [
+      ['a reviewer without a link', insert('reviewer', null, null, 'Eve', null, 'hi')],
+      ['a reviewer with a person id', insert('reviewer', person, link.id, 'Eve', null, 'hi')],
+      ['a person with a verdict', insert('person', person, null, 'Ada', 'approved', 'ok')],
+      ['a person through a link', insert('person', person, link.id, 'Ada', null, 'ok')],
+      ['an empty comment', insert('person', person, null, 'Ada', null, '')],
+      ['an empty request for changes', insert('reviewer', null, link.id, 'Eve', 'changes_requested', '')],
+      ['a reviewer name of 81 characters', insert('reviewer', null, link.id, 'x'.repeat(81), null, 'hi')],
+      ['a comment of 2001 characters', insert('person', person, null, 'Ada', null, 'x'.repeat(2001))],
+      ['an unknown verdict', insert('reviewer', null, link.id, 'Eve', 'maybe', 'hi')],
+      [
+        'a link valid for 31 days',
+        db.query(
+          `INSERT INTO share_links (workspace_id, token_hash, created_by_kind, created_by_id, created_by_label, created_at, expires_at)
+           VALUES ($1, $2, 'key', $3, 'k', now(), now() + interval '31 days')`,
+          [ws.id, createHash('sha256').update('x').digest(), person],
+        ),
+      ],
+      [
+        'a token hash that is not a SHA-256',
+        db.query(
+          `INSERT INTO share_links (workspace_id, token_hash, created_by_kind, created_by_id, created_by_label, created_at, expires_at)
+           VALUES ($1, $2, 'key', $3, 'k', now(), now() + interval '1 day')`,
+          [ws.id, Buffer.from('short'), person],
+        ),
+      ],
+    ];
+    const outcomes = await Promise.all(
+      refused.map(async ([what, p]) => [
+        what,
+        await p.then(
+          () => 'accepted',
+          () => 'refused',
+        ),
+      ]),
+    );
+    expect(outcomes).toEqual(refused.map(([what]) => [what, 'refused']));
+    // What the service writes is accepted: an approval without a word.
+    await insert('reviewer', null, link.id, 'Eve', 'approved', '');
+  });
+
   describe('making, listing and revoking links', () => {
     it('answers the token once (256 bits, in the URL), keeps only its SHA-256, and lists links without it', async () => {
       const post = await newPost('Link me');

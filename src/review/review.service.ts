@@ -57,10 +57,14 @@ export class ReviewService {
     return posts.length === 0 ? null : { link, posts };
   }
 
-  /** A post's comments as the review page shows them (the link's own post only). */
+  /**
+   * The comments a review page shows under one of its posts: the answers given through this same
+   * link, never the team's own comments nor other links' reviewers (the page shows nothing else
+   * of the workspace).
+   */
   async commentsOn(link: OpenShareLink, postId: string): Promise<CommentView[]> {
     if (!link.postIds.includes(postId)) return [];
-    return (await this.comments.list(link.workspaceId, postId, 200)).data;
+    return (await this.comments.list(link.workspaceId, postId, 200)).data.filter((c) => c.author.shareLinkId === link.id);
   }
 
   async answer(token: string, postId: string, answer: ReviewerAnswer, now = new Date()): Promise<ReviewAnswerOutcome> {

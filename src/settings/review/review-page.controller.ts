@@ -143,9 +143,7 @@ export class ReviewPageController {
     const posts = [];
     for (const [index, post] of set.posts.entries()) {
       const media = await this.mediaOf(ws, post);
-      const comments = (await this.review.commentsOn(set.link, post.id))
-        .filter((c) => c.author.shareLinkId === set.link.id)
-        .map((c) => ({ ...c, verdictWords: verdictWords(c.verdict) }));
+      const comments = (await this.review.commentsOn(set.link, post.id)).map((c) => ({ ...c, verdictWords: verdictWords(c.verdict) }));
       const mine = redo?.postId === post.id ? redo : null;
       const words = STATUS_WORDS[post.status] ?? { label: post.status, tone: 'muted' };
       posts.push({
