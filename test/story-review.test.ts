@@ -22,9 +22,9 @@ import { Receiver, startReceiver } from './support/receiver';
  * minute, to the blog and to Bluesky.
  *
  * The post's minute is chosen in the composer (date and time), not taken from the posting queue:
- * the queue and the approvals are not merged together on this branch yet (see the branch's
- * report). Once they are, the editor's "Schedule" becomes "Add to queue" with a slot set for that
- * minute, and the rest of this test stays as it is.
+ * the posting queue is not on this branch yet, and a queued post that needs approval (which slot
+ * it holds while it waits) is for the two to settle when they meet. Then the editor's "Submit for
+ * approval" becomes "Add to queue" with a slot set for that minute; the rest of the story stays.
  */
 describe('the story: write, approve through a client review, publish', () => {
   let smtp: MailCatcher;
