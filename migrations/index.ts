@@ -24,6 +24,7 @@ import { ThreadsOfTwo1765930000000 } from './1765930000000-threads-of-two';
 import { Mastodon1765940000000 } from './1765940000000-mastodon';
 import { MastodonOAuth1765950000000 } from './1765950000000-mastodon-oauth';
 import { Approvals1765960000000 } from './1765960000000-approvals';
+import { ReviewLinks1765970000000 } from './1765970000000-review-links';
 import { PostingQueue1765980000000 } from './1765980000000-posting-queue';
 
 /** Every migration, in order. Listed explicitly so the build and the tests load the same set. */
@@ -54,5 +55,6 @@ export const MIGRATIONS = [
   Mastodon1765940000000,
   MastodonOAuth1765950000000,
   Approvals1765960000000,
+  ReviewLinks1765970000000,
   PostingQueue1765980000000,
 ];

@@ -22,6 +22,7 @@ import { SettingsModule } from './settings/settings.module';
 import { AuditModule } from './audit/audit.module';
 import { PeopleModule } from './people/people.module';
 import { PostingQueueModule } from './posting-queue/posting-queue.module';
+import { ReviewModule } from './review/review.module';
 
 @Module({})
 export class AppModule {
@@ -48,6 +49,7 @@ export class AppModule {
         DeadLetterModule,
         WorkerModule,
         NotificationsModule,
+        ReviewModule,
         SettingsModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],

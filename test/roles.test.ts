@@ -61,7 +61,10 @@ describe('roles on every route of the API and the page', () => {
     images = { png: await makeImage('png') };
     f = await createFixtures(t, 'Roles');
     api = unique(appRoutes(t, '/v1/'));
-    page = unique([...appRoutes(t, '/settings/'), ...appRoutes(t, '/settings')]).filter((r) => r.path.startsWith('/settings'));
+    // The client review page (/review/:token) is the page's too: outside /settings, public.
+    page = unique([...appRoutes(t, '/settings/'), ...appRoutes(t, '/settings'), ...appRoutes(t, '/review/')]).filter(
+      (r) => r.path.startsWith('/settings') || r.path.startsWith('/review/'),
+    );
   });
   afterAll(() => t.close());
 

@@ -102,6 +102,7 @@ describe('workspace isolation on every /v1 route', () => {
       'PATCH /v1/posts/:id',
       'POST /v1/dlq/requeue',
       'POST /v1/posts',
+      'POST /v1/posts/:id/share-links',
     ]);
     await withFingerprints(t.databaseUrl, async (fingerprint) => {
       const problems: string[] = [];

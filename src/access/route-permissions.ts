@@ -44,6 +44,12 @@ export const ROUTE_PERMISSIONS = {
   'GET /v1/posts/:id': 'read',
   'PATCH /v1/posts/:id': 'edit',
   'DELETE /v1/posts/:id': 'edit',
+  'GET /v1/posts/:id/comments': 'read',
+  'POST /v1/posts/:id/comments': 'edit',
+  // A client review link shows posts to someone without an account: an editor's or an owner's to make and revoke.
+  'POST /v1/posts/:id/share-links': 'edit',
+  'GET /v1/share-links': 'read',
+  'DELETE /v1/share-links/:id': 'edit',
   // Approvals: an editor submits; owners decide (under mode everyone, not on their own posts: the service's 403).
   'POST /v1/posts/:id/submit': 'edit',
   'POST /v1/posts/:id/approve': 'own',
@@ -162,6 +168,15 @@ export const ROUTE_PERMISSIONS = {
   'GET /settings/profile': 'read',
   'POST /settings/profile/password': 'read',
   'GET /settings/activity': 'own',
+  // A post's comments and client review links, beside the post.
+  'GET /settings/posts/:id/review': 'read',
+  'POST /settings/posts/:id/comments': 'edit',
+  'POST /settings/posts/:id/share-links': 'edit',
+  'POST /settings/share-links/:id/revoke': 'edit',
+
+  // ---- the client review page (outside /settings: no session; the link's token decides) ----
+  'GET /review/:token': 'public',
+  'POST /review/:token': 'public',
 } as const satisfies Record<string, Permission>;
 
 export type RouteKey = keyof typeof ROUTE_PERMISSIONS;

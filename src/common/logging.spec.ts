@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { chooseLogFormat, prettyMessage, REDACT_PATHS } from './logging';
+import { chooseLogFormat, prettyMessage, REDACT_PATHS, loggedPath, loggerParams } from './logging';
 import PinoPretty from 'pino-pretty';
 
 describe('chooseLogFormat', () => {
@@ -41,5 +41,23 @@ describe('redaction', () => {
     expect(out).toContain('saved');
     expect(out).toContain('[redacted]');
     for (const secret of ['tok-123', 'pw-456', 'hk_789']) expect(out).not.toContain(secret);
+  });
+});
+
+describe('loggedPath', () => {
+  it("writes a client review link's path without its token, and no query string anywhere", () => {
+    const token = 'hQ3x9Jc2_-Kp0aZ7vYtq1mN5bR8sLw4eUo6iGd3fT2A';
+    expect(loggedPath(`/review/${token}`)).toBe('/review/[redacted]');
+    expect(loggedPath(`/review/${token}?answered=1`)).toBe('/review/[redacted]');
+    expect(loggedPath(`/review/${token}/extra`)).toBe('/review/[redacted]/extra');
+    expect(loggedPath('/v1/posts/abc?cursor=x')).toBe('/v1/posts/abc');
+    expect(loggedPath('/settings/posts/abc/review')).toBe('/settings/posts/abc/review');
+  });
+
+  it("is what the request log's serializer prints for a request", () => {
+    const params = loggerParams({ logLevel: 'info', logFormat: 'json' });
+    const options = params.pinoHttp as { serializers: { req: (req: { url: string; method: string }) => { path: string } } };
+    const token = 'A'.repeat(43);
+    expect(JSON.stringify(options.serializers.req({ url: `/review/${token}`, method: 'GET' }))).not.toContain(token);
   });
 });

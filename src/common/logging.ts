@@ -91,6 +91,14 @@ function isBootChatter(args: unknown[]): boolean {
   return typeof first === 'object' && first !== null && NEST_BOOT_CONTEXTS.has(String((first as { context?: unknown }).context));
 }
 
+/**
+ * A request's path as the log shows it: no query string, and a client review link's token
+ * (/review/<token>, the link's only proof) replaced, so a log reader cannot open the page.
+ */
+export function loggedPath(url: string): string {
+  return url.split('?')[0].replace(/^\/review\/[^/]*/i, '/review/[redacted]');
+}
+
 export function loggerParams(config: Pick<HeraldConfig, 'logLevel' | 'logFormat'>): Params {
   const options: HttpLoggerOptions = {
     level: config.logLevel,
@@ -101,7 +109,7 @@ export function loggerParams(config: Pick<HeraldConfig, 'logLevel' | 'logFormat'
       req: (req: IncomingMessage & { id?: unknown }) => ({
         id: req.id,
         method: req.method,
-        path: (req.url ?? '').split('?')[0],
+        path: loggedPath(req.url ?? ''),
       }),
       res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
     },

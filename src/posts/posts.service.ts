@@ -233,7 +233,12 @@ export class PostsService {
           idempotencyKey,
         );
       }
-      return await this.createScheduled(auth, dto, { postId, scheduledAt, publishBy, media, thread, now, jobs, mastodon, queued }, idempotencyKey);
+      return await this.createScheduled(
+        auth,
+        dto,
+        { postId, scheduledAt, publishBy, media, thread, now, jobs, mastodon, queued },
+        idempotencyKey,
+      );
     } catch (err) {
       // Another post took that slot meanwhile (its commit came first): nothing was written; take the next.
       if (!queued || !isSlotTaken(err)) throw err;
@@ -392,7 +397,14 @@ export class PostsService {
   private async createPending(
     auth: AuthContext,
     dto: CreatePostDto,
-    held: { id: string; scheduledAt: Date | null; publishBy: Date | null; media: string[]; thread: ThreadPart[] | null; queued: QueuePlan | null },
+    held: {
+      id: string;
+      scheduledAt: Date | null;
+      publishBy: Date | null;
+      media: string[];
+      thread: ThreadPart[] | null;
+      queued: QueuePlan | null;
+    },
     idempotencyKey?: string,
   ): Promise<PostView> {
     const now = new Date();

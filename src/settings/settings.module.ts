@@ -37,6 +37,11 @@ import { PeopleLinksController } from './people-links.controller';
 import { RecipientConfirmController } from './recipient-confirm.controller';
 import { ProfilePageController } from './profile-page.controller';
 import { TeamPageController } from './team-page.controller';
+import { ReviewModule } from '../review/review.module';
+import { PostReviewController } from './review/post-review.controller';
+import { ReviewExceptionFilter } from './review/review-exception.filter';
+import { ReviewPageController } from './review/review-page.controller';
+import { ReviewRateLimit } from './review/review-rate-limit';
 import { isHttps } from './session/page-request';
 import { PageSessionGuard } from './session/page-session.guard';
 import { registerHelpers } from './settings-views';
@@ -63,6 +68,9 @@ const PAGE_CONTROLLERS = [
   TeamPageController,
   ProfilePageController,
   ActivityPageController,
+  PostReviewController,
+  // The client review page (/review/:token): outside /settings, no session, the same headers.
+  ReviewPageController,
 ];
 
 /**
@@ -85,9 +93,18 @@ const PAGE_CONTROLLERS = [
     MediaModule,
     DeadLetterModule,
     NotificationsModule,
+    ReviewModule,
   ],
   controllers: PAGE_CONTROLLERS,
-  providers: [PageSessionGuard, PageRenderer, PageExceptionFilter, AccountsPageService, ConnectPages],
+  providers: [
+    PageSessionGuard,
+    PageRenderer,
+    PageExceptionFilter,
+    AccountsPageService,
+    ConnectPages,
+    ReviewExceptionFilter,
+    ReviewRateLimit,
+  ],
 })
 export class SettingsModule implements NestModule, OnModuleInit {
   constructor(

@@ -65,6 +65,8 @@ export interface Fixtures {
   personId: string;
   /** An invitation still open. */
   invitationId: string;
+  /** A client review link of `postId`, active. */
+  shareLinkId: string;
 }
 
 export async function createFixtures(t: TestApp, name: string): Promise<Fixtures> {
@@ -97,6 +99,8 @@ export async function createFixtures(t: TestApp, name: string): Promise<Fixtures
     .set(bearer(key))
     .send({ email: `pending-${slug}@example.test`, role: 'viewer' });
   if (invitation.status !== 201) throw new Error(`invitation: ${invitation.status} ${JSON.stringify(invitation.body)}`);
+  const shareLink = await t.http().post(`/v1/posts/${post.id}/share-links`).set(bearer(key)).send({});
+  if (shareLink.status !== 201) throw new Error(`share link: ${shareLink.status} ${JSON.stringify(shareLink.body)}`);
   // The invitation mails go out in the background (to .eml files here): wait until they have, so
   // a suite that fingerprints the database sees no write it did not cause.
   if (t.config.notifications.enabled) {
@@ -131,6 +135,7 @@ export async function createFixtures(t: TestApp, name: string): Promise<Fixtures
     ownerPersonId,
     personId: person.id,
     invitationId: invitation.body.invitation.id,
+    shareLinkId: shareLink.body.id,
   };
 }
 
@@ -205,6 +210,14 @@ export const ROUTE_SPECS: Record<string, RouteSpec> = {
     foreignBody: (own, other) => ({ params: { id: own.postId }, body: { media: [other.mediaId] } }),
   },
   'DELETE /v1/posts/:id': { valid: (f) => ({ params: { id: f.postId } }) },
+  'GET /v1/posts/:id/comments': { valid: (f) => ({ params: { id: f.postId }, query: { limit: '10' } }) },
+  'POST /v1/posts/:id/comments': { valid: (f) => ({ params: { id: f.postId }, body: { body: 'Looks good to me' } }) },
+  'POST /v1/posts/:id/share-links': {
+    valid: (f) => ({ params: { id: f.postId }, body: { expiresInDays: 3 } }),
+    foreignBody: (own, other) => ({ params: { id: own.postId }, body: { postIds: [other.postId] } }),
+  },
+  'GET /v1/share-links': { valid: (f) => ({ query: { limit: '10', postId: f.postId } }) },
+  'DELETE /v1/share-links/:id': { valid: (f) => ({ params: { id: f.shareLinkId } }) },
   // The fixtures' post is scheduled (not a draft, not waiting for approval): the role is let in, the table refuses the move.
   'POST /v1/posts/:id/submit': {
     valid: (f) => ({ params: { id: f.postId } }),
@@ -283,6 +296,7 @@ export function genericRequest(route: Route, f: Fixtures): RequestSpec {
     people: f.personId,
     invitations: f.invitationId,
     workspaces: f.workspaceId,
+    'share-links': f.shareLinkId,
   };
   const params: Record<string, string> = {};
   const segments = route.path.split('/');
