@@ -20,6 +20,7 @@ import { NotificationsModule } from './notifications/notifications.module';
 import { SettingsModule } from './settings/settings.module';
 import { AuditModule } from './audit/audit.module';
 import { PeopleModule } from './people/people.module';
+import { McpModule } from './mcp/mcp.module';
 
 @Module({})
 export class AppModule {
@@ -45,6 +46,7 @@ export class AppModule {
         WorkerModule,
         NotificationsModule,
         SettingsModule,
+        McpModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
     };
