@@ -50,7 +50,7 @@ export const LIST_POSTS_SHAPE = {
   to: isoWithOffset('only posts scheduled before this instant').optional(),
 };
 
-const TARGET = z
+export const TARGET = z
   .strictObject({
     accountId: uuid('the account to publish to: an `id` from list_accounts'),
     text: z
@@ -71,7 +71,7 @@ const TARGET = z
   })
   .describe('one account the post goes to');
 
-const THREAD_PART = z.strictObject({
+export const THREAD_PART = z.strictObject({
   text: z.string().min(1).max(10_000).describe('the text of this part'),
   link: httpUrl('a link for this part').optional(),
   media: mediaIds.optional(),
@@ -135,7 +135,7 @@ export const LIST_FAILED_SHAPE = {
   includeDiscarded: z.boolean().optional().describe('list dead and discarded jobs together'),
 };
 
-const EDIT_THREAD_PART = z.strictObject({
+export const EDIT_THREAD_PART = z.strictObject({
   index: z
     .number()
     .int()
