@@ -31,7 +31,7 @@ function dtoFields(dto: new () => object): Record<string, 'optional' | 'required
 
 /** The advertised fields, each with whether the schema lets it be left out. */
 function shapeFields(shape: z.ZodRawShape): Record<string, 'optional' | 'required'> {
-  return Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v.safeParse(undefined).success ? 'optional' : 'required']));
+  return Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, z.safeParse(v, undefined).success ? 'optional' : 'required']));
 }
 
 describe("the MCP tools' input schemas", () => {
