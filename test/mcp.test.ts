@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestApp } from './support/app';
 import { bearer } from './support/config';
-import { useEngine } from './support/engine';
+import { createWebhookAccount, useEngine } from './support/engine';
 import { verifySignature } from './support/receiver';
 
 /**
@@ -16,6 +16,7 @@ import { verifySignature } from './support/receiver';
 
 const TOOLS = [
   'create_post',
+  'submit_for_approval',
   'edit_and_requeue_failed_post',
   'get_calendar',
   'get_post',
@@ -254,6 +255,47 @@ describe('the MCP server at /mcp', () => {
     const other = await call(client, 'create_post', { ...args, text: 'Twice?' });
     expect(other).toMatchObject({ isError: true, data: { statusCode: 422 } });
     expect(other.text).toContain('Idempotency-Key was already used with a different request body');
+  });
+
+  it('submits a draft for approval, refused (409) where none is needed; an owner approves it and the receiver gets it', async () => {
+    // A workspace of its own: its approval mode is the test's.
+    const ws = await engine.t.http().post('/v1/workspaces').set(bearer(engine.key)).send({ name: 'Approvals through MCP' });
+    expect(ws.status).toBe(201);
+    const owner = ws.body.apiKey.key as string;
+    const made = await engine.t.http().post('/v1/api-keys').set(bearer(owner)).send({ name: 'Assistant', role: 'editor' });
+    const editor = made.body.key as string;
+    const receiver = await engine.receiver(() => 200);
+    const account = await createWebhookAccount(engine.t, owner, receiver.urlFor('/hook'));
+    const client = await connect(engine.t, editor, clients);
+    const draft = await call(client, 'create_post', { text: 'Needs a yes', targets: [{ accountId: account.id }], status: 'draft' });
+    expect(draft.data).toMatchObject({ status: 'draft' });
+
+    // Mode off: nothing to submit to, the REST 409's words, and the draft stays a draft.
+    const rest = await engine.t.http().post(`/v1/posts/${draft.data.id}/submit`).set(bearer(editor));
+    expect(rest.status).toBe(409);
+    const off = await call(client, 'submit_for_approval', { id: draft.data.id });
+    expect(off).toMatchObject({ isError: true, text: rest.body.message, data: { statusCode: 409 } });
+
+    await engine.t.http().put('/v1/settings/approvals').set(bearer(owner)).send({ mode: 'editors', clientApproval: false }).expect(200);
+    const submitted = await call(client, 'submit_for_approval', { id: draft.data.id });
+    expect(submitted.isError).toBe(false);
+    expect(submitted.data).toMatchObject({ id: draft.data.id, status: 'pending_approval', jobs: [] });
+    // A post made now waits too, as through the API.
+    const waiting = await call(client, 'create_post', { text: 'Also waits', targets: [{ accountId: account.id }] });
+    expect(waiting.data).toMatchObject({ status: 'pending_approval', jobs: [] });
+    // An editor's key may submit but not approve: approving is an owner's (its own REST route, no tool).
+    const viewer = await engine.t.http().post('/v1/api-keys').set(bearer(owner)).send({ name: 'Reader', role: 'viewer' });
+    const viewerClient = await connect(engine.t, viewer.body.key as string, clients);
+    expect(await call(viewerClient, 'submit_for_approval', { id: waiting.data.id })).toMatchObject({
+      isError: true,
+      data: { statusCode: 403 },
+    });
+
+    await engine.t.http().post(`/v1/posts/${draft.data.id}/approve`).set(bearer(owner)).expect(200);
+    const [delivery] = await receiver.waitFor(1);
+    expect((verifySignature(account.secret, delivery) as { data: { text: string } }).data.text).toBe('Needs a yes');
+    const published = await call(client, 'get_post', { id: draft.data.id });
+    expect(published.data.jobs).toHaveLength(1);
   });
 
   it('lists a failed post, edits it and requeues it, and the receiver gets the new text', async () => {

@@ -9,7 +9,7 @@ import { advertised } from './tool-schemas';
 /** What a client shows the model about the server as a whole (the `instructions` of initialize). */
 export const INSTRUCTIONS = [
   'Herald publishes posts to connected accounts (Bluesky, LinkedIn, Mastodon, blog webhooks) and retries deliveries until they succeed or fail for good.',
-  'Start with list_accounts: a post goes to accounts by their id. create_post publishes now, at a time (scheduledAt), or keeps a draft; get_post follows its delivery.',
+  'Start with list_accounts: a post goes to accounts by their id. create_post publishes now, at a time (scheduledAt), or keeps a draft; submit_for_approval sends a draft to the owners for approval; get_post follows its delivery.',
   'get_calendar shows a week of posts; list_failed_posts shows deliveries that failed for good, and edit_and_requeue_failed_post sends one again.',
   "Every tool acts as the API key this connection uses, with that key's role: a refusal's message says why (the same words as Herald's REST API).",
 ].join(' ');

@@ -4,6 +4,7 @@ import type { AuthContext } from '../access/auth-context';
 import { ROUTE_PERMISSIONS, RouteKey } from '../access/route-permissions';
 import { allows, roleRefusal } from '../access/roles';
 import { AccountsService } from '../accounts/accounts.service';
+import { ApprovalsService } from '../approvals/approvals.service';
 import { forbidden, invalidInput } from '../common/errors';
 import { toErrorBody, type ErrorBody } from '../common/http-exception.filter';
 import { PageQuery } from '../common/pagination';
@@ -59,6 +60,7 @@ export class McpTools {
     private readonly accounts: AccountsService,
     private readonly posts: PostsService,
     private readonly dlq: DeadLetterService,
+    private readonly approvals: ApprovalsService,
     private readonly calendar: CalendarWeekService,
   ) {
     this.tools = this.define();
@@ -119,7 +121,7 @@ export class McpTools {
         name: 'create_post',
         title: 'Create a post',
         description:
-          'Publish a post to 1 to 20 connected accounts (targets from list_accounts): now (the default), at `scheduledAt`, or keep it as a draft (`status: "draft"`, no time). Platform limits are checked here, per target, and a refusal names the field and target. The answer is the post with one job per account; get_post follows its delivery. Give an `idempotencyKey` to make a retry of this call safe: the same key with the same input answers the first post instead of making a second. Same as POST /v1/posts.',
+          'Publish a post to 1 to 20 connected accounts (targets from list_accounts): now (the default), at `scheduledAt`, or keep it as a draft (`status: "draft"`, no time). Platform limits are checked here, per target, and a refusal names the field and target. The answer is the post with one job per account; get_post follows its delivery. Where the workspace requires approval of this key\'s posts, the post answers with status `pending_approval` and no jobs instead: it is published once an owner approves it (and a draft can be sent for approval with submit_for_approval). Give an `idempotencyKey` to make a retry of this call safe: the same key with the same input answers the first post instead of making a second. Same as POST /v1/posts.',
         routes: ['POST /v1/posts'],
         shape: CREATE_POST_SHAPE,
         readOnly: false,
@@ -134,6 +136,19 @@ export class McpTools {
               ? 'This idempotencyKey was used before with the same input: this is the post made then, not a new one.'
               : undefined,
           };
+        },
+      },
+      {
+        name: 'submit_for_approval',
+        title: 'Submit a draft for approval',
+        description:
+          'Send a draft (a post made with create_post and `status: "draft"`) to the workspace\'s owners for approval: it becomes `pending_approval`, checked as scheduling it would be (accounts, platform limits), and publishes nothing until an owner approves it; approved, it goes out at once (a draft has no time), unless its deadline has passed. Where the workspace does not require approval of this key\'s posts, the call is refused (409) rather than publishing anything: schedule the draft instead. Same as POST /v1/posts/{id}/submit.',
+        routes: ['POST /v1/posts/:id/submit'],
+        shape: POST_ID_SHAPE,
+        readOnly: false,
+        run: async (auth, args) => {
+          noOtherFields(args, ['id']);
+          return { value: { ...(await this.approvals.submit(auth, pathId(args, 'id', 'post'))) } };
         },
       },
       {
