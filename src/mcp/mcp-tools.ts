@@ -12,7 +12,8 @@ import { EditDeadJobDto, ListDlqQuery, RequeueDto } from '../dead-letter/dead-le
 import { DeadLetterService } from '../dead-letter/dead-letter.service';
 import { CreatePostDto, ListPostsQuery } from '../posts/posts.dto';
 import { PostsService } from '../posts/posts.service';
-import { CalendarWeekInput, CalendarWeekService } from './calendar-week';
+import { CalendarWeekService } from './calendar-week';
+import { CalendarWeekInput } from './calendar-week.dto';
 import { asBody, asQuery, noOtherFields, pathId, take } from './tool-input';
 import {
   CALENDAR_SHAPE,
@@ -20,9 +21,9 @@ import {
   EDIT_AND_REQUEUE_SHAPE,
   LIST_FAILED_SHAPE,
   LIST_POSTS_SHAPE,
-  PAGE_SHAPE,
+  LIST_ACCOUNTS_SHAPE,
   POST_ID_SHAPE,
-  REQUEUE_FIELDS,
+  dtoFields,
 } from './tool-schemas';
 
 /** What a tool answers: its value (shown as JSON text and as structured content), or a refusal. */
@@ -88,7 +89,7 @@ export class McpTools {
         title: 'List connected accounts',
         description: `The workspace's connected accounts (Bluesky, LinkedIn, Mastodon, blog webhooks), newest first: each one's \`id\` (the \`accountId\` of create_post's targets), provider, name, and health: status (active, needs_reauth, disabled), circuit breaker, last error, last success. Credentials are never shown. ${PAGED} Same as GET /v1/accounts.`,
         routes: ['GET /v1/accounts'],
-        shape: PAGE_SHAPE,
+        shape: LIST_ACCOUNTS_SHAPE,
         readOnly: true,
         run: async (auth, args) => {
           const query = await asQuery(PageQuery, args);
@@ -170,7 +171,7 @@ export class McpTools {
         readOnly: false,
         run: async (auth, args) => {
           const [ids, fields] = take(args, ['jobId']);
-          const [requeueFields, editFields] = take(fields, Object.keys(REQUEUE_FIELDS));
+          const [requeueFields, editFields] = take(fields, [...dtoFields(RequeueDto).keys()]);
           const jobId = pathId(ids, 'jobId', 'job');
           // Both inputs are checked before anything changes: a bad runAt refuses the edit too.
           const edit = await asBody(EditDeadJobDto, editFields);
