@@ -28,6 +28,8 @@ import { PageExceptionFilter } from './page-exception.filter';
 import { PageRenderer } from './page-renderer';
 import { NotificationsPageController } from './notifications-page.controller';
 import { PostsPageController } from './posts-page.controller';
+import { ApprovalsPageController } from './approvals-page.controller';
+import { ApprovalsModule } from '../approvals/approvals.module';
 import { ActivityPageController } from './activity-page.controller';
 import { PeopleLinksController } from './people-links.controller';
 import { RecipientConfirmController } from './recipient-confirm.controller';
@@ -46,6 +48,7 @@ const PAGE_CONTROLLERS = [
   AccountsPageController,
   FailedPostsController,
   PostsPageController,
+  ApprovalsPageController,
   ComposeController,
   CalendarController,
   NotificationsPageController,
@@ -74,6 +77,7 @@ const PAGE_CONTROLLERS = [
     AccountsModule,
     JobsModule,
     PostsModule,
+    ApprovalsModule,
     MediaModule,
     DeadLetterModule,
     NotificationsModule,
