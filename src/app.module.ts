@@ -23,6 +23,7 @@ import { AuditModule } from './audit/audit.module';
 import { PeopleModule } from './people/people.module';
 import { PostingQueueModule } from './posting-queue/posting-queue.module';
 import { ReviewModule } from './review/review.module';
+import { McpModule } from './mcp/mcp.module';
 
 @Module({})
 export class AppModule {
@@ -51,6 +52,7 @@ export class AppModule {
         NotificationsModule,
         ReviewModule,
         SettingsModule,
+        McpModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
     };

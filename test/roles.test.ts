@@ -51,6 +51,7 @@ describe('roles on every route of the API and the page', () => {
   let f: Fixtures;
   let api: Route[];
   let page: Route[];
+  let mcp: Route[];
   let images: { png: Buffer };
 
   beforeAll(async () => {
@@ -65,13 +66,14 @@ describe('roles on every route of the API and the page', () => {
     page = unique([...appRoutes(t, '/settings/'), ...appRoutes(t, '/settings'), ...appRoutes(t, '/review/')]).filter(
       (r) => r.path.startsWith('/settings') || r.path.startsWith('/review/'),
     );
+    mcp = unique(appRoutes(t, '/mcp'));
   });
   afterAll(() => t.close());
 
   const keyOf = (role: RoleName, fx: Fixtures = f) => (role === 'owner' ? fx.key : role === 'editor' ? fx.editorKey : fx.viewerKey);
 
   it('has every route of the router in the permission table, and nothing else in it', () => {
-    const routed = [...api, ...page].map(routeKey);
+    const routed = [...api, ...page, ...mcp].map(routeKey);
     expect(routed.length).toBeGreaterThanOrEqual(90);
     // A new route: decide who may use it in src/access/route-permissions.ts.
     expect(routed.filter((k) => !(k in ROUTE_PERMISSIONS))).toEqual([]);
@@ -128,6 +130,33 @@ describe('roles on every route of the API and the page', () => {
     }
     expect(problems).toEqual([]);
   }, 900_000);
+
+  it('lets every role reach the MCP server at /mcp (each tool then holds the key to its own route: test/mcp.test.ts)', async () => {
+    expect(mcp.map(routeKey).sort()).toEqual(['DELETE /mcp', 'GET /mcp', 'POST /mcp']);
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'roles', version: '1' } },
+    };
+    const accept = { Accept: 'application/json, text/event-stream' };
+    for (const role of ROLES) {
+      expect(permission({ method: 'post', path: '/mcp' })).toBe('read');
+      const res = await t
+        .http()
+        .post('/mcp')
+        .set(accept)
+        .set(bearer(keyOf(role)))
+        .send(initialize);
+      expect({ role, status: res.status, server: res.body?.result?.serverInfo?.name }).toEqual({ role, status: 200, server: 'herald' });
+      // Stateless: no stream to open, no session to end, for any role.
+      for (const method of ['get', 'delete'] as const) {
+        const agent = t.http();
+        const res = await (method === 'get' ? agent.get('/mcp') : agent.delete('/mcp')).set(accept).set(bearer(keyOf(role)));
+        expect({ role, method, status: res.status }).toEqual({ role, method, status: 405 });
+      }
+    }
+  });
 
   describe('the settings page', () => {
     type Session = { name: string; role: RoleName; agent: PageAgent; csrf: string };

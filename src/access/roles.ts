@@ -75,6 +75,14 @@ export function whoMay(permission: Permission): string {
 }
 
 /**
+ * The 403 message for a key whose role a route (or an MCP tool, which names the route it stands
+ * for) does not allow: one wording for the API's guard and the MCP server.
+ */
+export function roleRefusal(permission: Permission, role: Role): string {
+  return `Only ${whoMay(permission)} may do this; this API key's role is ${role}. Nothing was changed.`;
+}
+
+/**
  * May `caller` revoke `target`? Only owners revoke keys, no key revokes a key of a higher rank,
  * and nobody revokes the bootstrap key through the API: it is the operator's, replaced only by
  * changing HERALD_API_KEY (a workspace member must not be able to lock the operator out).

@@ -1,9 +1,10 @@
 import type { Permission } from './roles';
 
 /**
- * THE table of who may use which route: every route of the API (/v1) and of the settings page
- * (/settings), by method and Express path, with the permission it needs (roles.ts says which
- * roles have it). The API-key guard and the page's session guard both read it, the OpenAPI
+ * THE table of who may use which route: every route of the API (/v1), of the MCP server (/mcp,
+ * whose tools each name the /v1 route they stand for and are held to its entry) and of the
+ * settings page (/settings), by method and Express path, with the permission it needs (roles.ts
+ * says which roles have it). The API-key guard and the page's session guard both read it, the OpenAPI
  * document states it on every operation, docs/api.md and docs/settings.md print it, and
  * test/roles.test.ts calls every route in it with every role.
  *
@@ -86,6 +87,14 @@ export const ROUTE_PERMISSIONS = {
   'GET /v1/media/:id': 'read',
   'PATCH /v1/media/:id': 'edit',
   'DELETE /v1/media/:id': 'edit',
+
+  // ---- the MCP server (src/mcp, docs/mcp.md) ------------------------------------------------
+  // Any key may connect and list the tools; each tool is then held to the /v1 route it stands
+  // for, with this same table (a viewer's key reads, and is refused create_post as POST /v1/posts is).
+  'POST /mcp': 'read',
+  // Stateless: no stream to open and no session to end; 405, as the SDK's stateless servers answer.
+  'GET /mcp': 'read',
+  'DELETE /mcp': 'read',
 
   // ---- the settings page ----------------------------------------------------------------
   'GET /settings': 'public',

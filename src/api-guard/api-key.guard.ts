@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { AuthenticatedRequest, IS_PUBLIC } from '../access/auth-context';
 import { permissionFor } from '../access/route-permissions';
-import { allows, whoMay } from '../access/roles';
+import { allows, roleRefusal } from '../access/roles';
 import { DomainError, ErrorCode, forbidden } from '../common/errors';
 import { LoginThrottleService } from '../people/login-throttle.service';
 import { bearerToken } from '../workspaces/api-key.util';
@@ -71,7 +71,7 @@ export class ApiKeyGuard implements CanActivate {
       throw forbidden('This operation is not open to any API key yet (it has no entry in the role table).');
     }
     if (!allows(req.auth, permission)) {
-      throw forbidden(`Only ${whoMay(permission)} may do this; this API key's role is ${req.auth.role}. Nothing was changed.`);
+      throw forbidden(roleRefusal(permission, req.auth.role));
     }
     return true;
   }
