@@ -40,6 +40,7 @@ export const ROUTE_PERMISSIONS = {
   'POST /v1/accounts/:id/rotate-secret': 'edit',
 
   'POST /v1/posts': 'edit',
+  'POST /v1/posts/batch': 'edit',
   'GET /v1/posts': 'read',
   'GET /v1/posts/:id': 'read',
   'PATCH /v1/posts/:id': 'edit',

@@ -7,14 +7,24 @@ import { IdempotencyPurgeService } from './idempotency-purge.service';
 import { IdempotencyRepository } from './idempotency.repository';
 import { LinkCardQuotaRepository } from './link-card-quota.repository';
 import { LinkCardService } from './link-card.service';
+import { PostsBatchController } from './posts-batch.controller';
+import { PostsBatchService } from './posts-batch.service';
 import { PostsController } from './posts.controller';
 import { PostsRepository } from './posts.repository';
 import { PostsService } from './posts.service';
 
 @Module({
   imports: [AccountsModule, AuditModule, MediaModule, QueueCoreModule],
-  controllers: [PostsController],
-  providers: [PostsRepository, IdempotencyRepository, PostsService, IdempotencyPurgeService, LinkCardQuotaRepository, LinkCardService],
-  exports: [PostsService, LinkCardService],
+  controllers: [PostsBatchController, PostsController],
+  providers: [
+    PostsRepository,
+    IdempotencyRepository,
+    PostsService,
+    PostsBatchService,
+    IdempotencyPurgeService,
+    LinkCardQuotaRepository,
+    LinkCardService,
+  ],
+  exports: [PostsService, PostsBatchService, LinkCardService],
 })
 export class PostsModule {}
