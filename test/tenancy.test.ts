@@ -105,7 +105,10 @@ describe('workspace isolation on every /v1 route', () => {
       'POST /v1/posts/batch',
     ]);
     // A batch answers each item's 400 inside a 207 (docs/api.md "Bulk"): its one item's answer is compared.
-    const answerOf = (route: Route, res: { status: number; body: { message?: unknown; results?: { status: number; error?: unknown }[] } }) =>
+    const answerOf = (
+      route: Route,
+      res: { status: number; body: { message?: unknown; results?: { status: number; error?: unknown }[] } },
+    ) =>
       routeKey(route) === 'POST /v1/posts/batch' && res.status === 207 && res.body.results?.length === 1
         ? { status: res.body.results[0].status, body: (res.body.results[0].error ?? {}) as { message?: unknown } }
         : res;

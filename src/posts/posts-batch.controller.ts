@@ -44,14 +44,23 @@ export class PostsBatchController {
         summary: 'two posts, the second one a draft',
         value: {
           posts: [
-            { text: 'Monday tip', targets: [{ accountId: '6f1c2a3e-8b7d-4c5e-9f01-23456789abcd' }], scheduledAt: '2026-12-07T09:00:00+01:00' },
+            {
+              text: 'Monday tip',
+              targets: [{ accountId: '6f1c2a3e-8b7d-4c5e-9f01-23456789abcd' }],
+              scheduledAt: '2026-12-07T09:00:00+01:00',
+            },
             { text: 'An idea for later', targets: [{ accountId: '6f1c2a3e-8b7d-4c5e-9f01-23456789abcd' }], status: 'draft' },
           ],
         },
       },
     },
   })
-  @ApiResponse({ status: 201, description: 'Every item was created (or, replayed, the first answer to this key)', type: BatchResultDto, headers: REPLAYED })
+  @ApiResponse({
+    status: 201,
+    description: 'Every item was created (or, replayed, the first answer to this key)',
+    type: BatchResultDto,
+    headers: REPLAYED,
+  })
   @ApiResponse({
     status: 207,
     description:

@@ -61,7 +61,10 @@ export class PostsBatchService {
       case 'new':
         try {
           const answer = await this.createAll(auth, items, itemKeyPrefix(idempotencyKey, requestHash));
-          await this.idempotency.complete(workspaceId, idempotencyKey, answer.status, answer.body);
+          // A batch that created nothing does not use its key up (as a refused POST /v1/posts):
+          // the corrected batch may be sent with the same key.
+          if (answer.body.created === 0) await this.idempotency.abandon(workspaceId, idempotencyKey);
+          else await this.idempotency.complete(workspaceId, idempotencyKey, answer.status, answer.body);
           return { ...answer, replayed: false };
         } catch (err) {
           // Items already created keep their own keys: a retry with this key answers them again.

@@ -201,7 +201,14 @@ export const ROUTE_SPECS: Record<string, RouteSpec> = {
   'POST /v1/posts/batch': {
     valid: (f) => ({
       body: {
-        posts: [{ text: 'Batched', media: [f.mediaId], targets: [{ accountId: f.accountId }], scheduledAt: new Date(Date.now() + 3_600_000).toISOString() }],
+        posts: [
+          {
+            text: 'Batched',
+            media: [f.mediaId],
+            targets: [{ accountId: f.accountId }],
+            scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+          },
+        ],
       },
     }),
   },
