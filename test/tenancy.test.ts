@@ -129,7 +129,7 @@ describe('workspace isolation on every /v1 route', () => {
         let masked = String(res2.body.message);
         for (const [id, fresh] of swaps) masked = masked.split(fresh).join(id);
         if (res2.status !== res.status || masked !== res.body.message)
-          problems.push(`${routeKey(route)}: foreign "${res.body.message}" vs unknown "${res2.body.message}"`);
+          problems.push(`${routeKey(route)}: foreign "${String(res.body.message)}" vs unknown "${String(res2.body.message)}"`);
       }
       expect(problems).toEqual([]);
     });

@@ -122,6 +122,9 @@ export const ROUTE_PERMISSIONS = {
   'POST /settings/compose': 'edit',
   'GET /settings/posts/:id/edit': 'edit',
   'POST /settings/posts/:id/edit': 'edit',
+  'GET /settings/import': 'edit',
+  'POST /settings/import': 'edit',
+  'POST /settings/import/confirm': 'edit',
   'GET /settings/calendar': 'read',
 
   'GET /settings/notifications': 'read',
