@@ -98,7 +98,6 @@ export class ImportPageController {
         total: checked.rows.length,
         okRows,
         badRows: checked.rows.length - okRows,
-        plural: okRows === 1 ? '' : 's',
         csv: req.file.buffer.toString('base64'),
         sig: this.sign(session, zone, req.file.buffer),
       },
@@ -123,12 +122,14 @@ export class ImportPageController {
     if (!checked.ok) return this.showForm(res, session, zone, checked.problem);
     const ready = checked.rows.filter((r) => r.ok);
     let created = 0;
+    let replayed = false;
     try {
       for (let start = 0; start < ready.length; start += MAX_BATCH_POSTS) {
         const chunk = ready.slice(start, start + MAX_BATCH_POSTS);
         const posts = chunk.map((r) => r.item!);
         const key = `csv-import ${sig.slice(0, 43)} ${start / MAX_BATCH_POSTS}`;
         const answer = await this.batch.create(session.auth, posts, { posts }, key);
+        replayed ||= answer.replayed;
         for (const result of answer.body.results) {
           const row = chunk[result.index];
           if (result.post) {
@@ -155,7 +156,7 @@ export class ImportPageController {
       { title: 'Import done', section: 'import', session },
       {
         created,
-        plural: created === 1 ? '' : 's',
+        replayed,
         createdRows: checked.rows.filter((r) => r.post),
         failedRows: checked.rows.filter((r) => !r.post),
         zone,
