@@ -90,6 +90,15 @@ describe('settings page: CSV import, in a browser', () => {
       { row: 7, verdict: 'OK' },
     ]);
     await page.getByText('3 rows have a problem').waitFor();
+    // Each time as it was read, in the zone.
+    expect(await page.locator('#import-rows tbody tr td:nth-child(4)').allTextContents()).toEqual([
+      '2030-12-24 09:30 (Europe/Paris)',
+      '2030-12-25 09:00 (Europe/Paris)',
+      '2030-12-26 10:00 (Europe/Paris)',
+      '2030-12-26 10:00 (Europe/Paris)',
+      '2030-12-27 10:00 (Europe/Paris)',
+      '2030-12-28 18:45 (Europe/Paris)',
+    ]);
     expect(await postCount()).toBe(before);
     expect(await criticalViolations(page)).toEqual([]);
     await screenshot(page, 'settings-import-preview.png');

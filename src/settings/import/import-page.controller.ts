@@ -38,7 +38,8 @@ interface RowView {
   row: number;
   text: string;
   accounts: string;
-  time: string;
+  /** How the time was read ("2026-12-24 09:30 (Europe/Paris)"), else the cell as written. Not `time`: that is a template helper. */
+  when: string;
   link: string;
   ok: boolean;
   problems: string[];
@@ -231,7 +232,7 @@ function viewOf(r: ImportRow): RowView {
     row: r.row,
     text: r.cells.text,
     accounts: r.cells.accounts,
-    time: r.when ?? r.cells.time,
+    when: r.when ?? r.cells.time,
     link: r.cells.link,
     ok: r.problems.length === 0,
     problems: r.problems,
