@@ -145,10 +145,16 @@ export class ImportPageController {
     } catch (err) {
       const known = personMessage(err);
       if (!known) throw err;
-      // e.g. the same file confirmed from two tabs at once (409): what was created stays created.
+      // 409: the same file confirmed from two tabs at once; 422: this file was imported earlier
+      // (within 24 hours) when other rows were ready (a time has passed since, an account was
+      // renamed). What was created stays created; nothing is created twice.
+      const message =
+        known.status === 422
+          ? 'this file was imported before (within the last 24 hours) with other rows ready; its posts are on the scheduled posts page. To import it again, change the file'
+          : known.message;
       for (const row of ready.filter((r) => !r.post)) {
         row.ok = false;
-        row.problems = [`not created: ${known.message}`];
+        row.problems = [`not created: ${message}`];
       }
     }
     await this.pages.render(
