@@ -148,6 +148,13 @@ describe('settings page: CSV import, in a browser', () => {
   it('refuses a changed "Create" form (the file swapped in the page) and creates nothing', async () => {
     await upload('text,accounts,time\nHonest row,Company blog,2030-11-01 09:00\n');
     const before = await postCount();
+    // The form's own fields, sent without its CSRF token (as another site's form would): refused.
+    const fields = Object.fromEntries(
+      await Promise.all(['csv', 'zone', 'sig'].map(async (n) => [n, await page.locator(`input[name="${n}"]`).inputValue()] as const)),
+    );
+    const forged = await page.request.post(`${t.baseUrl}/settings/import/confirm`, { multipart: fields });
+    expect(forged.status()).toBe(403);
+    expect(await postCount()).toBe(before);
     const other = Buffer.from('text,accounts,time\nSwapped row,Company blog,2030-11-01 09:00\n').toString('base64');
     await page.locator('input[name="csv"]').evaluate((input, value) => ((input as unknown as { value: string }).value = value), other);
     await page.getByRole('button', { name: 'Create 1 post', exact: true }).click();
