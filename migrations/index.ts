@@ -23,6 +23,7 @@ import { TablesByOwner1765910000000 } from './1765910000000-tables-by-owner';
 import { ThreadsOfTwo1765930000000 } from './1765930000000-threads-of-two';
 import { Mastodon1765940000000 } from './1765940000000-mastodon';
 import { MastodonOAuth1765950000000 } from './1765950000000-mastodon-oauth';
+import { PostingQueue1765980000000 } from './1765980000000-posting-queue';
 
 /** Every migration, in order. Listed explicitly so the build and the tests load the same set. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   ThreadsOfTwo1765930000000,
   Mastodon1765940000000,
   MastodonOAuth1765950000000,
+  PostingQueue1765980000000,
 ];

@@ -20,6 +20,7 @@ import { NotificationsModule } from './notifications/notifications.module';
 import { SettingsModule } from './settings/settings.module';
 import { AuditModule } from './audit/audit.module';
 import { PeopleModule } from './people/people.module';
+import { PostingQueueModule } from './posting-queue/posting-queue.module';
 
 @Module({})
 export class AppModule {
@@ -40,6 +41,7 @@ export class AppModule {
         ApiGuardModule,
         AccountsModule,
         PostsModule,
+        PostingQueueModule,
         JobsModule,
         DeadLetterModule,
         WorkerModule,

@@ -61,6 +61,13 @@ export const ROUTE_PERMISSIONS = {
   // A preview sends and records nothing.
   'POST /v1/digest/preview': 'read',
 
+  // The posting queue's slots decide when queued posts go out: an editor's, like scheduling.
+  'GET /v1/settings/queue': 'read',
+  'PUT /v1/settings/queue': 'edit',
+  'GET /v1/accounts/:id/queue': 'read',
+  'PUT /v1/accounts/:id/queue': 'edit',
+  'DELETE /v1/accounts/:id/queue': 'edit',
+
   'POST /v1/media': 'edit',
   'GET /v1/media': 'read',
   'GET /v1/media/usage': 'read',

@@ -136,6 +136,10 @@ const TAGS: ReadonlyArray<[string, string]> = [
     'Connected destinations: Bluesky, LinkedIn, Mastodon (any instance) and blog webhooks. Credentials are encrypted and never shown.',
   ],
   ['posts', 'Content and schedule; one publish job per target account.'],
+  [
+    'posting queue',
+    "Weekly time slots (a workspace's, an account's own) that posts sent with `queue: true` take, the next free one for every target.",
+  ],
   ['jobs', 'One delivery of a post to one account, with every attempt.'],
   ['dead-letter queue', 'Jobs that will not be retried automatically: inspect, edit, requeue or discard them.'],
   ['media', 'Images for posts, stored by Herald and served to receivers through signed links.'],

@@ -171,6 +171,47 @@ export function zonedToInstant(date: string, time: string, zone: string): ZonedR
   return { ok: true, instant: new Date(candidates[0]) };
 }
 
+export interface ForwardInstant {
+  instant: Date;
+  /** The wall-clock time (HH:MM) the instant shows in the zone: the one asked for, or the first after it that exists. */
+  time: string;
+  /** True when the time asked for does not exist on that day (the clocks skip it) and `time` is the first that does. */
+  moved: boolean;
+}
+
+/**
+ * The instant of `date` `time` in `zone` for a schedule that must happen on that day (the posting
+ * queue's weekly slots): as zonedToInstant, except that a time the clocks skip (02:30 on a
+ * spring-forward night in Europe/Berlin) moves to the first wall-clock time that exists after it
+ * (03:00, the end of the gap), said by `moved`. A time that happens twice is its first occurrence.
+ * Null for a day the zone skips entirely, or input that is not a date, a time or a zone.
+ */
+export function zonedToInstantForward(date: string, time: string, zone: string): ForwardInstant | null {
+  const exact = zonedToInstant(date, time, zone);
+  if (exact.ok) return { instant: exact.instant, time, moved: false };
+  const d = parseDate(date);
+  const t = TIME.exec(time);
+  if (!d || !t || !isTimeZone(zone)) return null;
+  const wall = Date.UTC(d[0], d[1] - 1, d[2], Number(t[1]), Number(t[2]));
+  const before = offsetAt(wall - 86_400_000, zone);
+  const after = offsetAt(wall + 86_400_000, zone);
+  // A gap is the offset growing (the clocks jump forward): the change happens at an instant
+  // between wall − after and wall − before. Search it to the second: the first instant on the
+  // new offset is the first wall-clock time after the skipped one.
+  if (after <= before) return null;
+  let lo = Math.floor((wall - after) / 1000);
+  let hi = Math.ceil((wall - before) / 1000);
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (offsetAt(mid * 1000, zone) === after) hi = mid;
+    else lo = mid + 1;
+  }
+  const instant = new Date(lo * 1000);
+  const shown = wallTimeOf(instant, zone);
+  if (shown.date !== date) return null;
+  return { instant, time: shown.time, moved: true };
+}
+
 /** The first instant of day `date` in `zone` (midnight, or the first minute after a skipped midnight). */
 export function startOfDay(date: string, zone: string): Date {
   for (let minutes = 0; minutes < 24 * 60; minutes += 15) {

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import type { ThreadPart } from '../connectors/connector.interface';
 import { JobDto } from '../jobs/job-view.dto';
+import { QueueSlotView } from '../posting-queue/posting-queue.dto';
 import type { PostStatus } from './post-status';
 import type { PostView } from './post.types';
 import { POST_STATUSES, TargetDto } from './posts.dto';
@@ -65,6 +66,14 @@ export class PostDto implements PostView {
     description: "a draft's accounts (it has no jobs until scheduled); null for any other post (see jobs)",
   })
   draftTargets!: TargetDto[] | null;
+
+  @ApiProperty({
+    type: QueueSlotView,
+    nullable: true,
+    description:
+      "the posting-queue slot the post took (sent with `queue: true`): its instant (= scheduledAt) and the slot as its schedule says it (in the schedule of one of its targets; every target's is the same instant); null for a post given a time",
+  })
+  queueSlot!: QueueSlotView | null;
 
   @ApiProperty({ format: 'date-time' })
   createdAt!: string;

@@ -1,5 +1,6 @@
 import type { MastodonVisibility, ThreadPart } from '../connectors/connector.interface';
 import type { JobView } from '../jobs/job.types';
+import type { QueueSlotView } from '../posting-queue/posting-queue.dto';
 import type { PostStatus } from './post-status';
 
 export interface PostRow {
@@ -45,6 +46,8 @@ export interface PostView {
   publishBy: string | null;
   metadata: Record<string, unknown> | null;
   draftTargets: DraftTarget[] | null;
+  /** The posting-queue slot the post took (`"queue": true`); null when it was given a time. */
+  queueSlot: QueueSlotView | null;
   createdAt: string;
   updatedAt: string;
   jobs: JobView[];

@@ -70,7 +70,7 @@ export class PostsController {
   })
   @ApiErrors([...BODY_ERRORS, 409, 422], {
     400: 'The input is invalid (the message names the field or target, e.g. "targets.1 (bluesky): text is 301 graphemes, the limit is 300"); nothing was created and the Idempotency-Key is not used up.',
-    409: 'A request with this Idempotency-Key is still being processed: retry in a moment.',
+    409: 'A request with this Idempotency-Key is still being processed: retry in a moment. Or, with `queue: true`, no queue slot is free (the message says why: no slots, none the targets share, all taken within 366 days, none before publishBy).',
   })
   async create(
     @Auth() auth: AuthContext,
@@ -114,7 +114,9 @@ export class PostsController {
   })
   @ApiParam(ID_PARAM)
   @ApiResponse({ status: 200, description: 'The post as it is now', type: PostDto })
-  @ApiErrors([...BODY_ERRORS, 404, 409], { 409: 'A job of this post has started (or finished): it can no longer be edited.' })
+  @ApiErrors([...BODY_ERRORS, 404, 409], {
+    409: 'A job of this post has started (or finished): it can no longer be edited. Or, with `queue: true`, no queue slot is free (the message says why).',
+  })
   update(@Auth() auth: AuthContext, @Param('id', postId) id: string, @Body() body: UpdatePostDto) {
     return this.posts.update(auth, id, body);
   }

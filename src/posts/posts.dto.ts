@@ -7,6 +7,7 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
+  IsBoolean,
   IsIn,
   IsNotEmpty,
   IsObject,
@@ -138,6 +139,10 @@ export class ThreadPartDto {
   media?: string[];
 }
 
+/** The posting queue, as CreatePost.queue documents it. */
+const QUEUE_DESCRIPTION =
+  "true: take the next free slot of the posting queue instead of `scheduledAt` (both: 400): the first slot after now that is a slot for every target (each account follows its own slots, else the workspace's: GET /v1/settings/queue) and taken on none, within 366 days and before `publishBy`. The answer's `queueSlot` says which; 409 when there is none (no slots, none shared, all taken), saying why";
+
 /** What a new post is: scheduled (the default) or a draft. */
 export const CREATE_STATUSES = ['scheduled', 'draft'] as const;
 
@@ -215,6 +220,11 @@ export class CreatePostDto {
   @Matches(ISO_WITH_OFFSET, { message: OFFSET_MESSAGE('scheduledAt') })
   @IsString()
   scheduledAt?: string;
+
+  @ApiPropertyOptional({ description: QUEUE_DESCRIPTION })
+  @IsOptional()
+  @IsBoolean({ message: 'queue must be true or false' })
+  queue?: boolean;
 
   @ApiPropertyOptional({ example: '2026-12-01T12:00:00Z', description: 'deadline: no attempt starts after it' })
   @IsOptional()
@@ -303,6 +313,14 @@ export class UpdatePostDto {
   @Matches(ISO_WITH_OFFSET, { message: OFFSET_MESSAGE('scheduledAt') })
   @IsString()
   scheduledAt?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'true: the post takes the next free slot of the posting queue (instead of `scheduledAt`): a draft is scheduled into it, a scheduled post moves to it (its old slot is given back). See CreatePost.queue',
+  })
+  @IsOptional()
+  @IsBoolean({ message: 'queue must be true or false' })
+  queue?: boolean;
 
   @ApiPropertyOptional({ nullable: true })
   @IsOptional()

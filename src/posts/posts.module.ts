@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { MediaModule } from '../media/media.module';
+import { PostingQueueModule } from '../posting-queue/posting-queue.module';
 import { QueueCoreModule } from '../queue/queue-core.module';
 import { IdempotencyPurgeService } from './idempotency-purge.service';
 import { IdempotencyRepository } from './idempotency.repository';
@@ -14,7 +15,7 @@ import { PostsRepository } from './posts.repository';
 import { PostsService } from './posts.service';
 
 @Module({
-  imports: [AccountsModule, AuditModule, MediaModule, QueueCoreModule],
+  imports: [AccountsModule, AuditModule, MediaModule, PostingQueueModule, QueueCoreModule],
   controllers: [PostsBatchController, PostsController],
   providers: [
     PostsRepository,

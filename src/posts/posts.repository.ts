@@ -36,7 +36,8 @@ export class PostsRepository {
    * pieces (database/statement.ts numbers their parameters): the post's INSERT and the key's
    * UPDATE are this module's (CTEs `p` and `k`), the jobs' INSERTs the queue's (JobLifecycle.enqueue:
    * `j_payloads` and `j`, whose rows it counts), the audit entry's the audit module's
-   * (AuditService.recordCte: `audit`). Its text depends only on that shape, so it is one prepared
+   * (AuditService.recordCte: `audit`), and for a queued post the slots it takes (PostingQueueService.takeCte:
+   * `queue_slots`, whose UNIQUE (account, instant) fails the whole statement when another post took one). Its text depends only on that shape, so it is one prepared
    * statement. Workers are woken after the commit.
    */
   async create(
@@ -44,6 +45,7 @@ export class PostsRepository {
     jobs: EnqueuedJobs,
     idempotency: { key: string; status: number; body: unknown } | null,
     audit: Cte<'audit'>,
+    more: readonly Cte[] = [],
   ): Promise<void> {
     const workspace = param(post.workspaceId);
     const created = param(post.createdAt);
@@ -63,9 +65,13 @@ export class PostsRepository {
          RETURNING 1`,
     );
     const { text, values } = compose(
-      withCtes([p, ...jobs.ctes, audit, k], sql`SELECT (SELECT count(*) FROM ${jobs.rows}) AS jobs, (SELECT count(*) FROM ${k}) AS keys`),
+      withCtes(
+        [p, ...jobs.ctes, audit, k, ...more],
+        sql`SELECT (SELECT count(*) FROM ${jobs.rows}) AS jobs, (SELECT count(*) FROM ${k}) AS keys`,
+      ),
     );
-    await this.db.prepared('herald_create_post', text, values);
+    // `more`: other modules' rows written with the post (the posting queue's slots, `queue_slots`): another text, another name.
+    await this.db.prepared(['herald_create_post', ...more.map((c) => c.name)].join('_'), text, values);
   }
 
   /** A draft: the post alone, no jobs (the Idempotency-Key's answer in the same statement). */

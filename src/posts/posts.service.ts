@@ -23,7 +23,9 @@ import { limitsFor, validateForPlatform, validateThreadForPlatform } from './pla
 import type { DraftTarget, PostRow, PostView, ScheduledPostRow } from './post.types';
 import type { CreatePostDto, ListPostsQuery, ThreadPartDto, UpdatePostDto } from './posts.dto';
 import { PostsRepository } from './posts.repository';
+import { busy, isSlotTaken, MAX_TAKE_ATTEMPTS, PostingQueueService } from '../posting-queue/posting-queue.service';
 import type { Sql } from '../database/db';
+import type { QueueSlotView } from '../posting-queue/posting-queue.dto';
 
 export interface CreateResult {
   status: number;
@@ -41,6 +43,7 @@ export class PostsService {
     private readonly reads: JobReads,
     private readonly media: MediaService,
     private readonly audit: AuditService,
+    private readonly queue: PostingQueueService,
   ) {}
 
   /**
@@ -176,13 +179,19 @@ export class PostsService {
     return accounts;
   }
 
-  private async createNow(auth: AuthContext, dto: CreatePostDto, idempotencyKey?: string): Promise<PostView> {
+  /**
+   * `attempt`: how many times the queue slot chosen was taken by another post meanwhile; `inTurn`:
+   * a queued post runs after the workspace's earlier queued posts of this process (docs/api.md "The posting queue").
+   */
+  private async createNow(auth: AuthContext, dto: CreatePostDto, idempotencyKey?: string, attempt = 0, inTurn = false): Promise<PostView> {
     if (dto.status === 'draft') return this.createDraft(auth, dto, idempotencyKey);
+    if (dto.queue && !inTurn) return this.queue.inTurn(auth.workspaceId, () => this.createNow(auth, dto, idempotencyKey, attempt, true));
+    checkQueueOrTime(dto);
     const workspaceId = auth.workspaceId;
     const now = new Date();
-    const scheduledAt = dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : now;
+    const requestedAt = dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : now;
     const publishBy = dto.publishBy ? parseInstant(dto.publishBy, 'publishBy') : null;
-    this.validateSchedule(scheduledAt, publishBy, now);
+    this.validateSchedule(requestedAt, publishBy, now);
     const mediaInfo = await this.resolveMedia(workspaceId, dto.media);
     const media = mediaInfo.map((m) => m.id);
     const thread = await this.resolveThread(workspaceId, dto.thread);
@@ -197,8 +206,20 @@ export class PostsService {
       thread,
     );
 
+    // `queue: true`: the next free slot of every target is the post's time, its rows written by the post's statement.
+    const postId = randomUUID();
+    const queued = dto.queue
+      ? await this.queue.plan(
+          workspaceId,
+          postId,
+          jobs.map((j) => j.accountId),
+          now,
+          publishBy,
+        )
+      : null;
+    const scheduledAt = queued?.at ?? requestedAt;
     const post: ScheduledPostRow = {
-      id: randomUUID(),
+      id: postId,
       workspaceId,
       text: dto.text,
       title: dto.title ?? null,
@@ -217,7 +238,7 @@ export class PostsService {
     const payloadFor = (j: NewJob) => this.payload(post, j.textOverride, mastodon.get(j.id));
     // The answer is known before the write (every id and time is chosen here), so it is stored
     // for Idempotency-Key replays in the same statement that writes the post.
-    const view = this.toView(post, this.newJobRows(post, jobs, now, mastodon));
+    const view = this.toView(post, this.newJobRows(post, jobs, now, mastodon), queued?.view ?? null);
     const enqueue = this.lifecycle.enqueue(
       { workspaceId, postId: post.id, runAt: scheduledAt, publishBy, createdAt: now, jobs },
       payloadFor,
@@ -232,7 +253,20 @@ export class PostsService {
       summary: `Scheduled a post for ${plural(jobs.length, 'account')}: “${excerptOf(post.text)}”`,
       after: { ...postFields(post), accounts: jobs.map((j) => j.accountId) },
     });
-    await this.posts.create(post, enqueue, idempotencyKey === undefined ? null : { key: idempotencyKey, status: 201, body: view }, audit);
+    try {
+      await this.posts.create(
+        post,
+        enqueue,
+        idempotencyKey === undefined ? null : { key: idempotencyKey, status: 201, body: view },
+        audit,
+        queued ? [this.queue.takeCte(workspaceId, queued)] : [],
+      );
+    } catch (err) {
+      // Another post took that slot meanwhile (its commit came first): nothing was written; take the next.
+      if (!queued || !isSlotTaken(err)) throw err;
+      if (attempt + 1 >= MAX_TAKE_ATTEMPTS) throw busy();
+      return this.createNow(auth, dto, idempotencyKey, attempt + 1, true);
+    }
     // Committed: workers are woken now (this process's at once, others folded: QueueNotifier).
     if (jobs.some((j) => j.status === 'scheduled')) this.lifecycle.jobsAdded(post.scheduledAt);
     return view;
@@ -273,6 +307,8 @@ export class PostsService {
    */
   private async createDraft(auth: AuthContext, dto: CreatePostDto, idempotencyKey?: string): Promise<PostView> {
     const workspaceId = auth.workspaceId;
+    if (dto.queue)
+      throw invalidInput('a draft has no time: leave out queue (queue it when scheduling it: PATCH /v1/posts/{id} with queue: true)');
     if (dto.scheduledAt !== undefined || dto.publishBy !== undefined) {
       throw invalidInput(
         'a draft has no time: leave out scheduledAt and publishBy (give them when scheduling it: PATCH /v1/posts/{id} with status "scheduled")',
@@ -298,7 +334,7 @@ export class PostsService {
       createdAt: now,
       updatedAt: now,
     };
-    const view = this.toView(post, []);
+    const view = this.toView(post, [], null);
     await this.posts.createDraft(post, idempotencyKey === undefined ? null : { key: idempotencyKey, status: 201, body: view });
     await this.audit.record(null, auth, {
       kind: 'post',
@@ -324,7 +360,7 @@ export class PostsService {
     };
   }
 
-  private toView(post: PostRow, jobs: JobRow[]): PostView {
+  private toView(post: PostRow, jobs: JobRow[], queueSlot: QueueSlotView | null): PostView {
     return {
       id: post.id,
       status: post.draftTargets !== null ? 'draft' : derivePostStatus(jobs),
@@ -337,6 +373,7 @@ export class PostsService {
       publishBy: post.publishBy?.toISOString() ?? null,
       metadata: post.metadata,
       draftTargets: post.draftTargets,
+      queueSlot,
       createdAt: post.createdAt.toISOString(),
       updatedAt: post.updatedAt.toISOString(),
       jobs: jobs.map(toJobView),
@@ -346,7 +383,8 @@ export class PostsService {
   async get(workspaceId: string, id: string): Promise<PostView> {
     const post = await this.posts.find(workspaceId, id);
     if (!post) throw notFound('post', id);
-    return this.toView(post, await this.reads.jobsOfPosts(workspaceId, [id]));
+    const slots = await this.queue.slotsOfPosts(workspaceId, [id]);
+    return this.toView(post, await this.reads.jobsOfPosts(workspaceId, [id]), slots.get(id) ?? null);
   }
 
   async list(workspaceId: string, query: ListPostsQuery): Promise<Page<PostView>> {
@@ -362,19 +400,19 @@ export class PostsService {
       limit,
       (postId) => this.reads.postStatusOf(postId),
     );
-    const jobs = await this.reads.jobsOfPosts(
-      workspaceId,
-      rows.slice(0, limit).map((p) => p.id),
-    );
+    const ids = rows.slice(0, limit).map((p) => p.id);
+    const jobs = await this.reads.jobsOfPosts(workspaceId, ids);
+    const slots = await this.queue.slotsOfPosts(workspaceId, ids);
     const byPost = new Map<string, typeof jobs>();
     for (const j of jobs) byPost.set(j.postId, [...(byPost.get(j.postId) ?? []), j]);
-    return toPage(rows, limit, (p) => this.toView(p, byPost.get(p.id) ?? []));
+    return toPage(rows, limit, (p) => this.toView(p, byPost.get(p.id) ?? [], slots.get(p.id) ?? null));
   }
 
   /** Edit or reschedule while no job has started (jobs locked, so no worker can start one meanwhile); edit or schedule a draft. */
   async update(auth: AuthContext, id: string, dto: UpdatePostDto): Promise<PostView> {
     const workspaceId = auth.workspaceId;
     if (dto.text === null) throw invalidInput('text cannot be empty');
+    checkQueueOrTime(dto);
     let woke: Date | null = null;
     await this.posts.transaction(async (m) => {
       const jobs = await this.lifecycle.lockPostJobs(m, workspaceId, id);
@@ -416,6 +454,16 @@ export class PostsService {
           )
         ).map((a) => [a.id, a.config]),
       );
+      next.scheduledAt = await this.queueOnEdit(
+        m,
+        workspaceId,
+        post,
+        dto,
+        next.scheduledAt,
+        next.publishBy,
+        now,
+        waiting.map((j) => j.accountId),
+      );
       this.checkPlatforms(
         waiting.map((j) => ({
           label: `job ${j.id}`,
@@ -455,7 +503,7 @@ export class PostsService {
    */
   private async updateDraft(m: Sql, auth: AuthContext, post: PostRow, dto: UpdatePostDto): Promise<Date | null> {
     const workspaceId = auth.workspaceId;
-    const scheduling = dto.status === 'scheduled';
+    const scheduling = dto.status === 'scheduled' || dto.queue === true;
     if (!scheduling && (dto.scheduledAt !== undefined || dto.publishBy !== undefined)) {
       throw invalidInput('a draft has no time: send status "scheduled" with scheduledAt (default: now) to schedule it');
     }
@@ -482,9 +530,9 @@ export class PostsService {
       return null;
     }
     const now = new Date();
-    const scheduledAt = dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : now;
+    const requestedAt = dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : now;
     const publishBy = dto.publishBy ? parseInstant(dto.publishBy, 'publishBy') : null;
-    this.validateSchedule(scheduledAt, publishBy, now);
+    this.validateSchedule(requestedAt, publishBy, now);
     const { jobs, checks, mastodon } = await this.buildJobs(workspaceId, draftTargets);
     this.checkPlatforms(
       checks.map((c) => ({ ...c, text: c.text ?? content.text })),
@@ -492,6 +540,19 @@ export class PostsService {
       content.link,
       thread,
     );
+    // `queue: true`: the next free slot of every target, taken in this transaction.
+    const scheduledAt = dto.queue
+      ? (
+          await this.queue.takeNext(
+            m,
+            workspaceId,
+            post.id,
+            jobs.map((j) => j.accountId),
+            now,
+            publishBy,
+          )
+        ).at
+      : requestedAt;
     jobs.sort((a, b) => (a.id < b.id ? -1 : 1));
     const next: ScheduledPostRow = { ...content, scheduledAt, publishBy, draftTargets: null };
     const enqueue = this.lifecycle.enqueue({ workspaceId, postId: post.id, runAt: scheduledAt, publishBy, createdAt: now, jobs }, (j) =>
@@ -509,6 +570,29 @@ export class PostsService {
     return jobs.some((j) => j.status === 'scheduled') ? scheduledAt : null;
   }
 
+  /**
+   * The posting queue's part of editing a scheduled post: `queue: true` gives its slots back and
+   * takes the next free one (the post's new time); another time given gives them back (the same
+   * time keeps them). Returns the post's time.
+   */
+  private async queueOnEdit(
+    m: Sql,
+    workspaceId: string,
+    post: PostRow,
+    dto: UpdatePostDto,
+    at: Date,
+    publishBy: Date | null,
+    now: Date,
+    accountIds: string[],
+  ): Promise<Date> {
+    if (dto.queue) {
+      await this.queue.release(m, workspaceId, post.id);
+      return (await this.queue.takeNext(m, workspaceId, post.id, accountIds, now, publishBy)).at;
+    }
+    if (at.getTime() !== post.scheduledAt?.getTime()) await this.queue.release(m, workspaceId, post.id);
+    return at;
+  }
+
   /** Cancels the post's waiting jobs; a draft (which has none) is deleted, and the answer is its last state, cancelled. */
   async cancel(auth: AuthContext, id: string): Promise<PostView> {
     const workspaceId = auth.workspaceId;
@@ -519,7 +603,7 @@ export class PostsService {
       if (!post) throw notFound('post', id);
       if (post.draftTargets !== null) {
         await this.posts.deleteDraft(m, workspaceId, id);
-        deletedDraft = { ...this.toView(post, []), status: 'cancelled' };
+        deletedDraft = { ...this.toView(post, [], null), status: 'cancelled' };
         await this.audit.record(m, auth, {
           kind: 'post',
           action: 'cancel',
@@ -529,6 +613,8 @@ export class PostsService {
         return;
       }
       await this.lifecycle.cancelPost(m, workspaceId, id);
+      // A cancelled post's queue slots are free for the next queued post.
+      await this.queue.release(m, workspaceId, id);
       await this.audit.record(m, auth, {
         kind: 'post',
         action: 'cancel',
@@ -537,6 +623,13 @@ export class PostsService {
       });
     });
     return deletedDraft ?? this.get(workspaceId, id);
+  }
+}
+
+/** `queue: true` takes its time from the posting queue: a time given as well is a contradiction. */
+function checkQueueOrTime(dto: { queue?: boolean; scheduledAt?: string }): void {
+  if (dto.queue && dto.scheduledAt !== undefined) {
+    throw invalidInput('queue and scheduledAt conflict: queue: true takes the next free queue slot as the time; send one or the other');
   }
 }
 

@@ -244,6 +244,14 @@ export const ROUTE_SPECS: Record<string, RouteSpec> = {
   },
   'POST /v1/digest/preview': { valid: () => ({}) },
 
+  'GET /v1/settings/queue': { valid: () => ({}) },
+  'PUT /v1/settings/queue': { valid: () => ({ body: { timezone: 'Europe/Berlin', slots: [{ day: 'mon', time: '09:00' }] } }) },
+  'GET /v1/accounts/:id/queue': { valid: (f) => ({ params: { id: f.accountId } }) },
+  'PUT /v1/accounts/:id/queue': {
+    valid: (f) => ({ params: { id: f.accountId }, body: { timezone: 'America/New_York', slots: [{ day: 'tue', time: '12:30' }] } }),
+  },
+  'DELETE /v1/accounts/:id/queue': { valid: (f) => ({ params: { id: f.accountId } }) },
+
   'POST /v1/media': {
     valid: (_f, images) => ({ multipart: { fields: { alt: 'an image' }, file: { field: 'file', bytes: images.png, filename: 'a.png' } } }),
   },
