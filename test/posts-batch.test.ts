@@ -131,6 +131,44 @@ describe('POST /v1/posts/batch', () => {
     expect(await postsWithText(`All ${run}`)).toBe(2);
   });
 
+  it('queues items with queue: true, each in its own slot, through the posting queue', async () => {
+    const run = randomUUID();
+    const queued = (n: number) => ({ text: `Queued ${run} ${n}`, targets: [{ accountId: a }], queue: true });
+    // No slots yet: each queued item is that item's 409, saying why; the others are created.
+    const none = await batch()
+      .send({ posts: [queued(0), ok(`Queued ${run} plain`)] })
+      .expect(207);
+    expect(none.body.results.map((r: ItemResult) => [r.status, r.error?.message ?? null])).toEqual([
+      [409, expect.stringMatching(/^queue: /)],
+      [201, null],
+    ]);
+    await t
+      .http()
+      .put('/v1/settings/queue')
+      .set(bearer(t.adminKey))
+      .send({
+        timezone: 'Europe/Paris',
+        slots: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].flatMap((day) => [
+          { day, time: '09:00' },
+          { day, time: '17:00' },
+        ]),
+      })
+      .expect(200);
+    const res = await batch()
+      .send({ posts: [queued(1), queued(2), queued(3), { ...queued(4), scheduledAt: FUTURE }] })
+      .expect(207);
+    const results = res.body.results as (ItemResult & { post?: { scheduledAt: string; queueSlot: { at: string } | null } })[];
+    expect(results.map((r) => r.status)).toEqual([201, 201, 201, 400]);
+    expect(results[3].error?.message).toMatch(/^queue and scheduledAt conflict/);
+    const slots = results.slice(0, 3).map((r) => r.post!.queueSlot!.at);
+    // Three different slots, in order, each the post's time, each at 09:00 or 17:00 in Paris.
+    expect(new Set(slots).size).toBe(3);
+    expect([...slots].sort()).toEqual(slots);
+    results.slice(0, 3).forEach((r) => expect(r.post!.scheduledAt).toBe(r.post!.queueSlot!.at));
+    for (const at of slots) expect(['08:00', '16:00']).toContain(at.slice(11, 16)); // UTC+01:00 in winter
+    expect(await postsWithText(`Queued ${run}`)).toBe(4);
+  });
+
   describe('the envelope: 400 and nothing created', () => {
     it('posts missing, not an array, empty, over 100, an item that is not an object, an unknown field', async () => {
       const run = randomUUID();

@@ -207,4 +207,49 @@ describe('settings page: CSV import, in a browser', () => {
       expect(await postCount()).toBe(before);
     });
   });
+  it('reads times in the workspace’s zone (its posting queue’s) and queues the rows whose time is "queue", each in its own slot', async () => {
+    await t
+      .http()
+      .put('/v1/settings/queue')
+      .set(bearer(t.adminKey))
+      .send({ timezone: 'America/New_York', slots: ['mon', 'tue', 'wed', 'thu', 'fri'].map((day) => ({ day, time: '10:00' })) })
+      .expect(200);
+    await page.goto(`${t.baseUrl}/settings/import`);
+    expect(await page.getByLabel('Time zone').inputValue()).toBe('America/New_York');
+    const file =
+      'text,accounts,time\nQueued one,Company blog,queue\nQueued two,Company blog,QUEUE\nNew York morning,Newsletter,2030-12-24 09:30\n';
+    const before = await postCount();
+    await page.getByLabel('CSV file').setInputFiles({ name: 'queue.csv', mimeType: 'text/csv', buffer: Buffer.from(file) });
+    await Promise.all([page.waitForURL(/\/settings\/import$/), page.getByRole('button', { name: 'Check the file' }).click()]);
+    await page.locator('#import-rows').waitFor();
+    expect(await verdicts()).toEqual([
+      { row: 2, verdict: 'OK' },
+      { row: 3, verdict: 'OK' },
+      { row: 4, verdict: 'OK' },
+    ]);
+    expect(await page.locator('#import-rows tbody tr td:nth-child(4)').allTextContents()).toEqual([
+      'the next free queue slot',
+      'the next free queue slot',
+      '2030-12-24 09:30 (America/New_York)',
+    ]);
+    expect(await postCount()).toBe(before);
+    await Promise.all([
+      page.waitForURL(/\/settings\/import\/confirm$/),
+      page.getByRole('button', { name: 'Create 3 posts', exact: true }).click(),
+    ]);
+    expect((await page.locator('#import-created').textContent())?.trim()).toMatch(/^Created 3 posts\./);
+    const all = (await t.http().get('/v1/posts?limit=200').set(bearer(t.adminKey)).expect(200)).body.data as {
+      text: string;
+      scheduledAt: string;
+      queueSlot: { at: string; timezone: string } | null;
+    }[];
+    const one = all.find((p) => p.text === 'Queued one')!;
+    const two = all.find((p) => p.text === 'Queued two')!;
+    // Two slots, not one: weekdays at 10:00 in New York (15:00Z in December).
+    expect(one.queueSlot?.at).toBe(one.scheduledAt);
+    expect(two.queueSlot?.at).toBe(two.scheduledAt);
+    expect(one.scheduledAt).not.toBe(two.scheduledAt);
+    for (const at of [one.scheduledAt, two.scheduledAt]) expect(new Date(at).getUTCHours()).toBe(15);
+    expect(all.find((p) => p.text === 'New York morning')?.scheduledAt).toBe('2030-12-24T14:30:00.000Z');
+  });
 });

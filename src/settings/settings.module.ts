@@ -11,6 +11,7 @@ import { NotificationsModule } from '../notifications/notifications.module';
 import { AuditModule } from '../audit/audit.module';
 import { MediaModule } from '../media/media.module';
 import { PeopleModule } from '../people/people.module';
+import { PostingQueueModule } from '../posting-queue/posting-queue.module';
 import { PostsModule } from '../posts/posts.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { AccountsPageController } from './accounts-page.controller';
@@ -77,6 +78,7 @@ const PAGE_CONTROLLERS = [
     AccountsModule,
     JobsModule,
     PostsModule,
+    PostingQueueModule,
     MediaModule,
     DeadLetterModule,
     NotificationsModule,

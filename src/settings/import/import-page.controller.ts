@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { createHash, createHmac } from 'node:crypto';
 import { HERALD_CONFIG, HeraldConfig } from '../../config/config';
 import { MAX_BATCH_POSTS } from '../../posts/posts-batch.dto';
+import { PostingQueueService } from '../../posting-queue/posting-queue.service';
 import { PostsBatchService } from '../../posts/posts-batch.service';
 import { CreatePostDto } from '../../posts/posts.dto';
 import type { PageSession } from '../../people/session.types';
@@ -69,6 +70,7 @@ export class ImportPageController {
     private readonly pages: PageRenderer,
     private readonly batch: PostsBatchService,
     private readonly accounts: AccountsPageService,
+    private readonly queue: PostingQueueService,
     @Inject(HERALD_CONFIG) config: HeraldConfig,
   ) {
     // A key of its own, derived from HERALD_SECRET_KEY: a signature here is worth nothing elsewhere.
@@ -77,7 +79,10 @@ export class ImportPageController {
 
   @Get()
   async form(@Req() req: PageRequest, @Res() res: Response): Promise<void> {
-    await this.showForm(res, requirePage(req), zoneOf(req, {}));
+    const session = requirePage(req);
+    // The workspace's zone, its posting queue's, once it has slots; else the browser's (as the composer).
+    const queue = await this.queue.getWorkspace(session.auth.workspaceId);
+    await this.showForm(res, session, queue.slots.length > 0 ? queue.timezone : zoneOf(req, {}));
   }
 
   @Post()
