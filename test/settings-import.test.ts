@@ -1,6 +1,15 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { withClient } from './support/database';
-import { bootPageApp, criticalViolations, launchBrowser, logIn, PageApp, screenshot } from './support/browser';
+import {
+  bootPageApp,
+  criticalViolations,
+  launchBrowser,
+  logIn,
+  overflowsHorizontally,
+  PageApp,
+  PHONE,
+  screenshot,
+} from './support/browser';
 import { createWebhookAccount } from './support/engine';
 import { bearer } from './support/config';
 
@@ -143,6 +152,25 @@ describe('settings page: CSV import, in a browser', () => {
     await page.locator('#import-replayed').waitFor();
     expect(await postCount()).toBe(before + 3);
     await screenshot(page, 'settings-import-done.png');
+  });
+
+  it('fits a phone: the form and the check page without sideways scrolling', async () => {
+    const phone = await browser.newContext({ viewport: PHONE, locale: 'en-GB', timezoneId: 'Europe/Paris' });
+    const small = await phone.newPage();
+    await logIn(small, t.baseUrl, t.adminKey, '/settings/import');
+    expect(await overflowsHorizontally(small)).toBe(false);
+    await small.getByLabel('CSV file').setInputFiles({
+      name: 'phone.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(
+        `text,accounts,time,link\n${'A rather long post text that wraps on a phone '.repeat(4)},Company blog | Newsletter,2030-12-24 09:30,https://example.com/a/long/path/that/does/not/wrap/easily\n`,
+      ),
+    });
+    await small.getByRole('button', { name: 'Check the file' }).click();
+    await small.locator('#import-rows').waitFor();
+    expect(await overflowsHorizontally(small)).toBe(false);
+    expect(await criticalViolations(small)).toEqual([]);
+    await phone.close();
   });
 
   it('refuses a changed "Create" form (the file swapped in the page) and creates nothing', async () => {
