@@ -1,5 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { json as jsonParser } from 'express';
 import type { NestExpressApplication, NestExpressBodyParserOptionsFor } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
@@ -9,6 +10,7 @@ import { answerClientErrors, refuseDeepJson } from './common/request-limits';
 import { createOpenApiDocument } from './common/openapi';
 import { documentPermissions } from './access/access-openapi';
 import { createValidationPipe } from './common/validation';
+import { BATCH_BODY_LIMIT_MB, BATCH_PATH } from './posts/posts-batch.controller';
 import type { HeraldConfig } from './config/config';
 import { ApiKeysService } from './workspaces/api-keys.service';
 
@@ -30,6 +32,9 @@ export async function createApp(config: HeraldConfig, options: { print?: (text: 
   // Nest 12 leaves `verify` out of these options' type (its rawBody option sets one); without
   // rawBody it hands the options to express.json as they are, so the depth check still runs.
   const json = { limit: JSON_BODY_LIMIT, verify: refuseDeepJson } as NestExpressBodyParserOptionsFor<'json'>;
+  // POST /v1/posts/batch carries up to 100 posts: its own, larger limit (docs/api.md "Bulk"),
+  // parsed before the general parser, which then leaves the parsed body alone.
+  app.use(BATCH_PATH, jsonParser({ limit: `${BATCH_BODY_LIMIT_MB}mb`, verify: refuseDeepJson }));
   app.useBodyParser('json', json);
   app.useBodyParser('urlencoded', { limit: JSON_BODY_LIMIT, extended: false });
   app.use(mapBodyParserError);

@@ -41,6 +41,7 @@ export const ROUTE_PERMISSIONS = {
   'POST /v1/accounts/:id/rotate-secret': 'edit',
 
   'POST /v1/posts': 'edit',
+  'POST /v1/posts/batch': 'edit',
   'GET /v1/posts': 'read',
   'GET /v1/posts/:id': 'read',
   'PATCH /v1/posts/:id': 'edit',
@@ -154,6 +155,9 @@ export const ROUTE_PERMISSIONS = {
   'POST /settings/compose': 'edit',
   'GET /settings/posts/:id/edit': 'edit',
   'POST /settings/posts/:id/edit': 'edit',
+  'GET /settings/import': 'edit',
+  'POST /settings/import': 'edit',
+  'POST /settings/import/confirm': 'edit',
   'GET /settings/calendar': 'read',
   // The posting queue's slots: seen by everyone, changed by editors (as PUT /v1/settings/queue).
   'GET /settings/queue': 'read',

@@ -19,6 +19,8 @@ export function errorBody(statusCode: number, message: string): ErrorBody {
 interface BodyParserError {
   type: string;
   status: number;
+  /** entity.too.large: the limit in bytes (1 MB but on POST /v1/posts/batch). */
+  limit?: number;
 }
 
 function isBodyParserError(err: unknown): err is BodyParserError {
@@ -28,6 +30,11 @@ function isBodyParserError(err: unknown): err is BodyParserError {
     typeof (err as { type?: unknown }).type === 'string' &&
     typeof (err as { status?: unknown }).status === 'number'
   );
+}
+
+/** A body-parser limit in MB as the messages say it ("1", "5"); 1 when the error does not carry it. */
+function megabytes(limit: number | undefined): string {
+  return typeof limit === 'number' && limit > 0 ? String(Math.round((limit / 1_048_576) * 10) / 10) : '1';
 }
 
 /**
@@ -56,7 +63,10 @@ export function toErrorBody(exception: unknown, logger?: Logger): ErrorBody {
     if (status === HttpStatus.NOT_FOUND && /^Cannot (GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /.test(message)) {
       message = `No route ${message.replace(/^Cannot /, '')}`;
     }
-    if (status === HttpStatus.PAYLOAD_TOO_LARGE) message = 'The request body is larger than the 1 MB limit';
+    // Nest's own 413s say the limit in their words; mapBodyParserError's already say it in ours (with the route's limit).
+    if (status === HttpStatus.PAYLOAD_TOO_LARGE && !/^The request body is larger than the [\d.]+ MB limit$/.test(message)) {
+      message = 'The request body is larger than the 1 MB limit';
+    }
     return errorBody(status, message);
   }
   if (isBodyParserError(exception)) {
@@ -64,7 +74,7 @@ export function toErrorBody(exception: unknown, logger?: Logger): ErrorBody {
       case 'entity.parse.failed':
         return errorBody(400, 'The request body is not valid JSON');
       case 'entity.too.large':
-        return errorBody(413, 'The request body is larger than the 1 MB limit');
+        return errorBody(413, `The request body is larger than the ${megabytes(exception.limit)} MB limit`);
       case 'entity.too.deep':
         return errorBody(400, 'The request body nests deeper than 64 levels'); // MAX_JSON_DEPTH (request-limits.ts)
       case 'encoding.unsupported':

@@ -124,7 +124,7 @@ retries that honour \`Retry-After\`, a circuit breaker per account and a dead-le
 - **Roles**: every key has a role, \`owner\`, \`editor\` or \`viewer\`; each operation says who may
   call it ("Who may"), and answers 403 (changing nothing) to a key of a lower role.
 - **Errors**: every error is \`{ statusCode, error, message }\`, with a message a person can act on.
-  Invalid input is 400 and changes nothing; unknown fields are refused; JSON bodies are limited to 1 MB.
+  Invalid input is 400 and changes nothing; unknown fields are refused; JSON bodies are limited to 1 MB (5 MB for \`POST /v1/posts/batch\`).
 - **Lists**: \`{ data, nextCursor }\`; pass \`nextCursor\` as \`cursor\` for the next page
   (\`limit\` 1–200, default 50).
 - **Idempotency**: \`POST /v1/posts\` takes an optional \`Idempotency-Key\`.

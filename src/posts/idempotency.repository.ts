@@ -43,6 +43,19 @@ export class IdempotencyRepository {
     return { kind: 'replay', status: row.status ?? 200, body: row.body };
   }
 
+  /**
+   * The answer of a request whose writes were several statements (POST /v1/posts/batch: each item
+   * committed on its own, under its own key), stored once they all are. A single post's answer
+   * is stored by the statement that writes the post instead (PostsRepository.create).
+   */
+  async complete(workspaceId: string, key: string, status: number, body: unknown): Promise<void> {
+    await this.db.query(
+      `UPDATE idempotency_keys SET state = 'completed', response_status = $3, response_body = $4
+       WHERE workspace_id = $1 AND key = $2 AND state = 'in_flight'`,
+      [workspaceId, key, status, JSON.stringify(body)],
+    );
+  }
+
   /** The request failed before anything was written: free the key for a corrected retry. */
   async abandon(workspaceId: string, key: string): Promise<void> {
     await this.db.query(`DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND state = 'in_flight'`, [workspaceId, key]);

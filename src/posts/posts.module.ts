@@ -10,22 +10,25 @@ import { IdempotencyRepository } from './idempotency.repository';
 import { LinkCardQuotaRepository } from './link-card-quota.repository';
 import { LinkCardService } from './link-card.service';
 import { PostApprovals } from './post-approvals.service';
+import { PostsBatchController } from './posts-batch.controller';
+import { PostsBatchService } from './posts-batch.service';
 import { PostsController } from './posts.controller';
 import { PostsRepository } from './posts.repository';
 import { PostsService } from './posts.service';
 
 @Module({
   imports: [AccountsModule, ApprovalPolicyModule, AuditModule, MediaModule, PostingQueueModule, QueueCoreModule],
-  controllers: [PostsController],
+  controllers: [PostsBatchController, PostsController],
   providers: [
     PostApprovals,
     PostsRepository,
     IdempotencyRepository,
     PostsService,
+    PostsBatchService,
     IdempotencyPurgeService,
     LinkCardQuotaRepository,
     LinkCardService,
   ],
-  exports: [PostsService, PostApprovals, LinkCardService],
+  exports: [PostsService, PostsBatchService, PostApprovals, LinkCardService],
 })
 export class PostsModule {}

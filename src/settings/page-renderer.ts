@@ -13,6 +13,7 @@ export type Section =
   | 'posts'
   | 'approvals'
   | 'compose'
+  | 'import'
   | 'calendar'
   | 'queue'
   | 'notifications'

@@ -24,6 +24,8 @@ import { FailedPostsController } from './failed-posts.controller';
 import { CalendarController } from './compose/calendar.controller';
 import { ComposeController } from './compose/compose.controller';
 import { ComposeUploadsMiddleware } from './compose/compose-uploads';
+import { ImportPageController } from './import/import-page.controller';
+import { ImportUploadsMiddleware } from './import/import-uploads';
 import { LoginController } from './login.controller';
 import { PageExceptionFilter } from './page-exception.filter';
 import { PageRenderer } from './page-renderer';
@@ -57,6 +59,7 @@ const PAGE_CONTROLLERS = [
   PostsPageController,
   ApprovalsPageController,
   ComposeController,
+  ImportPageController,
   CalendarController,
   QueuePageController,
   NotificationsPageController,
@@ -160,5 +163,9 @@ export class SettingsModule implements NestModule, OnModuleInit {
     consumer
       .apply(ComposeUploadsMiddleware)
       .forRoutes({ path: 'settings/compose', method: RequestMethod.POST }, { path: 'settings/posts/:id/edit', method: RequestMethod.POST });
+    // The CSV import's forms: the file, then the file again (base64) with "Create N posts".
+    consumer
+      .apply(ImportUploadsMiddleware)
+      .forRoutes({ path: 'settings/import', method: RequestMethod.POST }, { path: 'settings/import/confirm', method: RequestMethod.POST });
   }
 }

@@ -203,6 +203,20 @@ export const ROUTE_SPECS: Record<string, RouteSpec> = {
       },
     }),
   },
+  'POST /v1/posts/batch': {
+    valid: (f) => ({
+      body: {
+        posts: [
+          {
+            text: 'Batched',
+            media: [f.mediaId],
+            targets: [{ accountId: f.accountId }],
+            scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+          },
+        ],
+      },
+    }),
+  },
   'GET /v1/posts': { valid: () => ({ query: { limit: '10', status: 'scheduled' } }) },
   'GET /v1/posts/:id': { valid: (f) => ({ params: { id: f.postId } }) },
   'PATCH /v1/posts/:id': {
