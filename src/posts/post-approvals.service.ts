@@ -9,6 +9,7 @@ import { conflict, forbidden, invalidInput, notFound } from '../common/errors';
 import type { Sql } from '../database/db';
 import { JobLifecycle } from '../queue/job-lifecycle.service';
 import type { PostRow, PostView } from './post.types';
+import { PostingQueueService } from '../posting-queue/posting-queue.service';
 import { PostsRepository } from './posts.repository';
 import { PostsService } from './posts.service';
 import { approvalStateOf } from './approval-state';
@@ -37,6 +38,7 @@ export class PostApprovals {
     private readonly lifecycle: JobLifecycle,
     private readonly policy: ApprovalPolicyService,
     private readonly audit: AuditService,
+    private readonly queue: PostingQueueService,
   ) {}
 
   /** POST /v1/posts/{id}/submit: a draft waits for approval (409 when approval is not required of this caller). */
@@ -108,6 +110,8 @@ export class PostApprovals {
       if (!outcome.ok) throw conflict(outcome.reason);
       const actor = stepActorOfDecider(by);
       await this.posts.update(m, { ...post, approval: null, scheduledAt: null, publishBy: null });
+      // Back to a draft, which has no time: a queue slot it held is free for the next queued post.
+      await this.queue.release(m, workspaceId, id);
       await this.policy.recordStep(m, { workspaceId, postId: id, step: 'rejected', comment: text, actor });
       await this.record(m, workspaceId, by, {
         kind: 'post',
