@@ -21,10 +21,9 @@ import { Receiver, startReceiver } from './support/receiver';
  * draft. The editor edits it and submits it again; the owner approves; the post goes out at its
  * minute, to the blog and to Bluesky.
  *
- * The post's minute is chosen in the composer (date and time), not taken from the posting queue:
- * the posting queue is not on this branch yet, and a queued post that needs approval (which slot
- * it holds while it waits) is for the two to settle when they meet. Then the editor's "Submit for
- * approval" becomes "Add to queue" with a slot set for that minute; the rest of the story stays.
+ * The post's minute is its posting queue slot: the workspace's queue has a slot at that minute
+ * and the editor presses "Add to queue"; the post holds the slot while it waits for approval,
+ * gives it back when sent back to draft, and takes it again when added to the queue again.
  */
 describe('the story: write, approve through a client review, publish', () => {
   let smtp: MailCatcher;
@@ -75,22 +74,30 @@ describe('the story: write, approve through a client review, publish', () => {
     await createWebhookAccount(t, t.adminKey, receiver.urlFor('/hook'), { name: 'Company blog' });
     await connectBlueskyAccount(t, t.adminKey, author, pds.url, 'Herald on Bluesky');
     await api().put('/v1/settings/approvals').set(bearer(t.adminKey)).send({ mode: 'editors', clientApproval: true }).expect(200);
-
-    // ---- the editor writes the post in the composer, for a minute about two minutes ahead
+    // The posting queue: one slot a week, at a minute about two minutes ahead.
     const at = new Date(Math.ceil((Date.now() + 100_000) / 60_000) * 60_000);
     const wall = wallTimeOf(at, ZONE);
+    const day = new Intl.DateTimeFormat('en-GB', { timeZone: ZONE, weekday: 'short' }).format(at).toLowerCase().slice(0, 3);
+    await api()
+      .put('/v1/settings/queue')
+      .set(bearer(t.adminKey))
+      .send({ timezone: ZONE, slots: [{ day, time: wall.time }] })
+      .expect(200);
+
+    // ---- the editor writes the post in the composer and adds it to the queue
     const editor = await newPage(browser);
     await logInAs(editor.page, 'eddie@example.com');
     await editor.page.goto(`${t.baseUrl}/settings/compose?zone=${encodeURIComponent(ZONE)}`);
     await editor.page.getByLabel('Text', { exact: true }).fill('Winter sale: everything 20% off until Friday.');
     await editor.page.getByLabel(/Herald on Bluesky/).check();
     await editor.page.getByLabel(/Company blog/).check();
-    await editor.page.getByLabel('Date', { exact: true }).fill(wall.date);
-    await editor.page.getByLabel('Time', { exact: true }).fill(wall.time);
-    await editor.page.getByRole('button', { name: /^(Schedule|Submit for approval)$/ }).click();
+    await editor.page.getByRole('button', { name: 'Add to queue' }).click();
     await editor.page.waitForURL((u) => !u.pathname.startsWith('/settings/compose'));
+    expect(await editor.page.getByRole('status').first().innerText()).toContain('holding the queue slot');
     const post = (await postNamed('Winter sale'))!;
     expect(post.status).toBe('pending_approval');
+    const held = (await api().get(`/v1/posts/${post.id}`).set(bearer(t.adminKey)).expect(200)).body;
+    expect(held.queueSlot?.at).toBe(at.toISOString());
 
     // ---- the owner is told by mail (real SMTP)
     await drainMail(t);
@@ -116,7 +123,8 @@ describe('the story: write, approve through a client review, publish', () => {
     await client.page.getByLabel(/^Comment/).fill('The sale ends on Sunday now, please change it.');
     await client.page.getByRole('button', { name: 'Ask for changes' }).click();
     expect(await client.page.getByTestId('answered').innerText()).toContain('goes back to the team');
-    expect((await api().get(`/v1/posts/${post.id}`).set(bearer(t.adminKey)).expect(200)).body.status).toBe('draft');
+    const sentBack = (await api().get(`/v1/posts/${post.id}`).set(bearer(t.adminKey)).expect(200)).body;
+    expect(sentBack).toMatchObject({ status: 'draft', scheduledAt: null, queueSlot: null });
     await drainMail(t);
     expect(
       mailsTo('eddie@example.com', /sent back/)
@@ -131,15 +139,14 @@ describe('the story: write, approve through a client review, publish', () => {
     // The composer shows why it came back.
     expect(await editor.page.getByTestId('rejection').innerText()).toContain('The sale ends on Sunday now');
     await editor.page.getByLabel('Text', { exact: true }).fill('Winter sale: everything 20% off until Sunday.');
-    await editor.page.getByLabel('Date', { exact: true }).fill(wall.date);
-    await editor.page.getByLabel('Time', { exact: true }).fill(wall.time);
-    await editor.page.getByRole('button', { name: /^(Schedule|Submit for approval)$/ }).click();
+    await editor.page.getByRole('button', { name: 'Add to queue' }).click();
     await editor.page.waitForURL((u) => !u.pathname.endsWith('/edit'));
     const resubmitted = (await api().get(`/v1/posts/${post.id}`).set(bearer(t.adminKey)).expect(200)).body;
     expect(resubmitted).toMatchObject({
       status: 'pending_approval',
       text: 'Winter sale: everything 20% off until Sunday.',
       scheduledAt: at.toISOString(),
+      queueSlot: expect.objectContaining({ at: at.toISOString() }),
     });
 
     // ---- the owner approves on the page (before the minute): the post is scheduled for it

@@ -381,7 +381,10 @@ export class ComposeController {
     if (post.status === 'pending_approval') {
       await this.pages.redirect(res, session, '/settings/approvals', {
         tone: 'success',
-        text: 'Submitted for approval: the owners are told by mail. Nothing is published until an owner approves it.',
+        text:
+          post.queueSlot !== null
+            ? `Submitted for approval, holding the queue slot ${queueSlotWords(post.queueSlot)}: the owners are told by mail. Nothing is published until an owner approves it.`
+            : 'Submitted for approval: the owners are told by mail. Nothing is published until an owner approves it.',
       });
       return;
     }
