@@ -2,7 +2,7 @@ import { createHash, createHmac, hkdfSync } from 'node:crypto';
 
 /**
  * The pure parts of "Connect with Mastodon": OAuth 2.0's authorization code flow against
- * whichever instance a person names, as Mastodon documents it (PLATFORMS.md, "Mastodon"):
+ * whichever instance a person names, as Mastodon documents it (docs/mastodon-oauth.md records the parts Herald relies on):
  *
  * 1. Herald registers itself on the instance once (`POST /api/v1/apps`: `client_name`,
  *    `redirect_uris`, `scopes`) and gets a `client_id` and `client_secret` (with, from 4.4, a
