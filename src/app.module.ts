@@ -13,6 +13,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AccountsModule } from './accounts/accounts.module';
 import { DeadLetterModule } from './dead-letter/dead-letter.module';
+import { EventSubscriptionsModule } from './event-subscriptions/event-subscriptions.module';
 import { JobsModule } from './jobs/jobs.module';
 import { PostsModule } from './posts/posts.module';
 import { WorkerModule } from './worker/worker.module';
@@ -42,6 +43,7 @@ export class AppModule {
         PostsModule,
         JobsModule,
         DeadLetterModule,
+        EventSubscriptionsModule,
         WorkerModule,
         NotificationsModule,
         SettingsModule,

@@ -60,6 +60,16 @@ export const ROUTE_PERMISSIONS = {
   // A preview sends and records nothing.
   'POST /v1/digest/preview': 'read',
 
+  // Event subscriptions: owners, like notification recipients (where the workspace's news goes).
+  'POST /v1/event-subscriptions': 'own',
+  'GET /v1/event-subscriptions': 'own',
+  'GET /v1/event-subscriptions/:id': 'own',
+  'PATCH /v1/event-subscriptions/:id': 'own',
+  'DELETE /v1/event-subscriptions/:id': 'own',
+  'POST /v1/event-subscriptions/:id/rotate-secret': 'own',
+  'GET /v1/event-subscriptions/:id/deliveries': 'own',
+  'POST /v1/event-subscriptions/:id/deliveries/:deliveryId/retry': 'own',
+
   'POST /v1/media': 'edit',
   'GET /v1/media': 'read',
   'GET /v1/media/usage': 'read',

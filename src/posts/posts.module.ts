@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { AccountsModule } from '../accounts/accounts.module';
+import { EventsModule } from '../events/events.module';
 import { MediaModule } from '../media/media.module';
 import { QueueCoreModule } from '../queue/queue-core.module';
 import { IdempotencyPurgeService } from './idempotency-purge.service';
@@ -12,7 +13,7 @@ import { PostsRepository } from './posts.repository';
 import { PostsService } from './posts.service';
 
 @Module({
-  imports: [AccountsModule, AuditModule, MediaModule, QueueCoreModule],
+  imports: [AccountsModule, AuditModule, EventsModule, MediaModule, QueueCoreModule],
   controllers: [PostsController],
   providers: [PostsRepository, IdempotencyRepository, PostsService, IdempotencyPurgeService, LinkCardQuotaRepository, LinkCardService],
   exports: [PostsService, LinkCardService],

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql, Tx } from '../database/db';
 import { compose, Cte, cte, param, raw, sql, SqlPiece, withCtes } from '../database/statement';
-import type { EnqueuedJobs } from '../queue/job-lifecycle.service';
+import type { EnqueuedEvents, EnqueuedJobs } from '../queue/job-lifecycle.service';
 import type { Keyset, Listed } from '../common/pagination';
 import type { PostRow } from './post.types';
 import type { PostStatus } from './post-status';
@@ -36,7 +36,9 @@ export class PostsRepository {
    * pieces (database/statement.ts numbers their parameters): the post's INSERT and the key's
    * UPDATE are this module's (CTEs `p` and `k`), the jobs' INSERTs the queue's (JobLifecycle.enqueue:
    * `j_payloads` and `j`, whose rows it counts), the audit entry's the audit module's
-   * (AuditService.recordCte: `audit`). Its text depends only on that shape, so it is one prepared
+   * (AuditService.recordCte: `audit`), and post.scheduled's deliveries to the workspace's event
+   * endpoints (EventsService.postScheduledCte, the queue's `ev…` CTEs; none without an endpoint).
+   * Its text depends only on that shape, so it is one prepared
    * statement. Workers are woken after the commit.
    */
   async create(
@@ -44,7 +46,8 @@ export class PostsRepository {
     jobs: EnqueuedJobs,
     idempotency: { key: string; status: number; body: unknown } | null,
     audit: Cte<'audit'>,
-  ): Promise<void> {
+    events: EnqueuedEvents,
+  ): Promise<{ events: number }> {
     const workspace = param(post.workspaceId);
     const created = param(post.createdAt);
     const key = param(idempotency?.key ?? null);
@@ -63,9 +66,13 @@ export class PostsRepository {
          RETURNING 1`,
     );
     const { text, values } = compose(
-      withCtes([p, ...jobs.ctes, audit, k], sql`SELECT (SELECT count(*) FROM ${jobs.rows}) AS jobs, (SELECT count(*) FROM ${k}) AS keys`),
+      withCtes(
+        [p, ...jobs.ctes, audit, k, ...events.ctes],
+        sql`SELECT (SELECT count(*) FROM ${jobs.rows}) AS jobs, (SELECT count(*) FROM ${k}) AS keys, (SELECT count(*)::int FROM ${events.rows}) AS events`,
+      ),
     );
-    await this.db.prepared('herald_create_post', text, values);
+    const [row] = await this.db.prepared<{ events: number }>('herald_create_post', text, values);
+    return { events: row?.events ?? 0 };
   }
 
   /** A draft: the post alone, no jobs (the Idempotency-Key's answer in the same statement). */

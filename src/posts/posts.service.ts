@@ -14,6 +14,7 @@ import { AccountsService } from '../accounts/accounts.service';
 import { MediaService } from '../media/media.service';
 import type { MediaInfo } from '../media/media.types';
 import { enqueueStatus } from '../queue/job-lifecycle';
+import { EventsService, ScheduledTarget } from '../events/events.service';
 import { JobLifecycle } from '../queue/job-lifecycle.service';
 import { JobReads } from '../queue/job-reads.service';
 import { derivePostStatus } from '../queue/post-status';
@@ -41,6 +42,7 @@ export class PostsService {
     private readonly reads: JobReads,
     private readonly media: MediaService,
     private readonly audit: AuditService,
+    private readonly events: EventsService,
   ) {}
 
   /**
@@ -232,9 +234,25 @@ export class PostsService {
       summary: `Scheduled a post for ${plural(jobs.length, 'account')}: “${excerptOf(post.text)}”`,
       after: { ...postFields(post), accounts: jobs.map((j) => j.accountId) },
     });
-    await this.posts.create(post, enqueue, idempotencyKey === undefined ? null : { key: idempotencyKey, status: 201, body: view }, audit);
+    // post.scheduled for the workspace's event endpoints, in the same statement (docs/events.md).
+    const scheduledEvent = this.events.postScheduledCte({
+      workspaceId,
+      postId: post.id,
+      scheduledAt,
+      publishBy,
+      targets: scheduledTargets(jobs),
+      now,
+    });
+    const written = await this.posts.create(
+      post,
+      enqueue,
+      idempotencyKey === undefined ? null : { key: idempotencyKey, status: 201, body: view },
+      audit,
+      scheduledEvent,
+    );
     // Committed: workers are woken now (this process's at once, others folded: QueueNotifier).
     if (jobs.some((j) => j.status === 'scheduled')) this.lifecycle.jobsAdded(post.scheduledAt);
+    if (written.events > 0) this.lifecycle.jobsAdded(now);
     return view;
   }
 
@@ -367,7 +385,7 @@ export class PostsService {
       rows.slice(0, limit).map((p) => p.id),
     );
     const byPost = new Map<string, typeof jobs>();
-    for (const j of jobs) byPost.set(j.postId, [...(byPost.get(j.postId) ?? []), j]);
+    for (const j of jobs) if (j.postId !== null) byPost.set(j.postId, [...(byPost.get(j.postId) ?? []), j]);
     return toPage(rows, limit, (p) => this.toView(p, byPost.get(p.id) ?? []));
   }
 
@@ -498,6 +516,7 @@ export class PostsService {
       this.payload(next, j.textOverride, mastodon.get(j.id)),
     );
     if (!(await this.posts.scheduleDraft(m, next, enqueue))) throw conflict('this draft was scheduled meanwhile');
+    await this.events.postScheduled(m, { workspaceId, postId: post.id, scheduledAt, publishBy, targets: scheduledTargets(jobs), now });
     await this.audit.record(m, auth, {
       kind: 'post',
       action: 'schedule',
@@ -592,3 +611,8 @@ function excerptOf(text: string): string {
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** A post's new jobs as post.scheduled names them. */
+function scheduledTargets(jobs: NewJob[]): ScheduledTarget[] {
+  return jobs.map((j) => ({ jobId: j.id, accountId: j.accountId, provider: j.provider, status: j.status }));
+}
