@@ -44,7 +44,17 @@ export class AccountRowRepository {
     await m.query(
       `INSERT INTO accounts (id, workspace_id, provider, name, config, credentials, retry_policy, max_in_flight, purpose)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [row.id, row.workspaceId, row.provider, row.name, row.config, row.credentials, row.retryPolicy, row.maxInFlight, row.purpose ?? 'publish'],
+      [
+        row.id,
+        row.workspaceId,
+        row.provider,
+        row.name,
+        row.config,
+        row.credentials,
+        row.retryPolicy,
+        row.maxInFlight,
+        row.purpose ?? 'publish',
+      ],
     );
   }
 

@@ -17,9 +17,10 @@ export class AccountReportsRepository {
 
   /** The workspace's live accounts that publish (event endpoints are not among them), by name. */
   live(workspaceId: string, runner: Sql = this.db): Promise<AccountHealthRow[]> {
-    return runner.query(`SELECT ${HEALTH_COLUMNS} FROM accounts WHERE workspace_id = $1 AND deleted_at IS NULL AND purpose = 'publish' ORDER BY name, id`, [
-      workspaceId,
-    ]);
+    return runner.query(
+      `SELECT ${HEALTH_COLUMNS} FROM accounts WHERE workspace_id = $1 AND deleted_at IS NULL AND purpose = 'publish' ORDER BY name, id`,
+      [workspaceId],
+    );
   }
 
   /** One account, deleted or not (an alert about an account removed since says nothing). */

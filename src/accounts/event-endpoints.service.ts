@@ -82,10 +82,15 @@ export class EventEndpointsService {
     try {
       return await this.connectors
         .require('webhook')
-        .prepareAccount(input.headers === undefined ? { url: input.url } : { url: input.url, headers: input.headers }, previous, previousConfig);
+        .prepareAccount(
+          input.headers === undefined ? { url: input.url } : { url: input.url, headers: input.headers },
+          previous,
+          previousConfig,
+        );
     } catch (err) {
       // The connector names config.url / config.headers; the subscription's fields are url and headers.
-      if (err instanceof ConnectorInputError) throw invalidInput(err.message.replace(/^config\./, '').replace(/config\.(url|headers)/g, '$1'));
+      if (err instanceof ConnectorInputError)
+        throw invalidInput(err.message.replace(/^config\./, '').replace(/config\.(url|headers)/g, '$1'));
       throw err;
     }
   }
@@ -150,7 +155,11 @@ export class EventEndpointsService {
     }
     const prepared =
       changes.url !== undefined
-        ? await this.prepare({ url: changes.url, headers: changes.headers }, openCredentials(this.box, id, current.credentials), current.config)
+        ? await this.prepare(
+            { url: changes.url, headers: changes.headers },
+            openCredentials(this.box, id, current.credentials),
+            current.config,
+          )
         : null;
     const config = {
       ...current.config,

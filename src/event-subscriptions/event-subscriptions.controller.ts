@@ -17,7 +17,6 @@ import {
 import { EventDeliveryView, EventSubscriptionsService, MAX_LISTED_DELIVERIES } from './event-subscriptions.service';
 
 const subscriptionId = new ParseIdPipe('event subscription');
-const deliveryId = new ParseIdPipe('delivery');
 const ID_PARAM = { name: 'id', format: 'uuid', description: 'the event subscription id' } as const;
 
 class DeliveriesQuery {
@@ -54,7 +53,10 @@ export class EventSubscriptionsController {
   }
 
   @Get()
-  @ApiOperation({ operationId: 'listEventSubscriptions', summary: "The workspace's event subscriptions, oldest first (at most 20: one page)" })
+  @ApiOperation({
+    operationId: 'listEventSubscriptions',
+    summary: "The workspace's event subscriptions, oldest first (at most 20: one page)",
+  })
   @ApiPageResponse(EventSubscriptionDto)
   @ApiErrors([400])
   async list(@Auth() auth: AuthContext): Promise<Page<EventEndpointView>> {
@@ -78,7 +80,11 @@ export class EventSubscriptionsController {
       '`paused: true` stops deliveries (they wait, paused); `paused: false` (or a new URL for an endpoint that needed one) makes it active again, closes its circuit and resumes its waiting deliveries. A URL on another origin drops the stored headers unless given again, and gets a new secret, shown in this answer once.',
   })
   @ApiParam(ID_PARAM)
-  @ApiResponse({ status: 200, description: 'The subscription as it is now; `secret` only when a new one was made', type: EventSubscriptionWithSecretDto })
+  @ApiResponse({
+    status: 200,
+    description: 'The subscription as it is now; `secret` only when a new one was made',
+    type: EventSubscriptionWithSecretDto,
+  })
   @ApiErrors([...BODY_ERRORS, 404])
   update(
     @Auth() auth: AuthContext,
@@ -140,7 +146,7 @@ export class EventSubscriptionsController {
   sendAgain(
     @Auth() auth: AuthContext,
     @Param('id', subscriptionId) id: string,
-    @Param('deliveryId', deliveryId) delivery: string,
+    @Param('deliveryId', new ParseIdPipe('delivery')) delivery: string,
   ): Promise<EventDeliveryView> {
     return this.subscriptions.sendAgain(auth, id, delivery);
   }

@@ -1,5 +1,16 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayNotEmpty, ArrayUnique, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayNotEmpty,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  MaxLength,
+} from 'class-validator';
 import type { EventEndpointView } from '../accounts/event-endpoints.service';
 import { ERROR_CLASSES, EVENT_TYPES, EventType, JOB_STATUSES } from '../vocabulary/vocabulary';
 import type { EventDeliveryView } from './event-subscriptions.service';
@@ -10,7 +21,10 @@ const EVENTS_DESCRIPTION = `the events this endpoint receives, one or more of: $
 
 @ApiSchema({ name: 'CreateEventSubscription' })
 export class CreateEventSubscriptionDto {
-  @ApiProperty({ example: 'https://hooks.example.com/herald', description: 'https (http only where private addresses are allowed); checked like a webhook account\'s URL' })
+  @ApiProperty({
+    example: 'https://hooks.example.com/herald',
+    description: "https (http only where private addresses are allowed); checked like a webhook account's URL",
+  })
   @MaxLength(2048)
   @IsString()
   url!: string;
@@ -70,7 +84,9 @@ export class UpdateEventSubscriptionDto {
   @IsObject()
   headers?: Record<string, string>;
 
-  @ApiPropertyOptional({ description: 'true: nothing is sent (deliveries wait, paused); false: active again, circuit closed, waiting deliveries resume' })
+  @ApiPropertyOptional({
+    description: 'true: nothing is sent (deliveries wait, paused); false: active again, circuit closed, waiting deliveries resume',
+  })
   @IsOptional()
   @IsBoolean()
   paused?: boolean;
@@ -107,7 +123,8 @@ export class EventSubscriptionDto implements EventEndpointView {
 
   @ApiProperty({
     enum: ['active', 'needs_reauth', 'disabled'],
-    description: '`active`; `needs_reauth` (the endpoint answered 401/403: fix it, then `paused: false`); `disabled` (paused, by a person or after 50 failures in a row)',
+    description:
+      '`active`; `needs_reauth` (the endpoint answered 401/403: fix it, then `paused: false`); `disabled` (paused, by a person or after 50 failures in a row)',
   })
   status!: EventEndpointView['status'];
 
@@ -147,7 +164,10 @@ export class EventDeliveryDto implements EventDeliveryView {
   @ApiProperty({ enum: EVENT_TYPES })
   eventType!: string;
 
-  @ApiProperty({ enum: JOB_STATUSES, description: '`succeeded`; `scheduled` (waiting for its time or its next attempt); `dead` (failed: send it again); …' })
+  @ApiProperty({
+    enum: JOB_STATUSES,
+    description: '`succeeded`; `scheduled` (waiting for its time or its next attempt); `dead` (failed: send it again); …',
+  })
   status!: EventDeliveryView['status'];
 
   @ApiProperty()

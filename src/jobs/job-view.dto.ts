@@ -71,7 +71,12 @@ export class JobDto implements JobView {
   @ApiProperty({ format: 'uuid' })
   id!: string;
 
-  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: "the post this job publishes; null for an event endpoint's delivery" })
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: "the post this job publishes; null for an event endpoint's delivery",
+  })
   postId!: string | null;
 
   @ApiProperty({ format: 'uuid' })

@@ -8,7 +8,15 @@ import { cancelAccountJobs, cancelPostJobs } from './sql/cancel-jobs';
 import { discardDeadJob } from './sql/discard-dead-job';
 import { editDeadPayload } from './sql/edit-dead-payload';
 import { EnqueuedJobs, enqueueJobsCte } from './sql/enqueue-jobs';
-import { accountSource, EnqueuedEvents, enqueueEvents, eventDeliveries, jobOutcomeSource, NewEvent, valuesSource } from './sql/enqueue-events';
+import {
+  accountSource,
+  EnqueuedEvents,
+  enqueueEvents,
+  eventDeliveries,
+  jobOutcomeSource,
+  NewEvent,
+  valuesSource,
+} from './sql/enqueue-events';
 import { LockedJob, lockJobs, lockPostJobs } from './sql/lock-jobs';
 import { pauseAccountJobs } from './sql/pause-jobs';
 import { reschedulePostJobs } from './sql/reschedule-jobs';

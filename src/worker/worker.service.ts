@@ -319,7 +319,11 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private async maintain(): Promise<void> {
     if (this.mode !== 'running') return;
     try {
-      const { reclaimed, eventsWritten } = await this.queue.reclaimExpiredLeases(this.config.retry.maxAttempts, this.owner, this.ownJobIds());
+      const { reclaimed, eventsWritten } = await this.queue.reclaimExpiredLeases(
+        this.config.retry.maxAttempts,
+        this.owner,
+        this.ownJobIds(),
+      );
       if (reclaimed > 0) this.logger.warn(`reclaimed ${reclaimed} jobs whose worker stopped (lease expired)`);
       const paused = await this.queue.pauseStragglers();
       if (paused > 0) this.logger.log(`paused ${paused} waiting jobs of accounts that are not active (accepted as the account changed)`);

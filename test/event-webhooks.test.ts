@@ -1,0 +1,236 @@
+import { bearer } from './support/config';
+import { useEngine } from './support/engine';
+import { pollUntil } from './support/poll';
+import { Receiver, ReceivedRequest, verifySignature } from './support/receiver';
+
+/** An event as an endpoint receives it (docs/events.md). */
+interface ReceivedEvent {
+  id: string;
+  type: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+/** pollUntil with the description last (it reads better after the condition). */
+const until = <T>(read: () => T | Promise<T>, done: (value: T) => boolean, what: string): Promise<T> => pollUntil(what, read, done);
+
+const eventsOf = (r: Receiver, path = '/events'): ReceivedEvent[] =>
+  r.requests.filter((q) => q.path === path).map((q) => JSON.parse(q.body) as ReceivedEvent);
+
+/** The events of one type that reached `path`, once `n` of them did. */
+async function waitForEvents(r: Receiver, type: string, n: number, path = '/events'): Promise<ReceivedEvent[]> {
+  return until(
+    () => eventsOf(r, path).filter((e) => e.type === type),
+    (found) => found.length >= n,
+    `${n} ${type} event(s) at ${path}`,
+  );
+}
+
+describe('event webhooks', () => {
+  const engine = useEngine();
+
+  const subscribe = async (url: string, events: string[], extra: Record<string, unknown> = {}) => {
+    const res = await engine.t
+      .http()
+      .post('/v1/event-subscriptions')
+      .set(bearer(engine.key))
+      .send({ url, events, ...extra });
+    if (res.status !== 201) throw new Error(`subscription failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body as { id: string; secret: string; url: string; events: string[] };
+  };
+
+  it('creates, lists, changes and deletes a subscription; the secret is shown once', async () => {
+    const r = await engine.receiver();
+    const created = await subscribe(r.urlFor('/events'), ['post.published'], { description: 'Slack relay', headers: { 'X-Token': 'abc' } });
+    expect(created.secret).toMatch(/^whsec_/);
+    expect(created).toMatchObject({ url: r.urlFor('/events'), events: ['post.published'], description: 'Slack relay', headerNames: ['X-Token'] });
+
+    const http = () => engine.t.http();
+    const list = await http().get('/v1/event-subscriptions').set(bearer(engine.key)).expect(200);
+    expect(list.body.nextCursor).toBeNull();
+    expect(list.body.data.map((s: { id: string }) => s.id)).toContain(created.id);
+    const one = await http().get(`/v1/event-subscriptions/${created.id}`).set(bearer(engine.key)).expect(200);
+    expect(one.body).not.toHaveProperty('secret');
+    expect(JSON.stringify(one.body)).not.toContain('abc');
+
+    const changed = await http()
+      .patch(`/v1/event-subscriptions/${created.id}`)
+      .set(bearer(engine.key))
+      .send({ events: ['post.failed', 'post.published'], paused: true })
+      .expect(200);
+    expect(changed.body).toMatchObject({ events: ['post.failed', 'post.published'], paused: true, status: 'disabled' });
+    expect(changed.body).not.toHaveProperty('secret');
+    const rotated = await http().post(`/v1/event-subscriptions/${created.id}/rotate-secret`).set(bearer(engine.key)).expect(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(created.secret);
+
+    // An event endpoint is no account a person lists or posts to.
+    const accounts = await http().get('/v1/accounts').set(bearer(engine.key)).expect(200);
+    expect(accounts.body.data.map((a: { id: string }) => a.id)).not.toContain(created.id);
+    await http().get(`/v1/accounts/${created.id}`).set(bearer(engine.key)).expect(404);
+    const post = await http()
+      .post('/v1/posts')
+      .set(bearer(engine.key))
+      .send({ text: 'to an endpoint', targets: [{ accountId: created.id }] })
+      .expect(400);
+    expect(post.body.message).toContain(created.id);
+
+    await http().delete(`/v1/event-subscriptions/${created.id}`).set(bearer(engine.key)).expect(204);
+    await http().get(`/v1/event-subscriptions/${created.id}`).set(bearer(engine.key)).expect(404);
+  });
+
+  it('refuses bad input with a 400 naming the field, and saves nothing', async () => {
+    const http = () => engine.t.http();
+    const before = (await http().get('/v1/event-subscriptions').set(bearer(engine.key)).expect(200)).body.data.length;
+    const cases: [Record<string, unknown>, string][] = [
+      [{ url: 'https://example.com/h', events: ['post.exploded'] }, 'events'],
+      [{ url: 'https://example.com/h', events: [] }, 'events'],
+      [{ url: 'https://example.com/h' }, 'events'],
+      [{ url: 'ftp://example.com/h', events: ['post.failed'] }, 'url'],
+      [{ url: 'https://example.com/h', events: ['post.failed'], colour: 'red' }, 'colour'],
+      [{ url: 'https://example.com/h', events: ['post.failed'], headers: { 'webhook-id': 'x' } }, 'headers'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await http().post('/v1/event-subscriptions').set(bearer(engine.key)).send(body).expect(400);
+      expect(res.body.message).toContain(field);
+    }
+    expect((await http().get('/v1/event-subscriptions').set(bearer(engine.key)).expect(200)).body.data).toHaveLength(before);
+  });
+
+  it('sends post.scheduled and post.published, signed, with the platform URL and an id to deduplicate on', async () => {
+    const r = await engine.receiver((q) => (q.path === '/hook' ? { status: 200, body: { url: 'https://blog.example.com/p/9' } } : 200));
+    const sub = await subscribe(r.urlFor('/events'), ['post.scheduled', 'post.published']);
+    const account = await engine.account(r.urlFor('/hook'));
+    const post = await engine.post({ text: 'Hello events', targets: [{ accountId: account.id }] });
+
+    const [published] = await waitForEvents(r, 'post.published', 1);
+    expect(published.data).toEqual({
+      postId: post.id,
+      jobId: post.jobs[0].id,
+      accountId: account.id,
+      provider: 'webhook',
+      url: 'https://blog.example.com/p/9',
+      remoteId: null,
+    });
+    const [scheduled] = await waitForEvents(r, 'post.scheduled', 1);
+    expect(scheduled.data).toMatchObject({
+      postId: post.id,
+      targets: [{ jobId: post.jobs[0].id, accountId: account.id, provider: 'webhook', status: 'scheduled' }],
+    });
+    for (const q of r.requests.filter((x: ReceivedRequest) => x.path === '/events')) {
+      verifySignature(sub.secret, q);
+      const body = JSON.parse(q.body) as ReceivedEvent;
+      expect(q.headers['webhook-id']).toBe(body.id);
+      expect(q.headers['idempotency-key']).toBe(body.id);
+      expect(new Date(body.timestamp).toISOString()).toBe(body.timestamp);
+    }
+
+    // The deliveries, as the API lists them.
+    const deliveries = await until(
+      async () =>
+        (await engine.t.http().get(`/v1/event-subscriptions/${sub.id}/deliveries`).set(bearer(engine.key)).expect(200)).body.data as {
+          eventId: string;
+          eventType: string;
+          status: string;
+          httpStatus: number | null;
+          attempts: number;
+        }[],
+      (d) => d.length === 2 && d.every((x) => x.status === 'succeeded'),
+      'both deliveries succeeded',
+    );
+    expect(deliveries.map((d) => d.eventType).sort()).toEqual(['post.published', 'post.scheduled']);
+    expect(deliveries.map((d) => d.eventId).sort()).toEqual([published.id, scheduled.id].sort());
+    expect(deliveries.every((d) => d.httpStatus === 200 && d.attempts === 1)).toBe(true);
+  });
+
+  it('sends post.failed when a job reaches the dead-letter queue, and a failed delivery can be sent again', async () => {
+    let eventsAnswer = 400;
+    const r = await engine.receiver((q) => (q.path === '/hook' ? { status: 422, body: { error: 'no' } } : eventsAnswer));
+    const sub = await subscribe(r.urlFor('/events'), ['post.failed']);
+    const account = await engine.account(r.urlFor('/hook'));
+    const post = await engine.post({ text: 'Refused', targets: [{ accountId: account.id }] });
+    await engine.waitForJob(post.jobs[0].id, (j) => j.status === 'dead');
+
+    // The endpoint refused it (400: permanent): the delivery is dead, shown with its answer.
+    const http = () => engine.t.http();
+    const [dead] = await until(
+      async () =>
+        (await http().get(`/v1/event-subscriptions/${sub.id}/deliveries`).set(bearer(engine.key)).expect(200)).body.data as {
+          id: string;
+          status: string;
+          httpStatus: number;
+          eventId: string;
+        }[],
+      (d) => d.length === 1 && d[0].status === 'dead',
+      'the delivery is dead',
+    );
+    expect(dead.httpStatus).toBe(400);
+    // Not among the failed posts: it is the endpoint's.
+    const dlq = await http().get('/v1/dlq').set(bearer(engine.key)).expect(200);
+    expect(dlq.body.data.map((j: { id: string }) => j.id)).not.toContain(dead.id);
+
+    eventsAnswer = 200;
+    const again = await http().post(`/v1/event-subscriptions/${sub.id}/deliveries/${dead.id}/retry`).set(bearer(engine.key)).expect(200);
+    expect(again.body.status).toBe('scheduled');
+    const received = await until(
+      () => r.requests.filter((q) => q.path === '/events'),
+      (q) => q.length === 2,
+      'the event sent again',
+    );
+    const [first, second] = received.map((q) => JSON.parse(q.body) as ReceivedEvent);
+    expect(second).toEqual(first);
+    expect(second).toMatchObject({
+      type: 'post.failed',
+      data: { postId: post.id, jobId: post.jobs[0].id, accountId: account.id, deadReason: 'permanent', errorClass: 'permanent' },
+    });
+    await http().post(`/v1/event-subscriptions/${sub.id}/deliveries/${dead.id}/retry`).set(bearer(engine.key)).expect(409);
+  });
+
+  it('sends account.needs_reauth when the platform refuses the credentials, and account.recovered when they are fixed', async () => {
+    const r = await engine.receiver((q) => (q.path === '/hook' ? 401 : 200));
+    await subscribe(r.urlFor('/events'), ['account.needs_reauth', 'account.recovered']);
+    const account = await engine.account(r.urlFor('/hook'), { name: 'Locked blog' });
+    const post = await engine.post({ text: 'Refused credentials', targets: [{ accountId: account.id }] });
+    await engine.waitForJob(post.jobs[0].id, (j) => j.status === 'paused');
+    const [needs] = await waitForEvents(r, 'account.needs_reauth', 1);
+    expect(needs.data).toMatchObject({ accountId: account.id, provider: 'webhook', name: 'Locked blog', status: 'needs_reauth' });
+
+    await engine.t.http().patch(`/v1/accounts/${account.id}`).set(bearer(engine.key)).send({ status: 'active' }).expect(200);
+    const [recovered] = await waitForEvents(r, 'account.recovered', 1);
+    expect(recovered.data).toMatchObject({ accountId: account.id, status: 'active' });
+  });
+
+  it('sends nothing a subscription did not ask for, and nothing to another workspace', async () => {
+    const r = await engine.receiver();
+    await subscribe(r.urlFor('/only-failed'), ['post.failed']);
+    await subscribe(r.urlFor('/published'), ['post.published']);
+    const account = await engine.account(r.urlFor('/hook'));
+    const post = await engine.post({ text: 'Fine', targets: [{ accountId: account.id }] });
+    await engine.waitForJob(post.jobs[0].id, (j) => j.status === 'succeeded');
+    await waitForEvents(r, 'post.published', 1, '/published');
+
+    // Another workspace's post: its events are its own.
+    const other = await engine.t.http().post('/v1/workspaces').set(bearer(engine.key)).send({ name: 'Elsewhere' }).expect(201);
+    const otherKey = other.body.apiKey as string;
+    const otherAccount = await engine.t
+      .http()
+      .post('/v1/accounts')
+      .set(bearer(otherKey))
+      .send({ provider: 'webhook', name: 'Other blog', config: { url: r.urlFor('/other-hook') } })
+      .expect(201);
+    const otherPost = await engine.t
+      .http()
+      .post('/v1/posts')
+      .set(bearer(otherKey))
+      .send({ text: 'Elsewhere', targets: [{ accountId: otherAccount.body.id }] })
+      .expect(201);
+    await until(
+      async () => (await engine.t.http().get(`/v1/posts/${otherPost.body.id}`).set(bearer(otherKey)).expect(200)).body.status as string,
+      (status) => status === 'published',
+      "the other workspace's post published",
+    );
+    await engine.barrier();
+    expect(r.requests.filter((q) => q.path === '/only-failed')).toEqual([]);
+    expect(eventsOf(r, '/published').map((e) => e.data.postId)).toEqual([post.id]);
+  });
+});
