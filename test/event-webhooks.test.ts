@@ -211,7 +211,7 @@ describe('event webhooks', () => {
 
     // Another workspace's post: its events are its own.
     const other = await engine.t.http().post('/v1/workspaces').set(bearer(engine.key)).send({ name: 'Elsewhere' }).expect(201);
-    const otherKey = other.body.apiKey as string;
+    const otherKey = other.body.apiKey.key as string;
     const otherAccount = await engine.t
       .http()
       .post('/v1/accounts')
