@@ -43,7 +43,12 @@ describe('event webhooks', () => {
     const r = await engine.receiver();
     const created = await subscribe(r.urlFor('/events'), ['post.published'], { description: 'Slack relay', headers: { 'X-Token': 'abc' } });
     expect(created.secret).toMatch(/^whsec_/);
-    expect(created).toMatchObject({ url: r.urlFor('/events'), events: ['post.published'], description: 'Slack relay', headerNames: ['X-Token'] });
+    expect(created).toMatchObject({
+      url: r.urlFor('/events'),
+      events: ['post.published'],
+      description: 'Slack relay',
+      headerNames: ['X-Token'],
+    });
 
     const http = () => engine.t.http();
     const list = await http().get('/v1/event-subscriptions').set(bearer(engine.key)).expect(200);
