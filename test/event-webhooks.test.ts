@@ -207,8 +207,8 @@ describe('event webhooks', () => {
 
   it('sends nothing a subscription did not ask for, and nothing to another workspace', async () => {
     const r = await engine.receiver();
-    await subscribe(r.urlFor('/only-failed'), ['post.failed']);
-    await subscribe(r.urlFor('/published'), ['post.published']);
+    const onlyFailed = await subscribe(r.urlFor('/only-failed'), ['post.failed']);
+    const published = await subscribe(r.urlFor('/published'), ['post.published']);
     const account = await engine.account(r.urlFor('/hook'));
     const post = await engine.post({ text: 'Fine', targets: [{ accountId: account.id }] });
     await engine.waitForJob(post.jobs[0].id, (j) => j.status === 'succeeded');
@@ -234,8 +234,56 @@ describe('event webhooks', () => {
       (status) => status === 'published',
       "the other workspace's post published",
     );
-    await engine.barrier();
+    // Events are written in the transaction that ends the job: once both posts are published,
+    // every delivery either post gave rise to exists.
+    const deliveries = await engine.sql<{ account_id: string; post_id: string }>(
+      `SELECT account_id, payload->'event'->'data'->>'postId' AS post_id FROM jobs WHERE account_id = ANY($1::uuid[])`,
+      [[onlyFailed.id, published.id]],
+    );
+    expect(deliveries).toEqual([{ account_id: published.id, post_id: post.id }]);
     expect(r.requests.filter((q) => q.path === '/only-failed')).toEqual([]);
-    expect(eventsOf(r, '/published').map((e) => e.data.postId)).toEqual([post.id]);
+  });
+
+  it('a failing event endpoint opens its own circuit while posts to the same host keep their pace', async () => {
+    const r = await engine.receiver((q) => (q.path === '/events' ? 503 : 200));
+    const sub = await subscribe(r.urlFor('/events'), ['post.published']);
+    const account = await engine.account(r.urlFor('/hook'));
+    const jobIds = await engine.postMany(account.id, 30, 'Steady');
+    const jobs = await Promise.all(jobIds.map((id) => engine.waitForJob(id, (j) => j.status === 'succeeded')));
+    // Every post went out at its first attempt: the endpoint's failures never held them back.
+    expect(jobs.every((j) => j.attempts.length === 1)).toBe(true);
+    const blog = await engine.accountView(account.id);
+    expect(blog.circuit).toMatchObject({ state: 'closed', consecutiveFailures: 0 });
+    const endpoint = await until(
+      async () => (await engine.t.http().get(`/v1/event-subscriptions/${sub.id}`).set(bearer(engine.key)).expect(200)).body,
+      (e: { circuit: { state: string } }) => e.circuit.state === 'open',
+      "the endpoint's circuit open",
+    );
+    expect((endpoint as unknown as { circuit: { consecutiveFailures: number } }).circuit.consecutiveFailures).toBeGreaterThanOrEqual(5);
+    const deliveries = (await engine.t.http().get(`/v1/event-subscriptions/${sub.id}/deliveries`).set(bearer(engine.key)).expect(200)).body
+      .data as { status: string; httpStatus: number | null }[];
+    expect(deliveries).toHaveLength(30);
+    expect(deliveries.some((d) => d.httpStatus === 503)).toBe(true);
+    expect(deliveries.every((d) => d.status === 'scheduled' || d.status === 'in_progress')).toBe(true);
+  });
+
+  it('a burst of posts published gives one post.published per post, with no duplicate id', async () => {
+    const n = 300;
+    const r = await engine.receiver();
+    const sub = await subscribe(r.urlFor('/burst'), ['post.published']);
+    const account = await engine.account(r.urlFor('/hook'));
+    const jobIds = await engine.postMany(account.id, n, 'Burst');
+    // Every delivery written is delivered (the endpoint's jobs, straight from the database).
+    const rows = await until(
+      () => engine.sql<{ event_id: string; status: string }>(`SELECT event_id, status FROM jobs WHERE account_id = $1`, [sub.id]),
+      (d) => d.length >= n && d.every((x) => x.status === 'succeeded'),
+      `${n} deliveries succeeded`,
+    );
+    expect(rows).toHaveLength(n);
+    expect(new Set(rows.map((x) => x.event_id)).size).toBe(n);
+    const all = eventsOf(r, '/burst');
+    expect(all).toHaveLength(n);
+    expect(new Set(all.map((e) => e.id))).toEqual(new Set(rows.map((x) => x.event_id)));
+    expect(new Set(all.map((e) => e.data.jobId as string))).toEqual(new Set(jobIds));
   });
 });
