@@ -133,6 +133,12 @@ export const ROUTE_PERMISSIONS = {
   'POST /settings/posts/:id/edit': 'edit',
   'GET /settings/calendar': 'read',
 
+  'GET /settings/events': 'own',
+  'POST /settings/events': 'own',
+  'POST /settings/events/:id/deliveries/:deliveryId/retry': 'own',
+  'POST /settings/events/:id/pause': 'own',
+  'POST /settings/events/:id/resume': 'own',
+  'POST /settings/events/:id/remove': 'own',
   'GET /settings/notifications': 'read',
   'POST /settings/notifications': 'own',
   'POST /settings/notifications/preview': 'read',

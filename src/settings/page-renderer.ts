@@ -7,7 +7,8 @@ import type { Flash, PageSession } from '../people/session.types';
 import { SessionsService } from '../people/sessions.service';
 import { Asset, loadAssets, settingsDir } from './settings-views';
 
-export type Section = 'accounts' | 'failed' | 'posts' | 'compose' | 'calendar' | 'notifications' | 'team' | 'activity' | 'profile' | null;
+export type Section =
+  'accounts' | 'failed' | 'posts' | 'compose' | 'calendar' | 'notifications' | 'team' | 'activity' | 'events' | 'profile' | null;
 
 /** What every page's layout needs besides the page's own data. */
 interface LayoutModel {

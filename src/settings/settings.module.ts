@@ -29,6 +29,8 @@ import { PageRenderer } from './page-renderer';
 import { NotificationsPageController } from './notifications-page.controller';
 import { PostsPageController } from './posts-page.controller';
 import { ActivityPageController } from './activity-page.controller';
+import { EventsPageController } from './events-page.controller';
+import { EventSubscriptionsModule } from '../event-subscriptions/event-subscriptions.module';
 import { PeopleLinksController } from './people-links.controller';
 import { RecipientConfirmController } from './recipient-confirm.controller';
 import { ProfilePageController } from './profile-page.controller';
@@ -57,6 +59,7 @@ const PAGE_CONTROLLERS = [
   TeamPageController,
   ProfilePageController,
   ActivityPageController,
+  EventsPageController,
 ];
 
 /**
@@ -76,6 +79,7 @@ const PAGE_CONTROLLERS = [
     PostsModule,
     MediaModule,
     DeadLetterModule,
+    EventSubscriptionsModule,
     NotificationsModule,
   ],
   controllers: PAGE_CONTROLLERS,
