@@ -79,7 +79,7 @@ describe('settings page: event webhooks, in a browser', () => {
     );
     const row = deliveries().first();
     await visible(row.getByText('HTTP 400'));
-    expect(await row.getByTestId('delivery-status').textContent()).toBe('dead');
+    expect(await row.getByTestId('delivery-status').textContent()).toBe('failed');
     expect(await row.getByTestId('delivery-attempts').textContent()).toBe('1');
 
     eventsAnswer = 200;

@@ -136,10 +136,27 @@ export class EventsPageController {
           deliveries: deliveries.map((d) => ({
             ...d,
             failed: d.status === 'dead',
+            statusLabel: deliveryLabel(d.status, d.attempts),
             outcome: d.httpStatus !== null ? `HTTP ${d.httpStatus}` : (d.networkError ?? '—'),
           })),
         })),
       },
     );
+  }
+}
+
+/** A delivery's state in a person's words (the API says the job's status). */
+function deliveryLabel(status: string, attempts: number): string {
+  switch (status) {
+    case 'succeeded':
+      return 'delivered';
+    case 'dead':
+      return 'failed';
+    case 'scheduled':
+      return attempts > 0 ? 'retrying' : 'waiting';
+    case 'in_progress':
+      return 'sending';
+    default:
+      return status; // paused, cancelled, discarded
   }
 }
