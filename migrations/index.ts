@@ -23,6 +23,7 @@ import { TablesByOwner1765910000000 } from './1765910000000-tables-by-owner';
 import { ThreadsOfTwo1765930000000 } from './1765930000000-threads-of-two';
 import { Mastodon1765940000000 } from './1765940000000-mastodon';
 import { MastodonOAuth1765950000000 } from './1765950000000-mastodon-oauth';
+import { Approvals1765960000000 } from './1765960000000-approvals';
 import { EventWebhooks1765990000000 } from './1765990000000-event-webhooks';
 
 /** Every migration, in order. Listed explicitly so the build and the tests load the same set. */
@@ -52,5 +53,6 @@ export const MIGRATIONS = [
   ThreadsOfTwo1765930000000,
   Mastodon1765940000000,
   MastodonOAuth1765950000000,
+  Approvals1765960000000,
   EventWebhooks1765990000000,
 ];

@@ -15,6 +15,7 @@ import { AccountsModule } from './accounts/accounts.module';
 import { DeadLetterModule } from './dead-letter/dead-letter.module';
 import { EventSubscriptionsModule } from './event-subscriptions/event-subscriptions.module';
 import { JobsModule } from './jobs/jobs.module';
+import { ApprovalsModule } from './approvals/approvals.module';
 import { PostsModule } from './posts/posts.module';
 import { WorkerModule } from './worker/worker.module';
 import { NotificationsModule } from './notifications/notifications.module';
@@ -41,6 +42,7 @@ export class AppModule {
         ApiGuardModule,
         AccountsModule,
         PostsModule,
+        ApprovalsModule,
         JobsModule,
         DeadLetterModule,
         EventSubscriptionsModule,

@@ -484,6 +484,7 @@ describe('the job lifecycle on PostgreSQL', () => {
       scheduledAt: new Date(),
       publishBy: null,
       draftTargets: null,
+      approval: null,
       createdAt: new Date(),
       updatedAt: new Date(),
     };

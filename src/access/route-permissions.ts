@@ -44,6 +44,11 @@ export const ROUTE_PERMISSIONS = {
   'GET /v1/posts/:id': 'read',
   'PATCH /v1/posts/:id': 'edit',
   'DELETE /v1/posts/:id': 'edit',
+  // Approvals: an editor submits; owners decide (under mode everyone, not on their own posts: the service's 403).
+  'POST /v1/posts/:id/submit': 'edit',
+  'POST /v1/posts/:id/approve': 'own',
+  'POST /v1/posts/:id/reject': 'own',
+  'GET /v1/posts/:id/approvals': 'read',
 
   'GET /v1/jobs/:id': 'read',
   'POST /v1/jobs/:id/retry': 'edit',
@@ -57,6 +62,8 @@ export const ROUTE_PERMISSIONS = {
 
   'GET /v1/settings/notifications': 'read',
   'PUT /v1/settings/notifications': 'own',
+  'GET /v1/settings/approvals': 'read',
+  'PUT /v1/settings/approvals': 'own',
   // A preview sends and records nothing.
   'POST /v1/digest/preview': 'read',
 

@@ -42,10 +42,17 @@ export function postScheduled(input: {
   };
 }
 
+/** Who took an approval step: a person, an API key, or a reviewer of a client review link. */
+export interface EventActor {
+  kind: string;
+  id: string;
+  label: string;
+}
+
 /** The approvals' events (docs/events.md): who asked or decided, and the comment of a rejection. */
 export function approvalEvent(
   type: Extract<EventType, 'post.approval_requested' | 'post.approved' | 'post.rejected'>,
-  input: { workspaceId: string; postId: string; actor: string | null; comment?: string | null; now: Date; id?: string },
+  input: { workspaceId: string; postId: string; actor: EventActor | null; comment?: string | null; now: Date; id?: string },
 ): NewEvent {
   return {
     workspaceId: input.workspaceId,

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { Sql } from '../database/db';
 import { EnqueuedEvents, JobLifecycle, NewEvent } from '../queue/job-lifecycle.service';
-import { approvalEvent, postScheduled, ScheduledTarget } from './event-shapes';
+import { approvalEvent, EventActor, postScheduled, ScheduledTarget } from './event-shapes';
 
-export type { ScheduledTarget } from './event-shapes';
+export type { EventActor, ScheduledTarget } from './event-shapes';
 
 /**
  * Herald's own events, written in the transaction of the change they report (docs/events.md
@@ -19,7 +19,8 @@ export type { ScheduledTarget } from './event-shapes';
  *   worker's round, the crash recovery, the deadline sweep: src/queue/job-store.service.ts);
  * - account.needs_reauth: the worker's round that decides it (the same place);
  *   account.recovered: the accounts module, in the transaction that reactivates the account;
- * - post.approval_requested, post.approved, post.rejected: the approvals (`approval`).
+ * - post.approval_requested, post.approved, post.rejected: the approval policy, in the
+ *   transaction that records the step (ApprovalPolicyService.recordStep: every step goes through it).
  */
 @Injectable()
 export class EventsService {
@@ -54,7 +55,7 @@ export class EventsService {
   approval(
     q: Sql,
     type: 'post.approval_requested' | 'post.approved' | 'post.rejected',
-    input: { workspaceId: string; postId: string; actor: string | null; comment?: string | null; now: Date },
+    input: { workspaceId: string; postId: string; actor: EventActor | null; comment?: string | null; now: Date },
   ): Promise<number> {
     return this.lifecycle.enqueueEvents(q, { events: [approvalEvent(type, input)] });
   }

@@ -1,7 +1,7 @@
 import type Mail from 'nodemailer/lib/mailer';
 
-export type MailKind = 'digest' | 'alert' | 'invitation' | 'password_reset' | 'recipient_confirmation';
-export const MAIL_KINDS: readonly MailKind[] = ['digest', 'alert', 'invitation', 'password_reset', 'recipient_confirmation'];
+export type MailKind = 'digest' | 'alert' | 'invitation' | 'password_reset' | 'recipient_confirmation' | 'approval';
+export const MAIL_KINDS: readonly MailKind[] = ['digest', 'alert', 'invitation', 'password_reset', 'recipient_confirmation', 'approval'];
 
 /** A mail of the outbox, ready for a driver. */
 export interface OutgoingMail {

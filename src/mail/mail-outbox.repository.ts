@@ -48,6 +48,15 @@ export class MailOutboxRepository {
     );
   }
 
+  /** Mails of `kind` the workspace wrote since `since` (mail_outbox_approval_mails serves the approval kind). */
+  async countSince(runner: Sql, workspaceId: string, kind: MailKind, since: Date): Promise<number> {
+    const rows = await runner.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM mail_outbox WHERE workspace_id = $1 AND kind = $2 AND created_at > $3`,
+      [workspaceId, kind, since],
+    );
+    return rows[0].n;
+  }
+
   /**
    * Leases up to `limit` mails that are due: pending ones whose time has come, and ones whose
    * sender's lease ran out (it died or hung mid-conversation; the try it started counts).

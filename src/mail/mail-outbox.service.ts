@@ -4,6 +4,7 @@ import { SecretBox } from '../common/crypto/secret-box';
 import type { Sql } from '../database/db';
 import { MailOutboxRepository } from './mail-outbox.repository';
 import { sealBody } from './mail-seal';
+import type { MailKind } from './mail-driver';
 import type { MailState, NewMail } from './mail.types';
 
 /**
@@ -24,6 +25,11 @@ export class MailOutbox {
     const id = randomUUID();
     await this.outbox.enqueue(runner, id, { ...mail, ...sealBody(this.box, id, mail.kind, mail) });
     return id;
+  }
+
+  /** How many mails of `kind` the workspace wrote since `since` (a daily limit counts them), in `runner`'s transaction. */
+  countSince(runner: Sql, workspaceId: string, kind: MailKind, since: Date): Promise<number> {
+    return this.outbox.countSince(runner, workspaceId, kind, since);
   }
 
   /** Where a mail stands (sent, failed, still trying). */

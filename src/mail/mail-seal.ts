@@ -19,6 +19,8 @@ const CARRIES_A_LINK: Record<MailKind, boolean> = {
   invitation: true,
   password_reset: true,
   recipient_confirmation: true,
+  // Its one link opens the settings page's approvals list (no token).
+  approval: false,
 };
 
 /** The kinds whose bodies are sealed while they wait and dropped once sent. */

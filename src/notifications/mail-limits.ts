@@ -16,6 +16,18 @@ export const CONFIRMATIONS_PER_DAY = 20;
 /** Alerts mailed in any 24 hours: per account, and per workspace. Events beyond are recorded as `capped`. */
 export const ALERTS_PER_ACCOUNT_PER_DAY = 4;
 export const ALERTS_PER_WORKSPACE_PER_DAY = 20;
+/**
+ * Approval mails (to owners: a post waits; to an author: the decision) mailed per workspace in any
+ * 24 hours (ALERT_WINDOW_MS). Beyond it the step is still recorded and shown on the page; only the
+ * mail is left out (the approvals list is the place to look).
+ */
+export const APPROVAL_MAILS_PER_WORKSPACE_PER_DAY = 50;
+
+/** May one more approval mail be written, given how many the workspace wrote in the window? */
+export function approvalMailAllowed(mailedInWindow: number, cap = APPROVAL_MAILS_PER_WORKSPACE_PER_DAY): boolean {
+  return mailedInWindow < cap;
+}
+
 /** The window both alert limits count over. */
 export const ALERT_WINDOW_MS = 86_400_000;
 

@@ -99,6 +99,14 @@ export class PeopleRepository {
     return rows.map((r) => r.id);
   }
 
+  /** The workspace's active owners (the approval mails go to them). */
+  activeOwners(workspaceId: string, q: Sql = this.db): Promise<PersonRow[]> {
+    return q.query<PersonRow>(
+      `SELECT ${PERSON} FROM people WHERE workspace_id = $1 AND role = 'owner' AND removed_at IS NULL ORDER BY id`,
+      [workspaceId],
+    );
+  }
+
   async countActive(workspaceId: string, q: Sql = this.db): Promise<number> {
     const rows = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM people WHERE workspace_id = $1 AND removed_at IS NULL`, [
       workspaceId,

@@ -87,6 +87,17 @@ export class PeopleService {
     return toPersonView(person);
   }
 
+  /** The workspace's active owners, with their addresses (approval mails). */
+  async owners(workspaceId: string, q?: Sql): Promise<PersonView[]> {
+    return (await this.people.activeOwners(workspaceId, q)).map(toPersonView);
+  }
+
+  /** A person of the workspace while they are in it, else null (removed or unknown). */
+  async findActive(workspaceId: string, id: string, q?: Sql): Promise<PersonView | null> {
+    const person = await this.people.findActive(id, q);
+    return person && person.workspaceId === workspaceId ? toPersonView(person) : null;
+  }
+
   /** Open invitations; those whose inviter may no longer grant their role say `revoked`, as their links answer. */
   async listInvitations(workspaceId: string, limit = DEFAULT_PAGE_SIZE, cursor?: string, now = new Date()): Promise<Page<InvitationView>> {
     const rows = await this.people.listOpenInvitations(workspaceId, decodeCursor(cursor), limit);

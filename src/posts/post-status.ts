@@ -6,4 +6,13 @@ import type { PostStatusFromJobs } from '../queue/post-status';
  * (docs/api.md "Concepts") by the queue's one derivation, in TypeScript and in SQL from one table
  * of rules (queue/post-status.ts).
  */
-export type PostStatus = 'draft' | PostStatusFromJobs;
+export type PostStatus = 'draft' | 'pending_approval' | 'expired' | PostStatusFromJobs;
+
+/**
+ * A post without jobs says its status itself: `pending_approval` while it waits for an owner's
+ * decision, `expired` when it was approved after its deadline (nothing published), `draft`
+ * otherwise (approvals: src/approval-policy/approval-transitions.ts).
+ */
+export function heldStatus(approval: 'pending' | 'expired' | null): 'draft' | 'pending_approval' | 'expired' {
+  return approval === 'pending' ? 'pending_approval' : approval === 'expired' ? 'expired' : 'draft';
+}

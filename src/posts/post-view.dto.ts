@@ -27,7 +27,7 @@ export class PostDto implements PostView {
     enum: POST_STATUSES,
     enumName: 'PostStatus',
     description:
-      'draft: kept without a time, no jobs yet (see draftTargets); otherwise derived from its jobs: cancelled (all cancelled), published (all others succeeded), failed (all others dead or discarded), partially_failed (some succeeded, the rest dead or discarded), scheduled (no attempt started), publishing (otherwise)',
+      "draft: kept without a time, no jobs yet (see draftTargets); pending_approval: waits for an owner's approval, no jobs yet (see draftTargets; scheduledAt is the time asked for, null: when approved); expired: approved after its deadline, nothing was published; otherwise derived from its jobs: cancelled (all cancelled), published (all others succeeded), failed (all others dead or discarded), partially_failed (some succeeded, the rest dead or discarded), scheduled (no attempt started), publishing (otherwise)",
   })
   status!: PostStatus;
 

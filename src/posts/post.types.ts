@@ -15,8 +15,14 @@ export interface PostRow {
   /** null for a draft (and only for a draft). */
   scheduledAt: Date | null;
   publishBy: Date | null;
-  /** The accounts a draft will go to once scheduled; null for every post that is not a draft. */
+  /** The accounts a draft will go to once scheduled; null for every post that has jobs. */
   draftTargets: DraftTarget[] | null;
+  /**
+   * `pending`: waits for approval (no jobs; draftTargets kept, scheduledAt/publishBy as asked,
+   * scheduledAt null meaning "when approved"); `expired`: approved after its deadline, never
+   * published; null otherwise.
+   */
+  approval: 'pending' | 'expired' | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -31,7 +37,7 @@ export interface DraftTarget {
 }
 
 /** A post that is not a draft (it has a time and jobs). */
-export type ScheduledPostRow = PostRow & { scheduledAt: Date; draftTargets: null };
+export type ScheduledPostRow = PostRow & { scheduledAt: Date; draftTargets: null; approval: null };
 
 export interface PostView {
   id: string;

@@ -317,7 +317,17 @@ export class UpdatePostDto {
   metadata?: Record<string, unknown> | null;
 }
 
-export const POST_STATUSES = ['draft', 'scheduled', 'publishing', 'published', 'partially_failed', 'failed', 'cancelled'] as const;
+export const POST_STATUSES = [
+  'draft',
+  'pending_approval',
+  'expired',
+  'scheduled',
+  'publishing',
+  'published',
+  'partially_failed',
+  'failed',
+  'cancelled',
+] as const;
 
 export class ListPostsQuery extends PageQuery {
   @ApiPropertyOptional({ enum: POST_STATUSES, enumName: 'PostStatus' })

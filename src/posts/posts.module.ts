@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ApprovalPolicyModule } from '../approval-policy/approval-policy.module';
 import { AuditModule } from '../audit/audit.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { EventsModule } from '../events/events.module';
@@ -8,14 +9,23 @@ import { IdempotencyPurgeService } from './idempotency-purge.service';
 import { IdempotencyRepository } from './idempotency.repository';
 import { LinkCardQuotaRepository } from './link-card-quota.repository';
 import { LinkCardService } from './link-card.service';
+import { PostApprovals } from './post-approvals.service';
 import { PostsController } from './posts.controller';
 import { PostsRepository } from './posts.repository';
 import { PostsService } from './posts.service';
 
 @Module({
-  imports: [AccountsModule, AuditModule, EventsModule, MediaModule, QueueCoreModule],
+  imports: [AccountsModule, ApprovalPolicyModule, AuditModule, EventsModule, MediaModule, QueueCoreModule],
   controllers: [PostsController],
-  providers: [PostsRepository, IdempotencyRepository, PostsService, IdempotencyPurgeService, LinkCardQuotaRepository, LinkCardService],
-  exports: [PostsService, LinkCardService],
+  providers: [
+    PostApprovals,
+    PostsRepository,
+    IdempotencyRepository,
+    PostsService,
+    IdempotencyPurgeService,
+    LinkCardQuotaRepository,
+    LinkCardService,
+  ],
+  exports: [PostsService, PostApprovals, LinkCardService],
 })
 export class PostsModule {}

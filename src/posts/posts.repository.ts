@@ -8,7 +8,7 @@ import type { PostStatus } from './post-status';
 
 const POST_COLUMNS = `
   p.id, p.workspace_id AS "workspaceId", p.text, p.title, p.link, p.media, p.metadata, p.thread,
-  p.scheduled_at AS "scheduledAt", p.publish_by AS "publishBy", p.draft_targets AS "draftTargets",
+  p.scheduled_at AS "scheduledAt", p.publish_by AS "publishBy", p.draft_targets AS "draftTargets", p.approval,
   p.created_at AS "createdAt", p.updated_at AS "updatedAt"`;
 
 export interface PostFilter {
@@ -75,12 +75,15 @@ export class PostsRepository {
     return { events: row?.events ?? 0 };
   }
 
-  /** A draft: the post alone, no jobs (the Idempotency-Key's answer in the same statement). */
-  async createDraft(post: PostRow, idempotency: { key: string; status: number; body: unknown } | null): Promise<void> {
-    await this.db.query(
+  /**
+   * A draft, or a post waiting for approval: the post alone, no jobs (the Idempotency-Key's answer
+   * in the same statement), in `m`'s transaction when given.
+   */
+  async createDraft(post: PostRow, idempotency: { key: string; status: number; body: unknown } | null, m: Sql = this.db): Promise<void> {
+    await m.query(
       `WITH p AS (
-         INSERT INTO posts (id, workspace_id, text, title, link, media, metadata, thread, scheduled_at, publish_by, draft_targets, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $13, NULL, NULL, $11, $12, $12)
+         INSERT INTO posts (id, workspace_id, text, title, link, media, metadata, thread, scheduled_at, publish_by, draft_targets, approval, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $13, $14, $15, $11, $16, $12, $12)
        )
        UPDATE idempotency_keys SET state = 'completed', response_status = $9, response_body = $10
        WHERE workspace_id = $2 AND key = $8 AND $8::text IS NOT NULL`,
@@ -98,6 +101,9 @@ export class PostsRepository {
         JSON.stringify(post.draftTargets),
         post.createdAt,
         post.thread === null ? null : JSON.stringify(post.thread),
+        post.scheduledAt,
+        post.publishBy,
+        post.approval,
       ],
     );
   }
@@ -115,7 +121,7 @@ export class PostsRepository {
         sql`UPDATE posts SET text = ${param(post.text)}, title = ${param(post.title)}, link = ${param(post.link)},
                         media = ${param(JSON.stringify(post.media))}, metadata = ${param(post.metadata)},
                         scheduled_at = ${param(post.scheduledAt)}, publish_by = ${param(post.publishBy)},
-                        thread = ${param(post.thread === null ? null : JSON.stringify(post.thread))}, draft_targets = NULL, updated_at = now()
+                        thread = ${param(post.thread === null ? null : JSON.stringify(post.thread))}, draft_targets = NULL, approval = NULL, updated_at = now()
        WHERE workspace_id = ${param(post.workspaceId)} AND id = ${param(post.id)} AND draft_targets IS NOT NULL
        RETURNING (SELECT count(*) FROM ${jobs.rows})::text AS n`,
       ),
@@ -124,7 +130,7 @@ export class PostsRepository {
     return rows.length === 1;
   }
 
-  /** A draft deleted (it never had jobs: nothing of it was queued or sent). */
+  /** A draft deleted (it never had jobs: nothing of it was queued or sent); a post waiting for approval, or expired, too. */
   async deleteDraft(m: Sql, workspaceId: string, id: string): Promise<void> {
     await m.query(`DELETE FROM posts WHERE workspace_id = $1 AND id = $2 AND draft_targets IS NOT NULL`, [workspaceId, id]);
   }
@@ -160,7 +166,7 @@ export class PostsRepository {
          AND (${micros}::bigint IS NULL OR (p.created_at, p.id) < ('epoch'::timestamptz + ${micros}::bigint * interval '1 microsecond', ${param(after?.id ?? null)}::uuid))
          AND (${from}::timestamptz IS NULL OR p.scheduled_at >= ${from})
          AND (${to}::timestamptz IS NULL OR p.scheduled_at < ${to})
-         AND (${status}::text IS NULL OR (CASE WHEN p.draft_targets IS NOT NULL THEN 'draft' ELSE ${statusFromJobs(sql`p.id`)} END) = ${status})
+         AND (${status}::text IS NULL OR (CASE WHEN p.approval = 'pending' THEN 'pending_approval' WHEN p.approval = 'expired' THEN 'expired' WHEN p.draft_targets IS NOT NULL THEN 'draft' ELSE ${statusFromJobs(sql`p.id`)} END) = ${status})
        ORDER BY p.created_at DESC, p.id DESC LIMIT ${param(limit + 1)}`,
     );
     return this.db.query(text, values);
@@ -169,7 +175,7 @@ export class PostsRepository {
   async update(m: Sql, post: PostRow): Promise<void> {
     await m.query(
       `UPDATE posts SET text = $3, title = $4, link = $5, media = $6, metadata = $7, scheduled_at = $8, publish_by = $9, thread = $10,
-                        draft_targets = $11, updated_at = now()
+                        draft_targets = $11, approval = $12, updated_at = now()
        WHERE workspace_id = $1 AND id = $2`,
       [
         post.workspaceId,
@@ -183,6 +189,7 @@ export class PostsRepository {
         post.publishBy,
         post.thread === null ? null : JSON.stringify(post.thread),
         post.draftTargets === null ? null : JSON.stringify(post.draftTargets),
+        post.approval,
       ],
     );
   }

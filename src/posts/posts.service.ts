@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { AuthContext } from '../access/auth-context';
+import { ApprovalPolicyService } from '../approval-policy/approval-policy.service';
+import { ApprovalOperation, ApprovalState, approvalTransition } from '../approval-policy/approval-transitions';
 import { AuditService } from '../audit/audit.service';
 import { diffFields } from '../audit/audit.types';
 import { canonicalHash } from '../common/canonical-json';
@@ -21,6 +23,8 @@ import { derivePostStatus } from '../queue/post-status';
 import type { NewJob } from '../queue/queue.types';
 import { IdempotencyRepository } from './idempotency.repository';
 import { limitsFor, validateForPlatform, validateThreadForPlatform } from './platform-rules';
+import { approvalStateOf } from './approval-state';
+import { heldStatus } from './post-status';
 import type { DraftTarget, PostRow, PostView, ScheduledPostRow } from './post.types';
 import type { CreatePostDto, ListPostsQuery, ThreadPartDto, UpdatePostDto } from './posts.dto';
 import { PostsRepository } from './posts.repository';
@@ -42,6 +46,7 @@ export class PostsService {
     private readonly reads: JobReads,
     private readonly media: MediaService,
     private readonly audit: AuditService,
+    private readonly approvals: ApprovalPolicyService,
     private readonly events: EventsService,
   ) {}
 
@@ -198,6 +203,15 @@ export class PostsService {
       dto.link ?? null,
       thread,
     );
+    // Where a post would be scheduled: one that needs approval waits for it instead (no jobs).
+    if (await this.approvals.required(auth)) {
+      return this.createPending(
+        auth,
+        dto,
+        { scheduledAt: dto.scheduledAt ? scheduledAt : null, publishBy, media, thread: thread.thread },
+        idempotencyKey,
+      );
+    }
 
     const post: ScheduledPostRow = {
       id: randomUUID(),
@@ -211,6 +225,7 @@ export class PostsService {
       scheduledAt,
       publishBy,
       draftTargets: null,
+      approval: null,
       createdAt: now,
       updatedAt: now,
     };
@@ -313,6 +328,7 @@ export class PostsService {
       scheduledAt: null,
       publishBy: null,
       draftTargets,
+      approval: null,
       createdAt: now,
       updatedAt: now,
     };
@@ -324,6 +340,49 @@ export class PostsService {
       subjectId: post.id,
       summary: `Saved a draft for ${plural(draftTargets.length, 'account')}: “${excerptOf(post.text)}”`,
       after: { ...postFields(post), accounts: draftTargets.map((t) => t.accountId) },
+    });
+    return view;
+  }
+
+  /**
+   * A new post that needs approval (checked as a scheduled one): kept with its accounts and the
+   * time asked for (none: it goes out when approved), no jobs; its step, the owners' mail and the
+   * audit entry in the same transaction. The answer is 201 with status pending_approval.
+   */
+  private async createPending(
+    auth: AuthContext,
+    dto: CreatePostDto,
+    held: { scheduledAt: Date | null; publishBy: Date | null; media: string[]; thread: ThreadPart[] | null },
+    idempotencyKey?: string,
+  ): Promise<PostView> {
+    const now = new Date();
+    const post: PostRow = {
+      id: randomUUID(),
+      workspaceId: auth.workspaceId,
+      text: dto.text,
+      title: dto.title ?? null,
+      link: dto.link ?? null,
+      media: held.media,
+      metadata: dto.metadata ?? null,
+      thread: held.thread,
+      scheduledAt: held.scheduledAt,
+      publishBy: held.publishBy,
+      draftTargets: draftTargetsOf(dto.targets),
+      approval: 'pending',
+      createdAt: now,
+      updatedAt: now,
+    };
+    const view = this.toView(post, []);
+    await this.posts.transaction(async (m) => {
+      await this.posts.createDraft(post, idempotencyKey === undefined ? null : { key: idempotencyKey, status: 201, body: view }, m);
+      await this.audit.record(m, auth, {
+        kind: 'post',
+        action: 'create',
+        subjectId: post.id,
+        summary: `Wrote a post for ${plural(post.draftTargets?.length ?? 0, 'account')}, to be approved: “${excerptOf(post.text)}”`,
+        after: { ...postFields(post), accounts: (post.draftTargets ?? []).map((t) => t.accountId) },
+      });
+      await this.approvals.hold(m, auth, { postId: post.id, text: post.text, step: 'submitted' });
     });
     return view;
   }
@@ -345,7 +404,7 @@ export class PostsService {
   private toView(post: PostRow, jobs: JobRow[]): PostView {
     return {
       id: post.id,
-      status: post.draftTargets !== null ? 'draft' : derivePostStatus(jobs),
+      status: post.draftTargets !== null ? heldStatus(post.approval) : derivePostStatus(jobs),
       text: post.text,
       title: post.title,
       link: post.link,
@@ -398,6 +457,7 @@ export class PostsService {
       const jobs = await this.lifecycle.lockPostJobs(m, workspaceId, id);
       const post = await this.posts.find(workspaceId, id, m, true);
       if (!post) throw notFound('post', id);
+      if (post.approval === 'expired') throw conflict(refusal('expired', 'edit'));
       if (post.draftTargets !== null) {
         woke = await this.updateDraft(m, auth, post, dto);
         return;
@@ -407,6 +467,7 @@ export class PostsService {
           "targets can be changed only on a draft: a scheduled post's accounts are fixed (cancel it and schedule a new one to change them)",
         );
       }
+      if (approvalStateOf(post, jobs) === 'cancelled') throw conflict(refusal('cancelled', 'edit'));
       const started = jobs.filter((j) => j.attemptCount > 0 || !['scheduled', 'paused'].includes(j.status));
       if (started.length > 0) {
         throw conflict(
@@ -419,6 +480,7 @@ export class PostsService {
         scheduledAt: dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : (post.scheduledAt as Date),
         publishBy: dto.publishBy === undefined ? post.publishBy : dto.publishBy === null ? null : parseInstant(dto.publishBy, 'publishBy'),
         draftTargets: null,
+        approval: null,
       };
       this.validateSchedule(next.scheduledAt, next.publishBy, now);
       const mediaInfo = await this.resolveMedia(workspaceId, next.media);
@@ -446,6 +508,20 @@ export class PostsService {
         next.link,
         thread,
       );
+      if (await this.approvals.required(auth, m)) {
+        // An edit of a post that needs approval needs it again: back to waiting, its jobs removed here.
+        if ((await this.lifecycle.withdrawPost(m, workspaceId, id)) !== jobs.length) throw conflict('a job of this post started meanwhile');
+        await this.posts.update(m, { ...next, draftTargets: targetsOfJobs(waiting), approval: 'pending' });
+        await this.audit.record(m, auth, {
+          kind: 'post',
+          action: 'update',
+          subjectId: id,
+          summary: `Edited the post “${excerptOf(next.text)}”`,
+          ...diffFields(postFields(post), postFields(next)),
+        });
+        await this.approvals.hold(m, auth, { postId: id, text: next.text, step: 'resubmitted' });
+        return;
+      }
       await this.posts.update(m, next);
       // Each job keeps its own settings (its text override, a Mastodon target's visibility and content warning).
       await this.lifecycle.reschedulePost(m, id, next.scheduledAt, next.publishBy, (override, previous) =>
@@ -473,7 +549,9 @@ export class PostsService {
    */
   private async updateDraft(m: Sql, auth: AuthContext, post: PostRow, dto: UpdatePostDto): Promise<Date | null> {
     const workspaceId = auth.workspaceId;
-    const scheduling = dto.status === 'scheduled';
+    // A post waiting for approval is edited as one being scheduled (its time may change), and keeps waiting.
+    const pending = post.approval === 'pending';
+    const scheduling = dto.status === 'scheduled' || pending;
     if (!scheduling && (dto.scheduledAt !== undefined || dto.publishBy !== undefined)) {
       throw invalidInput('a draft has no time: send status "scheduled" with scheduledAt (default: now) to schedule it');
     }
@@ -500,32 +578,111 @@ export class PostsService {
       return null;
     }
     const now = new Date();
-    const scheduledAt = dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : now;
-    const publishBy = dto.publishBy ? parseInstant(dto.publishBy, 'publishBy') : null;
+    const asked = dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : pending ? post.scheduledAt : null;
+    const scheduledAt = asked ?? now;
+    const publishBy =
+      dto.publishBy === undefined
+        ? pending
+          ? post.publishBy
+          : null
+        : dto.publishBy === null
+          ? null
+          : parseInstant(dto.publishBy, 'publishBy');
     this.validateSchedule(scheduledAt, publishBy, now);
-    const { jobs, checks, mastodon } = await this.buildJobs(workspaceId, draftTargets);
-    this.checkPlatforms(
-      checks.map((c) => ({ ...c, text: c.text ?? content.text })),
-      mediaInfo,
-      content.link,
-      thread,
-    );
-    jobs.sort((a, b) => (a.id < b.id ? -1 : 1));
-    const next: ScheduledPostRow = { ...content, scheduledAt, publishBy, draftTargets: null };
-    const enqueue = this.lifecycle.enqueue({ workspaceId, postId: post.id, runAt: scheduledAt, publishBy, createdAt: now, jobs }, (j) =>
-      this.payload(next, j.textOverride, mastodon.get(j.id)),
-    );
-    if (!(await this.posts.scheduleDraft(m, next, enqueue))) throw conflict('this draft was scheduled meanwhile');
-    await this.events.postScheduled(m, { workspaceId, postId: post.id, scheduledAt, publishBy, targets: scheduledTargets(jobs), now });
+    if (pending || (await this.approvals.required(auth, m))) {
+      // Where the draft would be scheduled: it waits for approval instead (checked as it would be scheduled).
+      this.checkHeld(await this.buildJobs(workspaceId, draftTargets), content, mediaInfo, thread);
+      const held: PostRow = { ...content, scheduledAt: asked, publishBy, draftTargets, approval: 'pending' };
+      await this.posts.update(m, held);
+      const changes = diffFields(postFields(post), postFields(held));
+      if (pending && Object.keys(changes.after).length > 0) {
+        await this.audit.record(m, auth, {
+          kind: 'post',
+          action: 'update',
+          subjectId: post.id,
+          summary: `Edited the post “${excerptOf(held.text)}”, waiting for approval`,
+          ...changes,
+        });
+      }
+      if (!pending) await this.approvals.hold(m, auth, { postId: post.id, text: held.text, step: 'submitted' });
+      return null;
+    }
+    const { jobs } = await this.writeJobs(m, { ...content, draftTargets }, scheduledAt, publishBy, now);
     await this.audit.record(m, auth, {
       kind: 'post',
       action: 'schedule',
       subjectId: post.id,
-      summary: `Scheduled the draft “${excerptOf(next.text)}” for ${plural(jobs.length, 'account')}`,
+      summary: `Scheduled the draft “${excerptOf(content.text)}” for ${plural(jobs.length, 'account')}`,
       before: { scheduledAt: null },
-      after: { ...postFields(next), accounts: jobs.map((j) => j.accountId) },
+      after: { ...postFields({ ...content, scheduledAt, publishBy }), accounts: jobs.map((j) => j.accountId) },
     });
     return jobs.some((j) => j.status === 'scheduled') ? scheduledAt : null;
+  }
+
+  /** The platform checks of a held post's targets, as scheduling would run them (nothing written). */
+  private checkHeld(
+    built: BuiltJobs,
+    content: PostRow,
+    mediaInfo: MediaInfo[],
+    thread: { thread: ThreadPart[] | null; media: MediaInfo[][] },
+  ): void {
+    this.checkPlatforms(
+      built.checks.map((c) => ({ ...c, text: c.text ?? content.text })),
+      mediaInfo,
+      content.link,
+      thread,
+    );
+  }
+
+  /**
+   * A held post (a draft, or a post waiting for approval) scheduled: its jobs checked and written in
+   * the statement that clears its draft targets and approval state (PostsRepository.scheduleDraft),
+   * in `m`. A 409 when it was no longer held. The caller wakes workers after the commit
+   * (`jobsAdded`) when a job is due to run.
+   */
+  async writeJobs(
+    m: Sql,
+    content: PostRow,
+    scheduledAt: Date,
+    publishBy: Date | null,
+    now = new Date(),
+  ): Promise<{ jobs: NewJob[]; wake: Date | null }> {
+    const workspaceId = content.workspaceId;
+    const { jobs, mastodon } = await this.checkSchedulable(content);
+    jobs.sort((a, b) => (a.id < b.id ? -1 : 1));
+    const next: ScheduledPostRow = { ...content, scheduledAt, publishBy, draftTargets: null, approval: null };
+    const enqueue = this.lifecycle.enqueue({ workspaceId, postId: content.id, runAt: scheduledAt, publishBy, createdAt: now, jobs }, (j) =>
+      this.payload(next, j.textOverride, mastodon.get(j.id)),
+    );
+    if (!(await this.posts.scheduleDraft(m, next, enqueue))) throw conflict('this post was scheduled meanwhile');
+    // post.scheduled (a draft scheduled, a post approved), committed with its jobs (docs/events.md).
+    await this.events.postScheduled(m, { workspaceId, postId: content.id, scheduledAt, publishBy, targets: scheduledTargets(jobs), now });
+    return { jobs, wake: jobs.some((j) => j.status === 'scheduled') ? scheduledAt : null };
+  }
+
+  /**
+   * A held post checked as scheduling it would check it (its accounts still the workspace's, the
+   * platform limits); nothing is written. The jobs it would get.
+   */
+  async checkSchedulable(content: PostRow): Promise<BuiltJobs> {
+    const workspaceId = content.workspaceId;
+    const mediaInfo = await this.resolveMedia(workspaceId, content.media);
+    const thread = await this.resolveThread(workspaceId, content.thread?.map((p) => ({ ...p, link: p.link ?? undefined })) ?? null);
+    const built = await this.buildJobs(workspaceId, content.draftTargets ?? []);
+    this.checkHeld(built, content, mediaInfo, thread);
+    return built;
+  }
+
+  /** Wakes workers for jobs written by `writeJobs`, after their commit. */
+  jobsAdded(at: Date): void {
+    this.lifecycle.jobsAdded(at);
+  }
+
+  /** A post with its jobs read in `m` (under the caller's locks), as the API shows it. */
+  async viewIn(m: Sql, workspaceId: string, id: string): Promise<{ post: PostRow; view: PostView } | null> {
+    const post = await this.posts.find(workspaceId, id, m);
+    if (!post) return null;
+    return { post, view: this.toView(post, await this.reads.jobsOfPosts(workspaceId, [id], m)) };
   }
 
   /** Cancels the post's waiting jobs; a draft (which has none) is deleted, and the answer is its last state, cancelled. */
@@ -539,11 +696,12 @@ export class PostsService {
       if (post.draftTargets !== null) {
         await this.posts.deleteDraft(m, workspaceId, id);
         deletedDraft = { ...this.toView(post, []), status: 'cancelled' };
+        const what = { pending: 'post waiting for approval', expired: 'expired post', none: 'draft' }[post.approval ?? 'none'];
         await this.audit.record(m, auth, {
           kind: 'post',
           action: 'cancel',
           subjectId: id,
-          summary: `Deleted the draft “${excerptOf(post.text)}”`,
+          summary: `Deleted the ${what} “${excerptOf(post.text)}”`,
         });
         return;
       }
@@ -557,6 +715,22 @@ export class PostsService {
     });
     return deletedDraft ?? this.get(workspaceId, id);
   }
+}
+
+/** The targets of a post's waiting jobs, as a held post keeps them (its accounts, each one's own text and Mastodon settings). */
+function targetsOfJobs(jobs: readonly JobRow[]): DraftTarget[] {
+  return jobs.map((j) => ({
+    accountId: j.accountId,
+    ...(j.textOverride !== null ? { text: j.textOverride } : {}),
+    ...(j.payload.mastodon?.visibility ? { visibility: j.payload.mastodon.visibility } : {}),
+    ...(j.payload.mastodon?.spoilerText ? { spoilerText: j.payload.mastodon.spoilerText } : {}),
+  }));
+}
+
+/** The reason the approval table gives for refusing `op` from `state`. */
+function refusal(state: Exclude<ApprovalState, 'deleted'>, op: ApprovalOperation): string {
+  const outcome = approvalTransition(state, op, { approvalRequired: false, deadlinePassed: false });
+  return outcome.ok ? `cannot ${op} this post` : outcome.reason;
 }
 
 /** A request's targets as a post keeps them: the account id in lower case, the text override only when given. */
@@ -585,7 +759,7 @@ interface CheckedTarget {
 }
 
 /** New jobs, what the platform checks need of each, and the Mastodon settings by job id. */
-interface BuiltJobs {
+export interface BuiltJobs {
   jobs: NewJob[];
   checks: (Omit<CheckedTarget, 'text'> & { text: string | null })[];
   mastodon: Map<string, MastodonOptions>;

@@ -22,6 +22,7 @@ import { pauseAccountJobs } from './sql/pause-jobs';
 import { reschedulePostJobs } from './sql/reschedule-jobs';
 import { resumeAccountJobs } from './sql/resume-jobs';
 import { retryNow } from './sql/retry-now';
+import { withdrawPostJobs } from './sql/withdraw-jobs';
 import { RevivedJob, ReviveTarget, reviveDeadJobs } from './sql/revive-dead-jobs';
 
 export type { RevivedJob, ReviveTarget } from './sql/revive-dead-jobs';
@@ -139,6 +140,14 @@ export class JobLifecycle {
   /** cancel: the unstarted jobs of a deleted post. */
   cancelPost(q: Sql, workspaceId: string, postId: string): Promise<number> {
     return cancelPostJobs(q, workspaceId, postId);
+  }
+
+  /**
+   * withdraw: the unstarted jobs of a post that must be approved again, deleted (a post waiting for
+   * approval has none); the caller holds their locks. Returns how many were deleted.
+   */
+  withdrawPost(q: Sql, workspaceId: string, postId: string): Promise<number> {
+    return withdrawPostJobs(q, workspaceId, postId);
   }
 
   /** reschedule: a post edited before any job started (the caller holds the jobs' locks). */

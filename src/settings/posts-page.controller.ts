@@ -27,6 +27,8 @@ const JOB_WORDS: Record<JobStatus, string> = {
 
 const POST_WORDS: Record<PostView['status'], string> = {
   draft: 'Draft',
+  pending_approval: 'Waiting for approval',
+  expired: 'Expired: approved after its deadline',
   scheduled: 'Scheduled',
   publishing: 'Publishing',
   published: 'Published',

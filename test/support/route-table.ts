@@ -205,6 +205,20 @@ export const ROUTE_SPECS: Record<string, RouteSpec> = {
     foreignBody: (own, other) => ({ params: { id: own.postId }, body: { media: [other.mediaId] } }),
   },
   'DELETE /v1/posts/:id': { valid: (f) => ({ params: { id: f.postId } }) },
+  // The fixtures' post is scheduled (not a draft, not waiting for approval): the role is let in, the table refuses the move.
+  'POST /v1/posts/:id/submit': {
+    valid: (f) => ({ params: { id: f.postId } }),
+    permittedStatus: { status: 409, why: "the fixtures' post is scheduled, not a draft" },
+  },
+  'POST /v1/posts/:id/approve': {
+    valid: (f) => ({ params: { id: f.postId } }),
+    permittedStatus: { status: 409, why: "the fixtures' post is not waiting for approval" },
+  },
+  'POST /v1/posts/:id/reject': {
+    valid: (f) => ({ params: { id: f.postId }, body: { comment: 'Not this one.' } }),
+    permittedStatus: { status: 409, why: "the fixtures' post is not waiting for approval" },
+  },
+  'GET /v1/posts/:id/approvals': { valid: (f) => ({ params: { id: f.postId } }) },
 
   'GET /v1/jobs/:id': { valid: (f) => ({ params: { id: f.jobId } }) },
   'POST /v1/jobs/:id/retry': { valid: (f) => ({ params: { id: f.deadJobId } }) },
@@ -229,6 +243,8 @@ export const ROUTE_SPECS: Record<string, RouteSpec> = {
     }),
   },
   'POST /v1/digest/preview': { valid: () => ({}) },
+  'GET /v1/settings/approvals': { valid: () => ({}) },
+  'PUT /v1/settings/approvals': { valid: () => ({ body: { mode: 'editors', clientApproval: false } }) },
 
   'POST /v1/media': {
     valid: (_f, images) => ({ multipart: { fields: { alt: 'an image' }, file: { field: 'file', bytes: images.png, filename: 'a.png' } } }),

@@ -31,6 +31,8 @@ const JOB_WORDS: Record<string, string> = {
 
 const POST_WORDS: Record<PostView['status'], string> = {
   draft: 'Draft',
+  pending_approval: 'Waiting for approval',
+  expired: 'Expired',
   scheduled: 'Waiting',
   publishing: 'Sending',
   published: 'Sent',
