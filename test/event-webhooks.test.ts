@@ -205,6 +205,48 @@ describe('event webhooks', () => {
     expect(recovered.data).toMatchObject({ accountId: account.id, status: 'active' });
   });
 
+  it('sends post.approval_requested, post.approved (then post.scheduled) and post.rejected with the approval steps', async () => {
+    const r = await engine.receiver();
+    await subscribe(r.urlFor('/approvals'), ['post.approval_requested', 'post.approved', 'post.rejected', 'post.scheduled']);
+    const http = () => engine.t.http();
+    const editor = (await http().post('/v1/api-keys').set(bearer(engine.key)).send({ name: 'writer', role: 'editor' }).expect(201)).body
+      .key as string;
+    await http().put('/v1/settings/approvals').set(bearer(engine.key)).send({ mode: 'editors', clientApproval: false }).expect(200);
+    try {
+      const account = await engine.account(r.urlFor('/hook'));
+      const later = '2030-01-01T09:00:00.000Z';
+      const one = (
+        await http()
+          .post('/v1/posts')
+          .set(bearer(editor))
+          .send({ text: 'Needs a yes', scheduledAt: later, targets: [{ accountId: account.id }] })
+          .expect(201)
+      ).body;
+      const two = (
+        await http()
+          .post('/v1/posts')
+          .set(bearer(editor))
+          .send({ text: 'Needs a no', scheduledAt: later, targets: [{ accountId: account.id }] })
+          .expect(201)
+      ).body;
+      expect(one.status).toBe('pending_approval');
+      const requested = await waitForEvents(r, 'post.approval_requested', 2, '/approvals');
+      expect(requested.map((e) => e.data.postId).sort()).toEqual([one.id, two.id].sort());
+      expect(requested[0].data.by).toMatchObject({ kind: 'key' });
+
+      await http().post(`/v1/posts/${one.id}/approve`).set(bearer(engine.key)).send({}).expect(200);
+      await http().post(`/v1/posts/${two.id}/reject`).set(bearer(engine.key)).send({ comment: 'Not this week' }).expect(200);
+      const [approved] = await waitForEvents(r, 'post.approved', 1, '/approvals');
+      expect(approved.data).toMatchObject({ postId: one.id, by: { kind: 'key' } });
+      const [scheduled] = await waitForEvents(r, 'post.scheduled', 1, '/approvals');
+      expect(scheduled.data).toMatchObject({ postId: one.id, scheduledAt: later });
+      const [rejected] = await waitForEvents(r, 'post.rejected', 1, '/approvals');
+      expect(rejected.data).toMatchObject({ postId: two.id, comment: 'Not this week' });
+    } finally {
+      await http().put('/v1/settings/approvals').set(bearer(engine.key)).send({ mode: 'off', clientApproval: false }).expect(200);
+    }
+  });
+
   it('sends nothing a subscription did not ask for, and nothing to another workspace', async () => {
     const r = await engine.receiver();
     const onlyFailed = await subscribe(r.urlFor('/only-failed'), ['post.failed']);
