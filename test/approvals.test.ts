@@ -3,7 +3,6 @@ import { ApprovalsService } from '../src/approvals/approvals.service';
 import { DomainError, httpStatusFor } from '../src/common/errors';
 import { APPROVAL_MAILS_PER_WORKSPACE_PER_DAY } from '../src/notifications/mail-limits';
 import { PeopleService } from '../src/people/people.service';
-import type { CreatePostDto } from '../src/posts/posts.dto';
 import { PostsService } from '../src/posts/posts.service';
 import { bootTestApp, TestApp } from './support/app';
 import { bearer } from './support/config';
@@ -53,8 +52,10 @@ describe('approvals', () => {
   };
   /** A person's post, as the page makes it (PostsService with the person's context). */
   const personPost = async (auth: AuthContext, text: string) =>
-    (await t.app.get(PostsService).create(auth, { text, targets: [{ accountId: account }], scheduledAt: FUTURE } as CreatePostDto, {}))
-      .body as { id: string; status: string };
+    (await t.app.get(PostsService).create(auth, { text, targets: [{ accountId: account }], scheduledAt: FUTURE }, {})).body as {
+      id: string;
+      status: string;
+    };
   const mailsTo = (to: string, subject: RegExp, about = ''): ReceivedMail[] =>
     smtp.received.filter((m) => m.to.includes(to) && subject.test(m.parsed.subject ?? '') && (m.parsed.text ?? '').includes(about));
 

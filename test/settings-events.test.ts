@@ -60,7 +60,7 @@ describe('settings page: event webhooks, in a browser', () => {
     await waitForJob(t, t.adminKey, post.jobs[0].id, (j) => j.status === 'succeeded');
     const [event] = await eventually(
       'the post.published event',
-      async () => receiver.requests.filter((q) => q.path === '/events'),
+      () => Promise.resolve(receiver.requests.filter((q) => q.path === '/events')),
       (r) => r.length >= 1,
     );
     verifySignature(secret, event);
