@@ -50,7 +50,7 @@ export class EventWebhooks1765990000000 implements MigrationInterface {
     // One delivery of an event per endpoint (NULLs are distinct: posts' jobs are not concerned).
     await q.query(`ALTER TABLE job_payloads ADD CONSTRAINT job_payloads_event_account_key UNIQUE (event_id, account_id)`);
 
-    // The view gains the two columns at its end (CREATE OR REPLACE VIEW may only append).
+    // The view gains the two columns at its end: a replaced view keeps its columns and may only add some after them.
     await q.query(`
       CREATE OR REPLACE VIEW jobs AS
       SELECT s.job_id AS id, s.workspace_id, p.post_id, s.account_id, p.provider, s.status, s.run_at, s.publish_by,
