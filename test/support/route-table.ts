@@ -104,7 +104,8 @@ export async function createFixtures(t: TestApp, name: string): Promise<Fixtures
     if (res.status !== 201) throw new Error(`${role} key: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.key as string;
   };
-  const slug = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${ws.body.workspace.id.slice(0, 8)}`;
+  // At most 40 characters of the name: an address's local part is at most 64 (a long route's name made it longer).
+  const slug = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 40)}-${ws.body.workspace.id.slice(0, 8)}`;
   const ownerPersonId = await createFirstPerson(t, key, `owner-${slug}@example.test`, `${name} owner`);
   const person = await invitePerson(t, key, `editor-${slug}@example.test`, 'editor', `${name} editor`);
   const invitation = await t
