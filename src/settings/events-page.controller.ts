@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CreateEventSubscriptionDto } from '../event-subscriptions/event-subscriptions.dto';
 import { EventSubscriptionsService } from '../event-subscriptions/event-subscriptions.service';
+import { ParseIdPipe } from '../common/parse-id.pipe';
 import { EVENT_TYPES } from '../vocabulary/vocabulary';
 import { Public } from '../workspaces/auth';
 import type { PageSession } from '../people/session.types';
@@ -12,6 +13,9 @@ import { field } from './page-input';
 import { PageRenderer } from './page-renderer';
 import { PageRequest, requirePage } from './session/page-request';
 import { PageSessionGuard } from './session/page-session.guard';
+
+const endpointId = new ParseIdPipe('event subscription');
+const deliveryId = new ParseIdPipe('delivery');
 
 /** Deliveries shown per endpoint: the latest; the API lists up to 200. */
 const SHOWN_DELIVERIES = 10;
@@ -71,16 +75,16 @@ export class EventsPageController {
   }
 
   @Post(':id/deliveries/:deliveryId/retry')
-  async sendAgain(@Req() req: PageRequest, @Res() res: Response, @Param('id') id: string, @Param('deliveryId') deliveryId: string) {
+  async sendAgain(@Req() req: PageRequest, @Res() res: Response, @Param('id', endpointId) id: string, @Param('deliveryId', deliveryId) delivery: string) {
     const session = requirePage(req);
     await this.act(res, session, async () => {
-      const d = await this.subscriptions.sendAgain(session.auth, id, deliveryId);
+      const d = await this.subscriptions.sendAgain(session.auth, id, delivery);
       return `The ${d.eventType} event is queued to be sent again.`;
     });
   }
 
   @Post(':id/pause')
-  async pause(@Req() req: PageRequest, @Res() res: Response, @Param('id') id: string) {
+  async pause(@Req() req: PageRequest, @Res() res: Response, @Param('id', endpointId) id: string) {
     const session = requirePage(req);
     await this.act(res, session, async () => {
       const s = await this.subscriptions.update(session.auth, id, { paused: true });
@@ -89,7 +93,7 @@ export class EventsPageController {
   }
 
   @Post(':id/resume')
-  async resume(@Req() req: PageRequest, @Res() res: Response, @Param('id') id: string) {
+  async resume(@Req() req: PageRequest, @Res() res: Response, @Param('id', endpointId) id: string) {
     const session = requirePage(req);
     await this.act(res, session, async () => {
       const s = await this.subscriptions.update(session.auth, id, { paused: false });
@@ -98,7 +102,7 @@ export class EventsPageController {
   }
 
   @Post(':id/remove')
-  async remove(@Req() req: PageRequest, @Res() res: Response, @Param('id') id: string) {
+  async remove(@Req() req: PageRequest, @Res() res: Response, @Param('id', endpointId) id: string) {
     const session = requirePage(req);
     await this.act(res, session, async () => {
       await this.subscriptions.remove(session.auth, id);
