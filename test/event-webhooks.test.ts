@@ -1,3 +1,5 @@
+import { EventsService } from '../src/events/events.service';
+import { JobLifecycle } from '../src/queue/job-lifecycle.service';
 import { bearer } from './support/config';
 import { useEngine } from './support/engine';
 import { pollUntil } from './support/poll';
@@ -170,6 +172,10 @@ describe('event webhooks', () => {
       'the delivery is dead',
     );
     expect(dead.httpStatus).toBe(400);
+    // A delivery is a job: its attempts, as for any job.
+    const asJob = await http().get(`/v1/jobs/${dead.id}`).set(bearer(engine.key)).expect(200);
+    expect(asJob.body).toMatchObject({ id: dead.id, postId: null, accountId: sub.id, status: 'dead', idempotencyKey: dead.eventId });
+    expect(asJob.body.attempts.map((a: { httpStatus: number }) => a.httpStatus)).toEqual([400]);
     // Not among the failed posts: it is the endpoint's.
     const dlq = await http().get('/v1/dlq').set(bearer(engine.key)).expect(200);
     expect(dlq.body.data.map((j: { id: string }) => j.id)).not.toContain(dead.id);
@@ -245,6 +251,32 @@ describe('event webhooks', () => {
     } finally {
       await http().put('/v1/settings/approvals').set(bearer(engine.key)).send({ mode: 'off', clientApproval: false }).expect(200);
     }
+  });
+
+  it('writes no event for a change that rolled back, and one for a change that committed', async () => {
+    const r = await engine.receiver();
+    const sub = await subscribe(r.urlFor('/rollback'), ['post.approved']);
+    const events = engine.t.app.get(EventsService, { strict: false });
+    const lifecycle = engine.t.app.get(JobLifecycle, { strict: false });
+    const [{ workspace_id: workspaceId }] = await engine.sql<{ workspace_id: string }>(`SELECT workspace_id FROM accounts WHERE id = $1`, [
+      sub.id,
+    ]);
+    const step = (postId: string) => ({ workspaceId, postId, actor: null, now: new Date() });
+    await expect(
+      lifecycle.transaction(async (tx) => {
+        expect(await events.approval(tx, 'post.approved', step('rolled-back'))).toBe(1);
+        throw new Error('the change failed after its event was written');
+      }),
+    ).rejects.toThrow('the change failed');
+    expect(await lifecycle.transaction((tx) => events.approval(tx, 'post.approved', step('committed')))).toBe(1);
+
+    const [received] = await waitForEvents(r, 'post.approved', 1, '/rollback');
+    expect(received.data.postId).toBe('committed');
+    const rows = await engine.sql<{ post_id: string }>(
+      `SELECT payload->'event'->'data'->>'postId' AS post_id FROM jobs WHERE account_id = $1`,
+      [sub.id],
+    );
+    expect(rows).toEqual([{ post_id: 'committed' }]);
   });
 
   it('sends nothing a subscription did not ask for, and nothing to another workspace', async () => {
