@@ -75,7 +75,12 @@ export class EventsPageController {
   }
 
   @Post(':id/deliveries/:deliveryId/retry')
-  async sendAgain(@Req() req: PageRequest, @Res() res: Response, @Param('id', endpointId) id: string, @Param('deliveryId', deliveryId) delivery: string) {
+  async sendAgain(
+    @Req() req: PageRequest,
+    @Res() res: Response,
+    @Param('id', endpointId) id: string,
+    @Param('deliveryId', deliveryId) delivery: string,
+  ) {
     const session = requirePage(req);
     await this.act(res, session, async () => {
       const d = await this.subscriptions.sendAgain(session.auth, id, delivery);

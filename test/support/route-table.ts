@@ -105,7 +105,10 @@ export async function createFixtures(t: TestApp, name: string): Promise<Fixtures
     return res.body.key as string;
   };
   // At most 40 characters of the name: an address's local part is at most 64 (a long route's name made it longer).
-  const slug = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 40)}-${ws.body.workspace.id.slice(0, 8)}`;
+  const slug = `${name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 40)}-${ws.body.workspace.id.slice(0, 8)}`;
   const ownerPersonId = await createFirstPerson(t, key, `owner-${slug}@example.test`, `${name} owner`);
   const person = await invitePerson(t, key, `editor-${slug}@example.test`, 'editor', `${name} editor`);
   const invitation = await t
