@@ -3,8 +3,8 @@
  *
  * | role   | may                                                                                             |
  * |--------|-------------------------------------------------------------------------------------------------|
- * | owner  | everything in the workspace: people, API keys, notification recipients, accounts, posts, failed posts |
- * | editor | connect, reconnect, check, disable accounts; schedule, edit, cancel posts; edit, requeue, discard failed posts |
+ * | owner  | everything in the workspace: people, API keys, notification recipients, accounts, posts, failed posts; approve or reject posts waiting for approval, the approval mode |
+ * | editor | connect, reconnect, check, disable accounts; schedule, edit, cancel posts, submit them for approval; edit, requeue, discard failed posts |
  * | viewer | read everything the page and the API show, change nothing                                       |
  *
  * Which route needs what is route-permissions.ts, the one table both guards (API and page) read.
@@ -18,7 +18,9 @@ export const ROLES: readonly Role[] = ['owner', 'editor', 'viewer'];
  * - `public`: nobody needs to be logged in (the page's login, invitation and reset forms);
  * - `read`: any role;
  * - `edit`: editor or owner (accounts, posts, failed posts, media);
- * - `own`: owner (people, API keys, notification recipients, removing accounts, the audit trail);
+ * - `own`: owner (people, API keys, notification recipients, removing accounts, the audit trail,
+ *   approving or rejecting posts and the approval mode: under mode `everyone` an owner may not
+ *   approve their own post, which the approvals service refuses with a 403 of its own);
  * - `instance`: the operator's bootstrap key only (creating workspaces).
  */
 export type Permission = 'public' | 'read' | 'edit' | 'own' | 'instance';

@@ -132,6 +132,10 @@ export const ROUTE_PERMISSIONS = {
   'POST /settings/failed-posts/:jobId/discard': 'edit',
 
   'GET /settings/posts': 'read',
+  'GET /settings/approvals': 'read',
+  'POST /settings/approvals': 'own',
+  'POST /settings/approvals/:id/approve': 'own',
+  'POST /settings/approvals/:id/reject': 'own',
   'POST /settings/posts/:id/cancel': 'edit',
   // The composer: writing, editing and scheduling are an editor's; the calendar is for everyone.
   'GET /settings/compose': 'edit',

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../access/auth-context';
-import type { ApprovalMode } from '../approval-policy/approval-policy';
+import { ApprovalMode, needsApproval } from '../approval-policy/approval-policy';
 import { ApprovalDecisionView, ApprovalPolicyService } from '../approval-policy/approval-policy.service';
 import { PostApprovals, PostDecider } from '../posts/post-approvals.service';
 import type { PostView } from '../posts/post.types';
@@ -53,6 +53,11 @@ export class ApprovalsService {
     next: { mode: ApprovalMode; clientApproval: boolean },
   ): Promise<{ mode: ApprovalMode; clientApproval: boolean }> {
     return this.policy.updateSettings(auth, next);
+  }
+
+  /** Would a post made (or edited) by `auth` need approval now? (the composer says "Submit for approval") */
+  async requiredOf(auth: AuthContext): Promise<boolean> {
+    return needsApproval((await this.policy.settings(auth.workspaceId)).mode, auth.role);
   }
 
   submit(auth: AuthContext, postId: string): Promise<PostView> {

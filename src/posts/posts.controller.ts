@@ -23,7 +23,7 @@ export class PostsController {
     operationId: 'createPost',
     summary: 'Schedule a post to 1–20 accounts',
     description:
-      'The post and one publish job per target are committed before the answer. Platform limits are checked here for each target with its own text. With an `Idempotency-Key`, the same key and the same body answer the first 201 again (with `Idempotent-Replayed: true`) for at least 24 hours.',
+      'The post and one publish job per target are committed before the answer. Platform limits are checked here for each target with its own text. Where the workspace asks for approval of the caller’s posts (GET /v1/settings/approvals), the answer is still 201, with status `pending_approval` and no jobs: the post waits for an owner (POST /v1/posts/{id}/approve). With an `Idempotency-Key`, the same key and the same body answer the first 201 again (with `Idempotent-Replayed: true`) for at least 24 hours.',
   })
   @ApiHeader({
     name: 'Idempotency-Key',

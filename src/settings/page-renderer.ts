@@ -8,7 +8,18 @@ import { SessionsService } from '../people/sessions.service';
 import { Asset, loadAssets, settingsDir } from './settings-views';
 
 export type Section =
-  'accounts' | 'failed' | 'posts' | 'compose' | 'calendar' | 'notifications' | 'team' | 'activity' | 'events' | 'profile' | null;
+  | 'accounts'
+  | 'failed'
+  | 'posts'
+  | 'approvals'
+  | 'compose'
+  | 'calendar'
+  | 'notifications'
+  | 'team'
+  | 'activity'
+  | 'events'
+  | 'profile'
+  | null;
 
 /** What every page's layout needs besides the page's own data. */
 interface LayoutModel {

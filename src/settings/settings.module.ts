@@ -28,6 +28,8 @@ import { PageExceptionFilter } from './page-exception.filter';
 import { PageRenderer } from './page-renderer';
 import { NotificationsPageController } from './notifications-page.controller';
 import { PostsPageController } from './posts-page.controller';
+import { ApprovalsPageController } from './approvals-page.controller';
+import { ApprovalsModule } from '../approvals/approvals.module';
 import { ActivityPageController } from './activity-page.controller';
 import { EventsPageController } from './events-page.controller';
 import { EventSubscriptionsModule } from '../event-subscriptions/event-subscriptions.module';
@@ -48,6 +50,7 @@ const PAGE_CONTROLLERS = [
   AccountsPageController,
   FailedPostsController,
   PostsPageController,
+  ApprovalsPageController,
   ComposeController,
   CalendarController,
   NotificationsPageController,
@@ -77,6 +80,7 @@ const PAGE_CONTROLLERS = [
     AccountsModule,
     JobsModule,
     PostsModule,
+    ApprovalsModule,
     MediaModule,
     DeadLetterModule,
     EventSubscriptionsModule,

@@ -32,7 +32,7 @@ const JOB_WORDS: Record<string, string> = {
 const POST_WORDS: Record<PostView['status'], string> = {
   draft: 'Draft',
   pending_approval: 'Waiting for approval',
-  expired: 'Expired',
+  expired: 'Expired: approved after its deadline',
   scheduled: 'Waiting',
   publishing: 'Sending',
   published: 'Sent',

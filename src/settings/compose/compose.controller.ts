@@ -9,6 +9,7 @@ import { limitsFor, PLATFORM_LIMITS } from '../../posts/platform-rules';
 import type { PostView } from '../../posts/post.types';
 import { CreatePostDto, MAX_THREAD_PARTS, UpdatePostDto } from '../../posts/posts.dto';
 import { LinkCard, LinkCardQuotaError, LinkCardService } from '../../posts/link-card.service';
+import { ApprovalsService } from '../../approvals/approvals.service';
 import { PostsService } from '../../posts/posts.service';
 import { Public } from '../../workspaces/auth';
 import { AccountsPageService, PROVIDER_LABELS } from '../accounts-page.service';
@@ -106,6 +107,7 @@ export class ComposeController {
     private readonly media: MediaService,
     private readonly accounts: AccountsPageService,
     private readonly linkCards: LinkCardService,
+    private readonly approvals: ApprovalsService,
   ) {}
 
   @Get('compose')
@@ -182,7 +184,8 @@ export class ComposeController {
 
   /** null once a delivery started (or the post is cancelled): then it is shown, not edited. */
   private modeOf(post: PostView): Mode | null {
-    if (post.status === 'draft') return { kind: 'draft', post };
+    // A post waiting for approval is edited as a draft is (its accounts too); it keeps waiting.
+    if (post.status === 'draft' || post.status === 'pending_approval') return { kind: 'draft', post };
     const live = post.jobs.filter((j) => j.status !== 'cancelled');
     if (live.length > 0 && !post.jobs.some(started)) return { kind: 'scheduled', post };
     return null;
@@ -363,6 +366,13 @@ export class ComposeController {
   }
 
   private async afterSave(res: Response, session: PageSession, post: PostView, zone: string, kind: string, edited: boolean): Promise<void> {
+    if (post.status === 'pending_approval') {
+      await this.pages.redirect(res, session, '/settings/approvals', {
+        tone: 'success',
+        text: 'Submitted for approval: the owners are told by mail. Nothing is published until an owner approves it.',
+      });
+      return;
+    }
     if (post.status === 'draft') {
       await this.pages.redirect(res, session, `/settings/posts/${post.id}/edit`, {
         tone: 'success',
@@ -466,7 +476,19 @@ export class ComposeController {
     }));
     const limit = imageLimit(chosenAccounts.map((a) => a.provider));
     const at = new Date();
-    const title = mode.kind === 'new' ? 'Write a post' : mode.kind === 'draft' ? 'Edit the draft' : 'Edit the scheduled post';
+    const pending = mode.kind === 'draft' && mode.post.status === 'pending_approval';
+    const title =
+      mode.kind === 'new'
+        ? 'Write a post'
+        : pending
+          ? 'Edit the post waiting for approval'
+          : mode.kind === 'draft'
+            ? 'Edit the draft'
+            : 'Edit the scheduled post';
+    // Where approval applies, the composer asks for it instead of scheduling; a draft sent back shows why.
+    const needsApproval = pending || (await this.approvals.requiredOf(session.auth));
+    const lastStep = mode.kind === 'draft' ? (await this.approvals.latest(ws, [mode.post.id])).get(mode.post.id) : undefined;
+    const rejection = mode.kind === 'draft' && !pending && lastStep?.step === 'rejected' ? lastStep : null;
     await this.pages.render(
       res,
       'compose',
@@ -475,7 +497,10 @@ export class ComposeController {
         heading: title,
         action: mode.kind === 'new' ? '/settings/compose' : `/settings/posts/${mode.post.id}/edit`,
         isNew: mode.kind === 'new',
-        isDraft: mode.kind === 'draft',
+        isDraft: mode.kind === 'draft' && !pending,
+        isPending: pending,
+        needsApproval,
+        rejection,
         isScheduled: mode.kind === 'scheduled',
         canDraft: mode.kind !== 'scheduled',
         post: mode.kind === 'new' ? null : mode.post,
