@@ -14,6 +14,7 @@ import { hostileInputFigures } from './hostile-input';
 import { totals, WriteTotals, Writes, writesBetween, writeSnapshot } from './writes';
 import { BENCH_SLOW_START, roundStatements, StatementCosts } from './round-statements';
 import { compareHttpClients } from './http-clients';
+import { EventsBurst, eventsLines } from './events';
 
 /**
  * `npm run bench`: Herald's delivery engine and API measured end to end, beside graphile-worker
@@ -22,7 +23,7 @@ import { compareHttpClients } from './http-clients';
  *
  *   BENCH_RUNS (5): runs per throughput figure (medians, spread printed)
  *   BENCH_SCALE (1): scales jobs and table sizes; e.g. 0.1 with BENCH_RUNS=1 for a quick look
- *   BENCH_SKIP (comma list: ceiling,throughput,writes,statements,curve,accounts,trickle,intake,clients,data,parsers)
+ *   BENCH_SKIP (comma list: ceiling,throughput,writes,statements,curve,accounts,trickle,intake,clients,data,parsers,events)
  *   BENCH_ONLY (comma list of the same names): run only these sections
  *   BENCH_PROFILE=<dir>: worker processes write a CPU profile there (node --cpu-prof); API-only
  *   processes too with BENCH_PROFILE_API=1
@@ -314,6 +315,63 @@ async function heraldThroughput(db: Db, receiver: Receiver, workers: number, acc
       pgCpu: pgCpuUs / JOBS,
       peakRssMb: Math.max(...rss),
       note: `${fmt(attempts)} attempt rows, receiver saw ${fmt(stats.count)}, ${fmt((commitsAfter - commitsBefore) / JOBS, 3)} commits/delivery`,
+    };
+  } finally {
+    await db.drop(name);
+  }
+}
+
+/**
+ * The events section's run (bench/events.ts): `JOBS / 2` posts over 20 webhook accounts, made
+ * with the worker off, then one worker process delivers them; with `endpoint`, an event
+ * endpoint (on the same receiver, path /events) takes post.published. Both runs alike otherwise.
+ */
+async function eventsBurst(db: Db, receiver: Receiver, endpoint: boolean): Promise<EventsBurst> {
+  const posts = Math.round(JOBS / 2);
+  const { name, url } = await db.create();
+  try {
+    const api = await startHerald(url, { WORKER_ENABLED: 'false' });
+    const accounts = await createAccounts(api.url, receiver.url, ACCOUNTS);
+    if (endpoint) await call(api.url, 'POST', '/v1/event-subscriptions', { url: `${receiver.url}/events`, events: ['post.published'] });
+    await createPosts(api.url, accounts, posts);
+    await stopChild(api.child);
+    await db.with(url, (c) => c.query('VACUUM ANALYZE'));
+    await receiver.reset(true);
+    const worker = await startHerald(url, { WORKER_ENABLED: 'true' });
+    const succeeded = (events: boolean) =>
+      db.with(
+        url,
+        async (c) =>
+          (
+            await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE status = 'succeeded' AND (event_id IS NOT NULL) = $1`, [
+              events,
+            ])
+          ).rows[0].n,
+      );
+    const postsDone = await waitFor(async () => (await succeeded(false)) >= posts, 600_000, 'the posts', 20);
+    const allDone = endpoint ? await waitFor(async () => (await succeeded(true)) >= posts, 600_000, 'the events', 20) : postsDone;
+    const stats = await receiver.stats();
+    const written = await db.with(
+      url,
+      async (c) =>
+        (
+          await c.query<{ n: number; d: number; ids: string[] }>(
+            `SELECT count(*)::int AS n, count(DISTINCT event_id)::int AS d, coalesce(array_agg(event_id::text), '{}') AS ids FROM jobs WHERE event_id IS NOT NULL`,
+          )
+        ).rows[0],
+    );
+    await stopChild(worker.child);
+    const eventIds = new Set(written.ids);
+    const receivedDistinct = Object.keys(stats.arrivals).filter((k) => eventIds.has(k)).length;
+    return {
+      posts,
+      postsPerSecond: posts / ((postsDone - stats.first) / 1000),
+      deliveries: written.n,
+      distinctIds: written.d,
+      // The receiver counts every request; the posts' each arrived once at least (their keys are not event ids).
+      received: stats.count - posts,
+      receivedDistinct,
+      allDoneSeconds: (allDone - stats.first) / 1000,
     };
   } finally {
     await db.drop(name);
@@ -1145,6 +1203,19 @@ async function main(): Promise<void> {
       const worst = Math.max(...d.claims.map(([, ms]) => Math.abs(ms / d.claims[0][1] - 1)));
       target('claim flat within ±20 % from 0 to 1,000,000 finished jobs', worst <= 0.2, `largest change ${fmt(worst * 100)} %`);
       target('GET /v1/dlq first page p99 ≤ 50 ms with 100,000 dead jobs', d.dlq.p99 <= 50, `${fmt(d.dlq.p99, 1)} ms`);
+    }
+    if (section('events')) {
+      say(`\n## Event webhooks: ${fmt(Math.round(JOBS / 2))} posts published in a burst over ${ACCOUNTS} accounts, one worker process`);
+      const without = await eventsBurst(db, receiver, false);
+      const withEndpoint = await eventsBurst(db, receiver, true);
+      for (const line of eventsLines(without, withEndpoint, fmt)) say(line);
+      target(
+        'one post.published per post, no duplicate id',
+        withEndpoint.deliveries === withEndpoint.posts &&
+          withEndpoint.distinctIds === withEndpoint.posts &&
+          withEndpoint.receivedDistinct === withEndpoint.posts,
+        `${fmt(withEndpoint.deliveries)} deliveries, ${fmt(withEndpoint.distinctIds)} distinct ids, ${fmt(withEndpoint.receivedDistinct)} received`,
+      );
     }
     if (section('parsers')) {
       say('\n## Parsers of hostile input: pages built to slow a parser, a secret echoed in a large answer (in-process, medians of RUNS)');

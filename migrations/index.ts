@@ -26,6 +26,7 @@ import { MastodonOAuth1765950000000 } from './1765950000000-mastodon-oauth';
 import { Approvals1765960000000 } from './1765960000000-approvals';
 import { ReviewLinks1765970000000 } from './1765970000000-review-links';
 import { PostingQueue1765980000000 } from './1765980000000-posting-queue';
+import { EventWebhooks1765990000000 } from './1765990000000-event-webhooks';
 
 /** Every migration, in order. Listed explicitly so the build and the tests load the same set. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   Approvals1765960000000,
   ReviewLinks1765970000000,
   PostingQueue1765980000000,
+  EventWebhooks1765990000000,
 ];

@@ -13,6 +13,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AccountsModule } from './accounts/accounts.module';
 import { DeadLetterModule } from './dead-letter/dead-letter.module';
+import { EventSubscriptionsModule } from './event-subscriptions/event-subscriptions.module';
 import { JobsModule } from './jobs/jobs.module';
 import { ApprovalsModule } from './approvals/approvals.module';
 import { PostsModule } from './posts/posts.module';
@@ -48,6 +49,7 @@ export class AppModule {
         PostingQueueModule,
         JobsModule,
         DeadLetterModule,
+        EventSubscriptionsModule,
         WorkerModule,
         NotificationsModule,
         ReviewModule,

@@ -506,7 +506,7 @@ describe('the job lifecycle on PostgreSQL', () => {
     };
     if (allowed) {
       const jobs = ctx.lifecycle.enqueue(input, () => payload);
-      await posts.create(post, jobs, null, auditOf());
+      await posts.create(post, jobs, null, auditOf(), ctx.lifecycle.eventsCte([]));
       expect(sent).toEqual(['prepared']);
       expect(await db.query(`SELECT status FROM jobs WHERE id = $1`, [job.id])).toEqual([{ status }]);
       expect(await db.query(`SELECT action FROM audit_events WHERE subject_id = $1`, [post.id])).toEqual([{ action: 'create' }]);
@@ -516,7 +516,7 @@ describe('the job lifecycle on PostgreSQL', () => {
       await expect(
         (() => {
           const jobs = enqueueJobsCte(input, () => payload);
-          return posts.create(post, jobs, null, auditOf());
+          return posts.create(post, jobs, null, auditOf(), ctx.lifecycle.eventsCte([]));
         })(),
       ).rejects.toThrow(/null value in column "status"/);
       expect(

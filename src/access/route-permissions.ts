@@ -81,6 +81,15 @@ export const ROUTE_PERMISSIONS = {
   'GET /v1/accounts/:id/queue': 'read',
   'PUT /v1/accounts/:id/queue': 'edit',
   'DELETE /v1/accounts/:id/queue': 'edit',
+  // Event subscriptions: owners, like notification recipients (where the workspace's news goes).
+  'POST /v1/event-subscriptions': 'own',
+  'GET /v1/event-subscriptions': 'own',
+  'GET /v1/event-subscriptions/:id': 'own',
+  'PATCH /v1/event-subscriptions/:id': 'own',
+  'DELETE /v1/event-subscriptions/:id': 'own',
+  'POST /v1/event-subscriptions/:id/rotate-secret': 'own',
+  'GET /v1/event-subscriptions/:id/deliveries': 'own',
+  'POST /v1/event-subscriptions/:id/deliveries/:deliveryId/retry': 'own',
 
   'POST /v1/media': 'edit',
   'GET /v1/media': 'read',
@@ -166,6 +175,12 @@ export const ROUTE_PERMISSIONS = {
   'POST /settings/queue/accounts/:id': 'edit',
   'POST /settings/queue/accounts/:id/reset': 'edit',
 
+  'GET /settings/events': 'own',
+  'POST /settings/events': 'own',
+  'POST /settings/events/:id/deliveries/:deliveryId/retry': 'own',
+  'POST /settings/events/:id/pause': 'own',
+  'POST /settings/events/:id/resume': 'own',
+  'POST /settings/events/:id/remove': 'own',
   'GET /settings/notifications': 'read',
   'POST /settings/notifications': 'own',
   'POST /settings/notifications/preview': 'read',

@@ -12,6 +12,8 @@ export interface NewAccountRow {
   credentials: string;
   retryPolicy: RetryPolicyOverride | null;
   maxInFlight: number;
+  /** What it is for: publishing posts (the default), or receiving Herald's events (an event endpoint: docs/events.md). */
+  purpose?: 'publish' | 'events';
 }
 
 /** A person's changes to an account's own columns; absent fields stay as they are. */
@@ -40,9 +42,19 @@ export class AccountRowRepository {
 
   async insert(row: NewAccountRow, m: Sql = this.db): Promise<void> {
     await m.query(
-      `INSERT INTO accounts (id, workspace_id, provider, name, config, credentials, retry_policy, max_in_flight)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [row.id, row.workspaceId, row.provider, row.name, row.config, row.credentials, row.retryPolicy, row.maxInFlight],
+      `INSERT INTO accounts (id, workspace_id, provider, name, config, credentials, retry_policy, max_in_flight, purpose)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [
+        row.id,
+        row.workspaceId,
+        row.provider,
+        row.name,
+        row.config,
+        row.credentials,
+        row.retryPolicy,
+        row.maxInFlight,
+        row.purpose ?? 'publish',
+      ],
     );
   }
 

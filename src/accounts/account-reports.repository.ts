@@ -15,11 +15,12 @@ const HEALTH_COLUMNS = `id, workspace_id AS "workspaceId", name, provider, statu
 export class AccountReportsRepository {
   constructor(private readonly db: Db) {}
 
-  /** The workspace's live accounts, by name. */
+  /** The workspace's live accounts that publish (event endpoints are not among them), by name. */
   live(workspaceId: string, runner: Sql = this.db): Promise<AccountHealthRow[]> {
-    return runner.query(`SELECT ${HEALTH_COLUMNS} FROM accounts WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY name, id`, [
-      workspaceId,
-    ]);
+    return runner.query(
+      `SELECT ${HEALTH_COLUMNS} FROM accounts WHERE workspace_id = $1 AND deleted_at IS NULL AND purpose = 'publish' ORDER BY name, id`,
+      [workspaceId],
+    );
   }
 
   /** One account, deleted or not (an alert about an account removed since says nothing). */

@@ -2,17 +2,20 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { AccountStateModule } from '../account-state/account-state.module';
 import { ConnectorsModule } from '../connectors/connectors.module';
+import { EventsModule } from '../events/events.module';
 import { QueueCoreModule } from '../queue/queue-core.module';
 import { AccountsController } from './accounts.controller';
 import { AccountReportsRepository } from './account-reports.repository';
 import { AccountReportsService } from './account-reports.service';
 import { AccountsRepository } from './accounts.repository';
 import { AccountsService } from './accounts.service';
+import { EventEndpointsRepository } from './event-endpoints.repository';
+import { EventEndpointsService } from './event-endpoints.service';
 import { ConnectStatesRepository } from './connect/connect-states.repository';
 import { ConnectService } from './connect/connect.service';
 
 @Module({
-  imports: [AuditModule, ConnectorsModule, QueueCoreModule, AccountStateModule],
+  imports: [AuditModule, ConnectorsModule, EventsModule, QueueCoreModule, AccountStateModule],
   controllers: [AccountsController],
   providers: [
     AccountsRepository,
@@ -21,7 +24,9 @@ import { ConnectService } from './connect/connect.service';
     AccountReportsService,
     ConnectStatesRepository,
     ConnectService,
+    EventEndpointsRepository,
+    EventEndpointsService,
   ],
-  exports: [AccountsService, AccountReportsService, ConnectService],
+  exports: [AccountsService, AccountReportsService, ConnectService, EventEndpointsService],
 })
 export class AccountsModule {}

@@ -12,7 +12,9 @@ const COLUMNS = `
 
 /**
  * Reads of the accounts table for the API, the page, the intake and the worker; every one but
- * the worker's is scoped by workspace, and every one ignores deleted accounts. The table's one
+ * the worker's is scoped by workspace, and every one ignores deleted accounts. The API's, the
+ * page's and the intake's read accounts that publish (`purpose = 'publish'`): an event endpoint
+ * (event-endpoints.repository.ts) is no account a person lists or posts to. The table's one
  * writer is src/account-state (architecture.json "tables"): AccountsService decides a change and
  * writes it through AccountStateService, in a transaction opened here, after changing the
  * account's jobs through the queue (JobLifecycle): jobs are always locked before the account
@@ -28,7 +30,7 @@ export class AccountsRepository {
 
   async find(workspaceId: string, id: string, m?: Sql): Promise<AccountRow | null> {
     const rows: AccountRow[] = await (m ?? this.db).query(
-      `SELECT ${COLUMNS} FROM accounts WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL`,
+      `SELECT ${COLUMNS} FROM accounts WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL AND purpose = 'publish'`,
       [workspaceId, id],
     );
     return rows[0] ?? null;
@@ -42,7 +44,7 @@ export class AccountsRepository {
     // The config too: a Mastodon account's limits are its instance's, kept there.
     return this.db.prepared(
       'herald_accounts_for_post',
-      `SELECT id, provider, status, config FROM accounts WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`,
+      `SELECT id, provider, status, config FROM accounts WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL AND purpose = 'publish'`,
       [workspaceId, ids],
     );
   }
@@ -63,7 +65,7 @@ export class AccountsRepository {
   list(workspaceId: string, after: Keyset | null, limit: number): Promise<Listed<AccountRow>[]> {
     return this.db.query(
       `SELECT ${COLUMNS}, (extract(epoch FROM created_at) * 1000000)::bigint::text AS "cursorMicros" FROM accounts
-       WHERE workspace_id = $1 AND deleted_at IS NULL
+       WHERE workspace_id = $1 AND deleted_at IS NULL AND purpose = 'publish'
          AND ($2::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
        ORDER BY created_at DESC, id DESC LIMIT $4`,
       [workspaceId, after?.micros ?? null, after?.id ?? null, limit + 1],

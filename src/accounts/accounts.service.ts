@@ -12,6 +12,7 @@ import { ConnectorInputError, PreparedAccount, VerifyResult } from '../connector
 import { ConnectorRegistry } from '../connectors/connector.registry';
 import { AccountStateService } from '../account-state/account-state.service';
 import { JobLifecycle } from '../queue/job-lifecycle.service';
+import { EventsService } from '../events/events.service';
 import { openCredentials, sealCredentials } from './account-credentials';
 import type { RetryPolicyOverride } from '../retry/backoff';
 import { AccountRow, AccountView, DeliveryAccountRow, toAccountView } from './account.types';
@@ -30,6 +31,7 @@ export class AccountsService {
     private readonly jobs: JobLifecycle,
     private readonly state: AccountStateService,
     private readonly audit: AuditService,
+    private readonly events: EventsService,
   ) {}
 
   private async prepare(
@@ -152,6 +154,8 @@ export class AccountsService {
       } else if ((prepared || dto.status === 'active') && current.status !== 'active') {
         resumed = await this.jobs.resumeAccount(m, id);
         await this.state.reactivate(m, workspaceId, id);
+        // account.recovered, committed with the reactivation (docs/events.md).
+        await this.events.accountsRecovered(m, [id]);
       }
       await this.state.edit(m, workspaceId, id, {
         name: dto.name,

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
+import { EventsModule } from '../events/events.module';
 import { MailModule } from '../mail/mail.module';
 import { PeopleModule } from '../people/people.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
@@ -13,7 +14,7 @@ import { ApprovalPolicyService } from './approval-policy.service';
  * transactions. The routes and the decisions' orchestration are src/approvals (above posts).
  */
 @Module({
-  imports: [AuditModule, MailModule, PeopleModule, WorkspacesModule],
+  imports: [AuditModule, EventsModule, MailModule, PeopleModule, WorkspacesModule],
   providers: [ApprovalPolicyRepository, ApprovalPolicyService],
   exports: [ApprovalPolicyService],
 })

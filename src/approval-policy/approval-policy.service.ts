@@ -10,8 +10,18 @@ import { WorkspacesService } from '../workspaces/workspaces.service';
 import { decisionMail, waitingMail } from './approval-mail';
 import { ApprovalSettings, needsApproval } from './approval-policy';
 import { ApprovalPolicyRepository, ApprovalStepKind, ApprovalStepRow, StepActor } from './approval-policy.repository';
+import { EventsService } from '../events/events.service';
 
 export type { ApprovalStepKind, ApprovalStepRow, StepActor } from './approval-policy.repository';
+
+/** The event each approval step sends (docs/events.md); an expiry sends none (the post stays as it was). */
+const STEP_EVENTS: Record<ApprovalStepKind, 'post.approval_requested' | 'post.approved' | 'post.rejected' | null> = {
+  submitted: 'post.approval_requested',
+  resubmitted: 'post.approval_requested',
+  approved: 'post.approved',
+  rejected: 'post.rejected',
+  expired: null,
+};
 
 /** A step as GET /v1/posts/{id}/approvals shows it. */
 export interface ApprovalDecisionView {
@@ -50,6 +60,7 @@ export class ApprovalPolicyService {
     private readonly outbox: MailOutbox,
     private readonly people: PeopleService,
     private readonly workspaces: WorkspacesService,
+    private readonly events: EventsService,
   ) {}
 
   settings(workspaceId: string, q?: Sql): Promise<ApprovalSettings> {
@@ -80,11 +91,23 @@ export class ApprovalPolicyService {
   }
 
   /** A step of a post's approval, in the post's transaction. */
-  recordStep(
+  async recordStep(
     q: Sql,
     s: { workspaceId: string; postId: string; step: ApprovalStepKind; comment: string | null; actor: StepActor },
   ): Promise<ApprovalStepRow> {
-    return this.repo.insertStep(q, s);
+    const row = await this.repo.insertStep(q, s);
+    // The step's event for the workspace's event endpoints, committed with it (docs/events.md).
+    const type = STEP_EVENTS[s.step];
+    if (type) {
+      await this.events.approval(q, type, {
+        workspaceId: s.workspaceId,
+        postId: s.postId,
+        actor: s.actor,
+        comment: s.comment,
+        now: row.createdAt,
+      });
+    }
+    return row;
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { ErrorClass } from '../retry/error-class';
-import type { MastodonVisibility, Provider } from '../vocabulary/vocabulary';
+import type { EventType, MastodonVisibility, Provider } from '../vocabulary/vocabulary';
 
 /**
  * How the worker tells a connector that an attempt must stop (the `signal` of `deliver`): abort
@@ -47,6 +47,21 @@ export interface JobPayload {
   thread?: ThreadPart[];
   /** A Mastodon target's own settings (POST /v1/posts `targets[].visibility`, `spoilerText`); absent: none given. */
   mastodon?: MastodonOptions;
+  /**
+   * An event endpoint's delivery (docs/events.md): the event as sent, whole; the fields above are
+   * empty then. Absent for a post's job.
+   */
+  event?: EventEnvelope;
+}
+
+/** One of Herald's own events as an endpoint receives it: the JSON body of the delivery. */
+export interface EventEnvelope {
+  /** The event's id: the same on every attempt and the `webhook-id` header (receivers deduplicate on it). */
+  id: string;
+  type: EventType;
+  /** When the change it reports happened (ISO 8601). */
+  timestamp: string;
+  data: Record<string, unknown>;
 }
 
 /** What a post sets for one Mastodon target: who sees it, and a content warning shown before it (every part of a thread). */
@@ -77,7 +92,8 @@ export function payloadParts(payload: JobPayload): ThreadPart[] {
 /** The job as the worker hands it to a connector. */
 export interface DeliveryJob {
   id: string;
-  postId: string;
+  /** null for an event endpoint's delivery (`payload.event`). */
+  postId: string | null;
   accountId: string;
   workspaceId: string;
   /** Sent on every attempt; changes only when an edited dead job is requeued. */

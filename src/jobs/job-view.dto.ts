@@ -71,8 +71,13 @@ export class JobDto implements JobView {
   @ApiProperty({ format: 'uuid' })
   id!: string;
 
-  @ApiProperty({ format: 'uuid' })
-  postId!: string;
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: "the post this job publishes; null for an event endpoint's delivery",
+  })
+  postId!: string | null;
 
   @ApiProperty({ format: 'uuid' })
   accountId!: string;

@@ -20,7 +20,8 @@ export interface JobPartView {
 
 export interface JobView {
   id: string;
-  postId: string;
+  /** null for an event endpoint's delivery (docs/events.md). */
+  postId: string | null;
   accountId: string;
   provider: Provider;
   status: JobStatus;

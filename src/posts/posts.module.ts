@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ApprovalPolicyModule } from '../approval-policy/approval-policy.module';
 import { AuditModule } from '../audit/audit.module';
 import { AccountsModule } from '../accounts/accounts.module';
+import { EventsModule } from '../events/events.module';
 import { MediaModule } from '../media/media.module';
 import { PostingQueueModule } from '../posting-queue/posting-queue.module';
 import { QueueCoreModule } from '../queue/queue-core.module';
@@ -17,7 +18,7 @@ import { PostsRepository } from './posts.repository';
 import { PostsService } from './posts.service';
 
 @Module({
-  imports: [AccountsModule, ApprovalPolicyModule, AuditModule, MediaModule, PostingQueueModule, QueueCoreModule],
+  imports: [AccountsModule, ApprovalPolicyModule, AuditModule, EventsModule, MediaModule, PostingQueueModule, QueueCoreModule],
   controllers: [PostsBatchController, PostsController],
   providers: [
     PostApprovals,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql, Tx } from '../database/db';
 import { compose, Cte, cte, param, raw, sql, SqlPiece, withCtes } from '../database/statement';
-import type { EnqueuedJobs } from '../queue/job-lifecycle.service';
+import type { EnqueuedEvents, EnqueuedJobs } from '../queue/job-lifecycle.service';
 import type { Keyset, Listed } from '../common/pagination';
 import type { PostRow } from './post.types';
 import type { PostStatus } from './post-status';
@@ -36,8 +36,11 @@ export class PostsRepository {
    * pieces (database/statement.ts numbers their parameters): the post's INSERT and the key's
    * UPDATE are this module's (CTEs `p` and `k`), the jobs' INSERTs the queue's (JobLifecycle.enqueue:
    * `j_payloads` and `j`, whose rows it counts), the audit entry's the audit module's
-   * (AuditService.recordCte: `audit`), and for a queued post the slots it takes (PostingQueueService.takeCte:
-   * `queue_slots`, whose UNIQUE (account, instant) fails the whole statement when another post took one). Its text depends only on that shape, so it is one prepared
+   * (AuditService.recordCte: `audit`), post.scheduled's deliveries to the workspace's event
+   * endpoints (EventsService.postScheduledCte, the queue's `ev…` CTEs; none without an endpoint),
+   * and for a queued post the slots it takes (PostingQueueService.takeCte: `queue_slots`, whose
+   * UNIQUE (account, instant) fails the whole statement when another post took one). Its text
+   * depends only on that shape, so it is one prepared
    * statement. Workers are woken after the commit.
    */
   async create(
@@ -45,8 +48,9 @@ export class PostsRepository {
     jobs: EnqueuedJobs,
     idempotency: { key: string; status: number; body: unknown } | null,
     audit: Cte<'audit'>,
+    events: EnqueuedEvents,
     more: readonly Cte[] = [],
-  ): Promise<void> {
+  ): Promise<{ events: number }> {
     const workspace = param(post.workspaceId);
     const created = param(post.createdAt);
     const key = param(idempotency?.key ?? null);
@@ -66,12 +70,13 @@ export class PostsRepository {
     );
     const { text, values } = compose(
       withCtes(
-        [p, ...jobs.ctes, audit, k, ...more],
-        sql`SELECT (SELECT count(*) FROM ${jobs.rows}) AS jobs, (SELECT count(*) FROM ${k}) AS keys`,
+        [p, ...jobs.ctes, audit, k, ...events.ctes, ...more],
+        sql`SELECT (SELECT count(*) FROM ${jobs.rows}) AS jobs, (SELECT count(*) FROM ${k}) AS keys, (SELECT count(*)::int FROM ${events.rows}) AS events`,
       ),
     );
     // `more`: other modules' rows written with the post (the posting queue's slots, `queue_slots`): another text, another name.
-    await this.db.prepared(['herald_create_post', ...more.map((c) => c.name)].join('_'), text, values);
+    const [row] = await this.db.prepared<{ events: number }>(['herald_create_post', ...more.map((c) => c.name)].join('_'), text, values);
+    return { events: row?.events ?? 0 };
   }
 
   /**

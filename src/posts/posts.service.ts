@@ -16,6 +16,7 @@ import { AccountsService } from '../accounts/accounts.service';
 import { MediaService } from '../media/media.service';
 import type { MediaInfo } from '../media/media.types';
 import { enqueueStatus } from '../queue/job-lifecycle';
+import { EventsService, ScheduledTarget } from '../events/events.service';
 import { JobLifecycle } from '../queue/job-lifecycle.service';
 import { JobReads } from '../queue/job-reads.service';
 import { derivePostStatus } from '../queue/post-status';
@@ -49,6 +50,7 @@ export class PostsService {
     private readonly audit: AuditService,
     private readonly approvals: ApprovalPolicyService,
     private readonly queue: PostingQueueService,
+    private readonly events: EventsService,
   ) {}
 
   /**
@@ -302,15 +304,26 @@ export class PostsService {
       summary: `Scheduled a post for ${plural(jobs.length, 'account')}: “${excerptOf(post.text)}”`,
       after: { ...postFields(post), accounts: jobs.map((j) => j.accountId) },
     });
-    await this.posts.create(
+    // post.scheduled for the workspace's event endpoints, in the same statement (docs/events.md).
+    const scheduledEvent = this.events.postScheduledCte({
+      workspaceId,
+      postId: post.id,
+      scheduledAt,
+      publishBy,
+      targets: scheduledTargets(jobs),
+      now,
+    });
+    const written = await this.posts.create(
       post,
       enqueue,
       idempotencyKey === undefined ? null : { key: idempotencyKey, status: 201, body: view },
       audit,
+      scheduledEvent,
       queued ? [this.queue.takeCte(workspaceId, queued)] : [],
     );
     // Committed: workers are woken now (this process's at once, others folded: QueueNotifier).
     if (jobs.some((j) => j.status === 'scheduled')) this.lifecycle.jobsAdded(post.scheduledAt);
+    if (written.events > 0) this.lifecycle.jobsAdded(now);
     return view;
   }
 
@@ -499,7 +512,7 @@ export class PostsService {
     const jobs = await this.reads.jobsOfPosts(workspaceId, ids);
     const slots = await this.queue.slotsOfPosts(workspaceId, ids);
     const byPost = new Map<string, typeof jobs>();
-    for (const j of jobs) byPost.set(j.postId, [...(byPost.get(j.postId) ?? []), j]);
+    for (const j of jobs) if (j.postId !== null) byPost.set(j.postId, [...(byPost.get(j.postId) ?? []), j]);
     return toPage(rows, limit, (p) => this.toView(p, byPost.get(p.id) ?? [], slots.get(p.id) ?? null));
   }
 
@@ -741,6 +754,8 @@ export class PostsService {
       this.payload(next, j.textOverride, mastodon.get(j.id)),
     );
     if (!(await this.posts.scheduleDraft(m, next, enqueue))) throw conflict('this post was scheduled meanwhile');
+    // post.scheduled (a draft scheduled, a post approved), committed with its jobs (docs/events.md).
+    await this.events.postScheduled(m, { workspaceId, postId: content.id, scheduledAt, publishBy, targets: scheduledTargets(jobs), now });
     return { jobs, wake: jobs.some((j) => j.status === 'scheduled') ? scheduledAt : null };
   }
 
@@ -902,3 +917,8 @@ function excerptOf(text: string): string {
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** A post's new jobs as post.scheduled names them. */
+function scheduledTargets(jobs: NewJob[]): ScheduledTarget[] {
+  return jobs.map((j) => ({ jobId: j.id, accountId: j.accountId, provider: j.provider, status: j.status }));
+}

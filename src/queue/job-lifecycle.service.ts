@@ -8,6 +8,15 @@ import { cancelAccountJobs, cancelPostJobs } from './sql/cancel-jobs';
 import { discardDeadJob } from './sql/discard-dead-job';
 import { editDeadPayload } from './sql/edit-dead-payload';
 import { EnqueuedJobs, enqueueJobsCte } from './sql/enqueue-jobs';
+import {
+  accountSource,
+  EnqueuedEvents,
+  enqueueEvents,
+  eventDeliveries,
+  jobOutcomeSource,
+  NewEvent,
+  valuesSource,
+} from './sql/enqueue-events';
 import { LockedJob, lockJobs, lockPostJobs } from './sql/lock-jobs';
 import { pauseAccountJobs } from './sql/pause-jobs';
 import { reschedulePostJobs } from './sql/reschedule-jobs';
@@ -19,6 +28,7 @@ import { RevivedJob, ReviveTarget, reviveDeadJobs } from './sql/revive-dead-jobs
 export type { RevivedJob, ReviveTarget } from './sql/revive-dead-jobs';
 export type { LockedJob } from './sql/lock-jobs';
 export type { EnqueuedJobs } from './sql/enqueue-jobs';
+export type { EnqueuedEvents, NewEvent } from './sql/enqueue-events';
 
 /**
  * The job lifecycle as other modules change it: accounts (pause, resume, cancel), posts (cancel,
@@ -49,6 +59,41 @@ export class JobLifecycle {
   ): EnqueuedJobs {
     for (const j of input.jobs) assertTransition('enqueue', null, j.status);
     return enqueueJobsCte(input, payloadFor);
+  }
+
+  /**
+   * enqueue of event deliveries (sql/enqueue-events.ts): the events the caller built, as CTEs
+   * its own statement embeds (a post's intake: one statement, one commit). The caller wakes the
+   * workers after the commit when any was written (`jobsAdded(new Date())`).
+   */
+  eventsCte(events: NewEvent[]): EnqueuedEvents {
+    return eventDeliveries([valuesSource(events)]);
+  }
+
+  /**
+   * enqueue of event deliveries in the caller's transaction: the events it built, and the
+   * account events of `accounts` (read as the transaction leaves them). The wake-up goes with
+   * the transaction (delivered at commit, never for a rollback). Returns the deliveries written.
+   */
+  async enqueueEvents(
+    q: Sql,
+    input: { events?: NewEvent[]; accounts?: { type: 'account.needs_reauth' | 'account.recovered'; ids: string[] } },
+  ): Promise<number> {
+    const sources = [
+      ...(input.events && input.events.length > 0 ? [valuesSource(input.events)] : []),
+      ...(input.accounts && input.accounts.ids.length > 0 ? [accountSource(input.accounts.type, input.accounts.ids)] : []),
+    ];
+    const n = await enqueueEvents(q, sources);
+    if (n > 0) await this.notifier.notify(q);
+    return n;
+  }
+
+  /** post.published / post.failed of jobs the caller's transaction ended (not needed from the worker: its rounds report their own). */
+  async enqueueJobOutcomeEvents(q: Sql, outcome: 'post.published' | 'post.failed', jobIds: string[]): Promise<number> {
+    if (jobIds.length === 0) return 0;
+    const n = await enqueueEvents(q, [jobOutcomeSource(outcome, jobIds)]);
+    if (n > 0) await this.notifier.notify(q);
+    return n;
   }
 
   /**

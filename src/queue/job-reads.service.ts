@@ -11,8 +11,10 @@ import type {
   DeadJobRow,
   DlqFilter,
   DlqRow,
+  EventDeliveryRow,
   JobRow,
 } from './job-reads.types';
+import { eventDeliveriesOf } from './sql/read-event-deliveries';
 import { jobCountsByAccount, latestFailures, waitingJobsOfAccount } from './sql/account-activity';
 import { postsNeedingMedia } from './sql/posts-needing-media';
 import { deadByProviderAndReason, deadIdsMatching, findDeadJob, listDeadJobs } from './sql/read-dead-jobs';
@@ -40,6 +42,16 @@ export class JobReads {
   /** The jobs of these posts, in creation order. */
   jobsOfPosts(workspaceId: string, postIds: string[], m: Sql = this.db): Promise<JobRow[]> {
     return jobsOfPosts(m, workspaceId, postIds);
+  }
+
+  /** An event endpoint's latest deliveries, newest first (docs/events.md). */
+  eventDeliveries(workspaceId: string, accountId: string, limit: number): Promise<EventDeliveryRow[]> {
+    return eventDeliveriesOf(this.db, workspaceId, accountId, limit);
+  }
+
+  /** One delivery of an event endpoint, or null (another endpoint's, a post's job, unknown). */
+  async eventDelivery(workspaceId: string, accountId: string, jobId: string): Promise<EventDeliveryRow | null> {
+    return (await eventDeliveriesOf(this.db, workspaceId, accountId, 1, jobId))[0] ?? null;
   }
 
   /** A job's attempts, oldest first (the caller has checked the job is the workspace's). */

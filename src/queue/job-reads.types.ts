@@ -9,7 +9,8 @@ import type { JobStatus } from './job-lifecycle';
 /** A job as the `jobs` view shows it (its payload row and its state row, joined). */
 export interface JobRow {
   id: string;
-  postId: string;
+  /** null for an event endpoint's delivery (docs/events.md): its payload is the event. */
+  postId: string | null;
   accountId: string;
   workspaceId: string;
   provider: Provider;
@@ -115,4 +116,22 @@ export interface AccountJobCountsRow {
   paused: number;
   inProgress: number;
   dead: number;
+}
+
+/** One delivery of an event to an endpoint (a job of an event), as the page and the API list them. */
+export interface EventDeliveryRow {
+  id: string;
+  eventId: string;
+  eventType: string;
+  status: JobStatus;
+  attemptCount: number;
+  lastHttpStatus: number | null;
+  lastNetworkError: string | null;
+  errorClass: ErrorClass | null;
+  lastError: string | null;
+  deadReason: DeadReason | null;
+  runAt: Date;
+  createdAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
 }

@@ -26,6 +26,8 @@ import { resumeJobs } from './sql/resume-jobs';
 import { inFlightCounts } from './sql/in-flight-counts';
 import { nextScheduledRunAt } from './sql/next-run-at';
 import { oldestDueSeconds, waitingCounts } from './sql/queue-depth';
+import { accountSource, enqueueEvents, jobOutcomeSource } from './sql/enqueue-events';
+import type { SqlPiece } from '../database/statement';
 
 /** What a worker hands to one round. */
 export interface RoundInput {
@@ -123,8 +125,16 @@ export class JobStore {
       // record's own check): retried now with the new ones. A no-op for jobs record already moved.
       const staleAuth = kept.filter((a) => a.decision === 'pause' && byId.get(a.accountId)?.credentialsVersion !== a.credentialsVersion);
       const statusChanged = [...decided].filter(([, d]) => d.status !== null).map(([id]) => id);
+      // The events of what this round decided, written in its transaction (docs/events.md): a
+      // post published, a job dead, an account that needs a person. After applyFeedback in the
+      // pipeline below, so the accounts are read as it leaves them.
+      const events = roundEvents(
+        [...kept.filter((a) => a.decision === 'succeed').map((a) => a.jobId), ...recordedLate],
+        [...kept.filter((a) => a.decision === 'dead').map((a) => a.jobId), ...input.expired.map((r) => r.id)],
+        [...decided].filter(([, d]) => d.status?.value === 'needs_reauth').map(([id]) => id),
+      );
       const usable = locked.filter((a) => a.status === 'active' && !a.deleted && !statusChanged.includes(a.id));
-      const [counts] = await Promise.all([
+      const [counts, , , , eventsWritten] = await Promise.all([
         candidates.length > 0 && usable.length > 0
           ? inFlightCounts(
               tx,
@@ -138,6 +148,7 @@ export class JobStore {
           tx,
           staleAuth.map((a) => a.jobId),
         ),
+        enqueueEvents(tx, events),
       ]);
 
       let claimed: ClaimedJob[] = [];
@@ -175,7 +186,15 @@ export class JobStore {
         claimed = jobs;
       }
       const inactive = locked.filter((a) => involved.has(a.id) && a.status !== 'active').map((a) => a.id);
-      return { recorded, recordedLate, claimed, notActive: [...new Set([...statusChanged, ...inactive])], nextRunAt, wakeAt };
+      return {
+        recorded,
+        recordedLate,
+        claimed,
+        notActive: [...new Set([...statusChanged, ...inactive])],
+        nextRunAt,
+        wakeAt,
+        eventsWritten,
+      };
     });
   }
 
@@ -193,8 +212,13 @@ export class JobStore {
     await pauseAccountJobs(this.db, accountIds, true);
   }
 
-  reclaimExpiredLeases(defaultMaxAttempts: number, owner: string, held: string[]): Promise<number> {
-    return reclaimExpiredLeases(this.db, { defaultMaxAttempts, owner, held });
+  /** The crash recovery; a job it makes dead (its budget spent) is reported (post.failed) in the same transaction. */
+  reclaimExpiredLeases(defaultMaxAttempts: number, owner: string, held: string[]): Promise<{ reclaimed: number; eventsWritten: number }> {
+    return this.db.transaction(async (tx) => {
+      const ids = await reclaimExpiredLeases(tx, { defaultMaxAttempts, owner, held });
+      const eventsWritten = ids.length > 0 ? await enqueueEvents(tx, [jobOutcomeSource('post.failed', ids)]) : 0;
+      return { reclaimed: ids.length, eventsWritten };
+    });
   }
 
   /** Waiting jobs of accounts that are not active, missed by the round's pause (pause-jobs.ts). */
@@ -202,8 +226,13 @@ export class JobStore {
     return pauseStragglers(this.db);
   }
 
-  expireDeadlines(): Promise<number> {
-    return expireDeadlines(this.db);
+  /** The deadline sweep; each job it makes dead is reported (post.failed) in the same transaction. */
+  expireDeadlines(): Promise<{ expired: number; eventsWritten: number }> {
+    return this.db.transaction(async (tx) => {
+      const ids = await expireDeadlines(tx);
+      const eventsWritten = ids.length > 0 ? await enqueueEvents(tx, [jobOutcomeSource('post.failed', ids)]) : 0;
+      return { expired: ids.length, eventsWritten };
+    });
   }
 
   /** When the next job becomes due, after now, to sleep exactly that long when idle (next-run-at.ts). */
@@ -220,6 +249,15 @@ export class JobStore {
   oldestDueSeconds(): Promise<number> {
     return oldestDueSeconds(this.db);
   }
+}
+
+/** The event sources of a round's outcomes (sql/enqueue-events.ts); none when nothing happened that an event reports. */
+function roundEvents(published: string[], failed: string[], needsReauth: string[]): SqlPiece[] {
+  return [
+    ...(published.length > 0 ? [jobOutcomeSource('post.published', published)] : []),
+    ...(failed.length > 0 ? [jobOutcomeSource('post.failed', failed)] : []),
+    ...(needsReauth.length > 0 ? [accountSource('account.needs_reauth', needsReauth)] : []),
+  ];
 }
 
 /**

@@ -9,7 +9,8 @@ import type { ErrorClass } from '../retry/error-class';
 /** A job as a claim hands it to the worker: leased to it until its lease ends (renewed while held). */
 export interface ClaimedJob {
   id: string;
-  postId: string;
+  /** null for an event endpoint's delivery (its payload is the event). */
+  postId: string | null;
   accountId: string;
   workspaceId: string;
   provider: Provider;
@@ -80,6 +81,8 @@ export interface RoundResult {
   nextRunAt?: Date | null;
   /** When an account in its slow start may lease more (ClaimPlan.wakeAt), in the database's clock; null: none ramps. */
   wakeAt: Date | null;
+  /** Event deliveries this round wrote (docs/events.md): due now, so the worker claims again. */
+  eventsWritten: number;
 }
 
 /** The slow start's settings (WORKER_SLOW_START_MS, WORKER_SLOW_START_RATE; worker/slow-start.ts). */

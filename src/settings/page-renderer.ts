@@ -19,6 +19,7 @@ export type Section =
   | 'notifications'
   | 'team'
   | 'activity'
+  | 'events'
   | 'profile'
   | null;
 

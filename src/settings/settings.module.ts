@@ -35,6 +35,8 @@ import { ApprovalsPageController } from './approvals-page.controller';
 import { ApprovalsModule } from '../approvals/approvals.module';
 import { QueuePageController } from './queue-page.controller';
 import { ActivityPageController } from './activity-page.controller';
+import { EventsPageController } from './events-page.controller';
+import { EventSubscriptionsModule } from '../event-subscriptions/event-subscriptions.module';
 import { PeopleLinksController } from './people-links.controller';
 import { RecipientConfirmController } from './recipient-confirm.controller';
 import { ProfilePageController } from './profile-page.controller';
@@ -74,6 +76,7 @@ const PAGE_CONTROLLERS = [
   PostReviewController,
   // The client review page (/review/:token): outside /settings, no session, the same headers.
   ReviewPageController,
+  EventsPageController,
 ];
 
 /**
@@ -95,6 +98,7 @@ const PAGE_CONTROLLERS = [
     PostingQueueModule,
     MediaModule,
     DeadLetterModule,
+    EventSubscriptionsModule,
     NotificationsModule,
     ReviewModule,
   ],

@@ -41,3 +41,19 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
  */
 export const ERROR_CLASSES = ['success', 'transient', 'auth', 'permanent', 'poison'] as const;
 export type ErrorClass = (typeof ERROR_CLASSES)[number];
+
+/**
+ * Herald's own events, which a workspace's event endpoints subscribe to (docs/events.md lists
+ * each one's shape; job_payloads' CHECK constraint lists the same names).
+ */
+export const EVENT_TYPES = [
+  'post.scheduled',
+  'post.published',
+  'post.failed',
+  'post.approval_requested',
+  'post.approved',
+  'post.rejected',
+  'account.needs_reauth',
+  'account.recovered',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];

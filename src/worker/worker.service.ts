@@ -223,6 +223,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         this.recording = [];
       }
       nextRunAt = round.nextRunAt;
+      // Event deliveries written by this round (docs/events.md) are due now: this worker claims
+      // them in its next round, other processes are woken the way a new post wakes them.
+      if (round.eventsWritten > 0) this.notifier.jobsAdded(new Date());
       // An account in its slow start whose rate budget grows then (its next job may be leased).
       if (round.wakeAt) this.wakeTimer.at(round.wakeAt.getTime());
       this.reportLate(finished, round);
@@ -316,11 +319,16 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private async maintain(): Promise<void> {
     if (this.mode !== 'running') return;
     try {
-      const reclaimed = await this.queue.reclaimExpiredLeases(this.config.retry.maxAttempts, this.owner, this.ownJobIds());
+      const { reclaimed, eventsWritten } = await this.queue.reclaimExpiredLeases(
+        this.config.retry.maxAttempts,
+        this.owner,
+        this.ownJobIds(),
+      );
       if (reclaimed > 0) this.logger.warn(`reclaimed ${reclaimed} jobs whose worker stopped (lease expired)`);
       const paused = await this.queue.pauseStragglers();
       if (paused > 0) this.logger.log(`paused ${paused} waiting jobs of accounts that are not active (accepted as the account changed)`);
-      await this.queue.expireDeadlines();
+      const expired = await this.queue.expireDeadlines();
+      if (eventsWritten + expired.eventsWritten > 0) this.notifier.jobsAdded(new Date());
     } catch (err) {
       this.logger.error(`queue maintenance failed: ${isConnectionError(err) ? 'the database is unavailable' : String(err)}`);
     }

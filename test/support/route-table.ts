@@ -67,6 +67,9 @@ export interface Fixtures {
   invitationId: string;
   /** A client review link of `postId`, active. */
   shareLinkId: string;
+  /** An event subscription (to post.scheduled), and one of its deliveries made dead. */
+  eventSubscriptionId: string;
+  eventDeliveryId: string;
 }
 
 export async function createFixtures(t: TestApp, name: string): Promise<Fixtures> {
@@ -75,6 +78,12 @@ export async function createFixtures(t: TestApp, name: string): Promise<Fixtures
   const key = ws.body.apiKey.key as string;
   const apiKey = await t.http().post('/v1/api-keys').set(bearer(key)).send({ name: 'second' });
   const account = await createWebhookAccount(t, key, 'http://127.0.0.1:9/hook');
+  const subscription = await t
+    .http()
+    .post('/v1/event-subscriptions')
+    .set(bearer(key))
+    .send({ url: 'http://127.0.0.1:9/events', events: ['post.scheduled'] });
+  if (subscription.status !== 201) throw new Error(`event subscription: ${subscription.status} ${JSON.stringify(subscription.body)}`);
   const mediaId = await uploadImage(t, key, await makeImage('png'));
   const later = new Date(Date.now() + 86_400_000).toISOString();
   const post = await createPost(t, key, {
@@ -85,12 +94,23 @@ export async function createFixtures(t: TestApp, name: string): Promise<Fixtures
   });
   const dead = await createPost(t, key, { text: `${name} failed post`, targets: [{ accountId: account.id }] });
   await killJobs(t.databaseUrl, [dead.jobs[0].id]);
+  // The post.scheduled of the posts above, to the subscription: one of them failed.
+  const deliveries = await withClient(
+    t.databaseUrl,
+    async (c) =>
+      (await c.query<{ id: string }>(`SELECT id FROM jobs WHERE account_id = $1 ORDER BY created_at, id`, [subscription.body.id])).rows,
+  );
+  await killJobs(t.databaseUrl, [deliveries[0].id]);
   const roleKey = async (role: 'editor' | 'viewer') => {
     const res = await t.http().post('/v1/api-keys').set(bearer(key)).send({ name: role, role });
     if (res.status !== 201) throw new Error(`${role} key: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.key as string;
   };
-  const slug = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${ws.body.workspace.id.slice(0, 8)}`;
+  // At most 40 characters of the name: an address's local part is at most 64 (a long route's name made it longer).
+  const slug = `${name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 40)}-${ws.body.workspace.id.slice(0, 8)}`;
   const ownerPersonId = await createFirstPerson(t, key, `owner-${slug}@example.test`, `${name} owner`);
   const person = await invitePerson(t, key, `editor-${slug}@example.test`, 'editor', `${name} editor`);
   const invitation = await t
@@ -136,6 +156,8 @@ export async function createFixtures(t: TestApp, name: string): Promise<Fixtures
     personId: person.id,
     invitationId: invitation.body.invitation.id,
     shareLinkId: shareLink.body.id,
+    eventSubscriptionId: subscription.body.id,
+    eventDeliveryId: deliveries[0].id,
   };
 }
 
@@ -280,6 +302,16 @@ export const ROUTE_SPECS: Record<string, RouteSpec> = {
     valid: (f) => ({ params: { id: f.accountId }, body: { timezone: 'America/New_York', slots: [{ day: 'tue', time: '12:30' }] } }),
   },
   'DELETE /v1/accounts/:id/queue': { valid: (f) => ({ params: { id: f.accountId } }) },
+  'POST /v1/event-subscriptions': { valid: () => ({ body: { url: 'http://127.0.0.1:9/more-events', events: ['post.failed'] } }) },
+  'GET /v1/event-subscriptions': { valid: () => ({}) },
+  'GET /v1/event-subscriptions/:id': { valid: (f) => ({ params: { id: f.eventSubscriptionId } }) },
+  'PATCH /v1/event-subscriptions/:id': { valid: (f) => ({ params: { id: f.eventSubscriptionId }, body: { description: 'Relay' } }) },
+  'DELETE /v1/event-subscriptions/:id': { valid: (f) => ({ params: { id: f.eventSubscriptionId } }) },
+  'POST /v1/event-subscriptions/:id/rotate-secret': { valid: (f) => ({ params: { id: f.eventSubscriptionId } }) },
+  'GET /v1/event-subscriptions/:id/deliveries': { valid: (f) => ({ params: { id: f.eventSubscriptionId }, query: { limit: '10' } }) },
+  'POST /v1/event-subscriptions/:id/deliveries/:deliveryId/retry': {
+    valid: (f) => ({ params: { id: f.eventSubscriptionId, deliveryId: f.eventDeliveryId } }),
+  },
 
   'POST /v1/media': {
     valid: (_f, images) => ({ multipart: { fields: { alt: 'an image' }, file: { field: 'file', bytes: images.png, filename: 'a.png' } } }),
@@ -311,6 +343,8 @@ export function genericRequest(route: Route, f: Fixtures): RequestSpec {
     invitations: f.invitationId,
     workspaces: f.workspaceId,
     'share-links': f.shareLinkId,
+    'event-subscriptions': f.eventSubscriptionId,
+    deliveries: f.eventDeliveryId,
   };
   const params: Record<string, string> = {};
   const segments = route.path.split('/');

@@ -40,6 +40,9 @@ export class PayloadError extends Error {}
  * A thread's parts go in `data.thread`, each with its own media the same way.
  */
 export function buildPublishEvent(job: DeliveryJob, now: Date): PublishEvent {
+  const postId = job.postId;
+  // Every job has a post or an event (job_payloads_post_or_event); an event's is sent as it is.
+  if (postId === null) throw new PayloadError('the job has neither a post nor an event to send');
   const byId = new Map(job.media.map((m) => [m.id, m]));
   const mediaOf = (ids: string[]) =>
     ids.map((id) => {
@@ -54,7 +57,7 @@ export function buildPublishEvent(job: DeliveryJob, now: Date): PublishEvent {
     type: 'post.publish',
     timestamp: now.toISOString(),
     data: {
-      postId: job.postId,
+      postId,
       jobId: job.id,
       text: job.payload.text,
       title: job.payload.title,

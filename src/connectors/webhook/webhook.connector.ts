@@ -83,7 +83,9 @@ export class WebhookConnector implements Connector {
     const now = new Date();
     let body: string;
     try {
-      body = JSON.stringify(buildPublishEvent(job, now));
+      // An event endpoint's delivery sends the event as written with the change it reports
+      // (docs/events.md); a post's job, the post.publish body built from its payload.
+      body = JSON.stringify(job.payload.event ?? buildPublishEvent(job, now));
     } catch (err) {
       if (err instanceof PayloadError) return poisonOutcome(err.message);
       // JSON.stringify throws on a BigInt or a cycle: nothing that came through the API can do that.

@@ -16,7 +16,7 @@ const SQL = `UPDATE job_state SET status = 'dead', dead_reason = 'expired', fini
          LIMIT $1 FOR UPDATE SKIP LOCKED)
        RETURNING job_id`;
 
-export async function expireDeadlines(q: Sql, limit = 1000): Promise<number> {
-  const rows = await q.query(SQL, [limit]);
-  return rows.length;
+export async function expireDeadlines(q: Sql, limit = 1000): Promise<string[]> {
+  const rows: { job_id: string }[] = await q.query(SQL, [limit]);
+  return rows.map((r) => r.job_id);
 }

@@ -40,7 +40,11 @@ function filterSql(f: DlqFilter): SqlPiece {
       AND (${q}::text IS NULL OR j.last_error ILIKE '%' || ${q} || '%')`;
 }
 
-/** Newest death first, over the partial index jobs_dlq (workspace_id, finished_at DESC, id DESC). */
+/**
+ * Newest death first, over the partial index jobs_dlq (workspace_id, finished_at DESC, id DESC);
+ * posts' jobs only (an event endpoint's failed deliveries are listed with their endpoint:
+ * docs/events.md), here and in the bulk requeue.
+ */
 export function listDeadJobs(
   q: Sql,
   workspaceId: string,
@@ -52,7 +56,7 @@ export function listDeadJobs(
   const micros = param(after?.micros ?? null);
   const { text, values } = compose(
     sql`SELECT ${DLQ_COLUMNS} FROM jobs j JOIN accounts a ON a.id = j.account_id
-       WHERE j.workspace_id = ${param(workspaceId)} AND j.status = ANY(${param(statuses)}::text[])
+       WHERE j.workspace_id = ${param(workspaceId)} AND j.status = ANY(${param(statuses)}::text[]) AND j.post_id IS NOT NULL
          AND (${micros}::bigint IS NULL OR (j.finished_at, j.id) < ('epoch'::timestamptz + ${micros}::bigint * interval '1 microsecond', ${param(after?.id ?? null)}::uuid))
          AND ${filterSql(filter)}
        ORDER BY j.finished_at DESC, j.id DESC LIMIT ${param(limit + 1)}`,
@@ -76,7 +80,7 @@ export async function findDeadJob(q: Sql, workspaceId: string, id: string): Prom
  */
 export async function deadIdsMatching(q: Sql, workspaceId: string, filter: DlqFilter, limit: number): Promise<string[]> {
   const { text, values } = compose(
-    sql`SELECT j.id FROM jobs j WHERE j.workspace_id = ${param(workspaceId)} AND j.status = 'dead' AND ${filterSql(filter)} ORDER BY j.id LIMIT ${param(limit)}`,
+    sql`SELECT j.id FROM jobs j WHERE j.workspace_id = ${param(workspaceId)} AND j.status = 'dead' AND j.post_id IS NOT NULL AND ${filterSql(filter)} ORDER BY j.id LIMIT ${param(limit)}`,
   );
   return (await q.query<{ id: string }>(text, values)).map((r) => r.id);
 }

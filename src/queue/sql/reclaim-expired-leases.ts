@@ -45,7 +45,7 @@ const SQL = `WITH expired AS (
 export async function reclaimExpiredLeases(
   q: Sql,
   input: { defaultMaxAttempts: number; owner: string; held: string[]; limit?: number },
-): Promise<number> {
-  const rows = await q.query(SQL, [input.defaultMaxAttempts, input.limit ?? 500, input.owner, input.held]);
-  return rows.length;
+): Promise<string[]> {
+  const rows: { job_id: string }[] = await q.query(SQL, [input.defaultMaxAttempts, input.limit ?? 500, input.owner, input.held]);
+  return rows.map((r) => r.job_id);
 }

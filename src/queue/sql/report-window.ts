@@ -9,6 +9,9 @@ import type { AccountActivityRow, DeadJobRow } from '../job-reads.types';
  */
 
 /**
+ * Event endpoints' deliveries (jobs of an event, not of a post) are not the digest's: the page
+ * shows them with their endpoint (docs/events.md).
+ *
  * Per account of the workspace with anything in the window: attempts that succeeded (one per
  * published job), attempts that failed, and jobs that died and are still dead.
  */
@@ -31,6 +34,7 @@ export function windowActivity(q: Sql, workspaceId: string, from: Date, to: Date
             coalesce(died.dead, 0) AS "newlyDead"
      FROM tried FULL JOIN died ON died.account_id = tried.account_id
      JOIN accounts a ON a.id = coalesce(tried.account_id, died.account_id)
+     WHERE a.purpose = 'publish'
      ORDER BY a.name, a.id`,
     [workspaceId, from, to],
   );
@@ -49,13 +53,13 @@ export async function windowDead(
             coalesce(j.payload->>'text', '') AS text, j.error_class AS "errorClass", j.dead_reason AS "deadReason",
             j.last_error AS "lastError", j.finished_at AS "deadAt"
      FROM jobs j JOIN accounts a ON a.id = j.account_id
-     WHERE j.workspace_id = $1 AND j.status = 'dead' AND j.finished_at >= $2 AND j.finished_at < $3
+     WHERE j.workspace_id = $1 AND j.status = 'dead' AND j.finished_at >= $2 AND j.finished_at < $3 AND j.post_id IS NOT NULL
      ORDER BY j.finished_at DESC, j.id DESC LIMIT $4`,
     [workspaceId, from, to, limit],
   );
   if (items.length < limit) return { items, total: items.length };
   const [{ n }] = await q.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM jobs WHERE workspace_id = $1 AND status = 'dead' AND finished_at >= $2 AND finished_at < $3`,
+    `SELECT count(*)::int AS n FROM jobs WHERE workspace_id = $1 AND status = 'dead' AND finished_at >= $2 AND finished_at < $3 AND post_id IS NOT NULL`,
     [workspaceId, from, to],
   );
   return { items, total: n };
