@@ -17,9 +17,9 @@ describe('the route permission table', () => {
     expect(permissionFor('GET', '/')).toBeUndefined();
   });
 
-  it('holds only known permissions, for /v1, /mcp and /settings routes, the instance one for creating workspaces only', () => {
+  it('holds only known permissions, for /v1, /mcp, /settings and /review routes, the instance one for creating workspaces only', () => {
     for (const [key, p] of Object.entries(ROUTE_PERMISSIONS)) {
-      expect(key).toMatch(/^(GET|POST|PUT|PATCH|DELETE) \/(v1\/|settings|mcp$)/);
+      expect(key).toMatch(/^(GET|POST|PUT|PATCH|DELETE) \/(v1\/|settings|mcp$|review\/)/);
       expect(PERMISSIONS).toContain(p);
     }
     expect(Object.entries(ROUTE_PERMISSIONS).filter(([, p]) => p === 'instance')).toEqual([['POST /v1/workspaces', 'instance']]);
