@@ -18,22 +18,23 @@ const multer = require('multer') as {
 };
 
 /**
- * The composer's multipart form, parsed before the page's session guard (which reads its CSRF
- * field): multer, memory storage, one image up to the API's 5 MB and the text fields. Only for a
- * live session whose role may write posts: anyone else's body is not read at all (the guard then
- * refuses the request: no session, or no CSRF field). A form multer cannot read is not an error
- * page: the composer shows why the image was not added (`uploadProblem`).
+ * A page's multipart form, parsed before the page's session guard (which reads its CSRF field):
+ * multer, memory storage, one file and the text fields, within the limits a subclass gives. Only
+ * for a live session whose role may write posts: anyone else's body is not read at all (the guard
+ * then refuses the request: no session, or no CSRF field). A form multer cannot read is not an
+ * error page: the form shows why (`uploadProblem`; `tooLarge` for a file over the limit).
  */
-@Injectable()
-export class ComposeUploadsMiddleware implements NestMiddleware {
-  private readonly parse = multer({
-    storage: multer.memoryStorage(),
-    limits: { fileSize: MAX_MEDIA_BYTES, files: 1, fields: 200, fieldSize: 64 * 1024, parts: 210 },
-  }).single('file');
-
+export abstract class SessionUploadsMiddleware implements NestMiddleware {
+  private readonly parse: Middleware;
   private readonly cookies = cookieParser();
 
-  constructor(private readonly sessions: SessionsService) {}
+  protected constructor(
+    private readonly sessions: SessionsService,
+    limits: Record<string, number>,
+    private readonly tooLarge: string,
+  ) {
+    this.parse = multer({ storage: multer.memoryStorage(), limits }).single('file');
+  }
 
   async use(req: Request, res: Response, next: NextFunction): Promise<void> {
     // The page's cookie parser may not have run yet (middleware order): read them here too.
@@ -55,11 +56,26 @@ export class ComposeUploadsMiddleware implements NestMiddleware {
         const code = (err as { code?: unknown }).code;
         (req as Request & { uploadProblem?: string }).uploadProblem =
           code === 'LIMIT_FILE_SIZE'
-            ? 'it is larger than the 5 MB limit'
+            ? this.tooLarge
             : `the form could not be read (${err instanceof Error ? err.message : 'unknown error'})`;
         req.body ??= {};
       }
       next();
     });
+  }
+}
+
+/**
+ * The composer's multipart form: one image up to the API's 5 MB and the text fields. An image over
+ * the limit is not an error page: the composer shows why the image was not added.
+ */
+@Injectable()
+export class ComposeUploadsMiddleware extends SessionUploadsMiddleware {
+  constructor(sessions: SessionsService) {
+    super(
+      sessions,
+      { fileSize: MAX_MEDIA_BYTES, files: 1, fields: 200, fieldSize: 64 * 1024, parts: 210 },
+      'it is larger than the 5 MB limit',
+    );
   }
 }
