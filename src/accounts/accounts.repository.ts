@@ -3,7 +3,8 @@ import { Db, Sql, Tx } from '../database/db';
 import type { Keyset, Listed } from '../common/pagination';
 import type { AccountRow, DeliveryAccountRow } from './account.types';
 
-const COLUMNS = `
+/** The accounts row as AccountRow, for this module's reads (event-endpoints.repository.ts too). */
+export const ACCOUNT_COLUMNS = `
   id, workspace_id AS "workspaceId", provider, name, status, status_reason AS "statusReason", config,
   credentials, credentials_version AS "credentialsVersion", retry_policy AS "retryPolicy",
   max_in_flight AS "maxInFlight", circuit_state AS "circuitState", circuit_open_until AS "circuitOpenUntil",
@@ -30,7 +31,7 @@ export class AccountsRepository {
 
   async find(workspaceId: string, id: string, m?: Sql): Promise<AccountRow | null> {
     const rows: AccountRow[] = await (m ?? this.db).query(
-      `SELECT ${COLUMNS} FROM accounts WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL AND purpose = 'publish'`,
+      `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL AND purpose = 'publish'`,
       [workspaceId, id],
     );
     return rows[0] ?? null;
@@ -64,7 +65,7 @@ export class AccountsRepository {
 
   list(workspaceId: string, after: Keyset | null, limit: number): Promise<Listed<AccountRow>[]> {
     return this.db.query(
-      `SELECT ${COLUMNS}, (extract(epoch FROM created_at) * 1000000)::bigint::text AS "cursorMicros" FROM accounts
+      `SELECT ${ACCOUNT_COLUMNS}, (extract(epoch FROM created_at) * 1000000)::bigint::text AS "cursorMicros" FROM accounts
        WHERE workspace_id = $1 AND deleted_at IS NULL AND purpose = 'publish'
          AND ($2::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
        ORDER BY created_at DESC, id DESC LIMIT $4`,

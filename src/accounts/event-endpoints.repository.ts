@@ -1,13 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql } from '../database/db';
 import type { AccountRow } from './account.types';
-
-const COLUMNS = `
-  id, workspace_id AS "workspaceId", provider, name, status, status_reason AS "statusReason", config,
-  credentials, credentials_version AS "credentialsVersion", retry_policy AS "retryPolicy",
-  max_in_flight AS "maxInFlight", circuit_state AS "circuitState", circuit_open_until AS "circuitOpenUntil",
-  consecutive_failures AS "consecutiveFailures", last_error AS "lastError", last_success_at AS "lastSuccessAt",
-  created_at AS "createdAt", updated_at AS "updatedAt"`;
+import { ACCOUNT_COLUMNS as COLUMNS } from './accounts.repository';
 
 /**
  * Reads of event endpoints: the accounts rows with `purpose = 'events'` (docs/events.md), scoped by
