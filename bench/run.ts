@@ -474,10 +474,12 @@ function peakRssMb(child: ChildProcess): number {
   }
 }
 
-async function graphileThroughput(db: Db, receiver: Receiver, mode: 'default' | 'batched'): Promise<Run> {
+/** graphile-worker's throughput; `history`: batched, its task also inserting the attempt row a user keeps (bench/history-table.ts). */
+async function graphileThroughput(db: Db, receiver: Receiver, mode: 'default' | 'batched' | 'history'): Promise<Run> {
   const { name, url } = await db.create();
   try {
     await runGraphileMigrations({ connectionString: url });
+    if (mode === 'history') await db.with(url, (c) => c.query(HISTORY_TABLE_SQL));
     const utils = await makeWorkerUtils({ connectionString: url });
     const specs = Array.from({ length: JOBS }, (_, i) => ({
       identifier: 'deliver',
@@ -1008,6 +1010,7 @@ async function main(): Promise<void> {
       say(`\n## Throughput: ${fmt(JOBS)} webhook jobs due at once over ${ACCOUNTS} accounts (≤ 5 in flight each), concurrency 100`);
       const h: Run[] = [];
       const g: Run[] = [];
+      const gh: Run[] = [];
       for (let r = 0; r < RUNS; r++) {
         // Alternating, so drifting load on the machine falls on both alike.
         const hr = await heraldThroughput(db, receiver, 1, ACCOUNTS);
@@ -1020,6 +1023,11 @@ async function main(): Promise<void> {
           `  run ${r + 1} graphile-worker batched: ${fmt(gr.rate)} jobs/s; worker ${fmt(gr.workerCpu)} µs + PostgreSQL ${fmt(gr.pgCpu)} µs CPU/job; peak RSS ${fmt(gr.peakRssMb)} MB; ${gr.note}`,
         );
         g.push(gr);
+        const hs = await graphileThroughput(db, receiver, 'history');
+        say(
+          `  run ${r + 1} graphile-worker batched + attempt row: ${fmt(hs.rate)} jobs/s; worker ${fmt(hs.workerCpu)} µs + PostgreSQL ${fmt(hs.pgCpu)} µs CPU/job; peak RSS ${fmt(hs.peakRssMb)} MB; ${hs.note}`,
+        );
+        gh.push(hs);
       }
       const hRate = median(h.map((x) => x.rate));
       const gRate = median(g.map((x) => x.rate));
@@ -1047,9 +1055,20 @@ async function main(): Promise<void> {
       say(
         `peak RSS of a herald worker process (VmHWM, highest of the runs): ${fmt(rss)} MB (graphile-worker: ${fmt(Math.max(...g.map((x) => x.peakRssMb)))} MB)`,
       );
-      target('throughput ≥ 1.25× graphile-worker batched', hRate / gRate >= 1.25, `${fmt(hRate / gRate, 2)}×`);
-      target('total CPU per delivery ≤ graphile-worker', hCpu <= gCpu, `${fmt(hCpu)} vs ${fmt(gCpu)} µs (${fmt(hCpu / gCpu, 2)}×)`);
-      target('peak RSS ≤ 250 MB', rss <= 250, `${fmt(rss)} MB`);
+      const ghRate = median(gh.map((x) => x.rate));
+      say(`graphile-worker batched + attempt row: ${spread(gh.map((x) => x.rate))} jobs/s; ratio herald / it: ${fmt(hRate / ghRate, 2)}×`);
+      const hPg = median(h.map((x) => x.pgCpu));
+      const gPg = median(g.map((x) => x.pgCpu));
+      // Issue 32's targets (a session before this one: issue 21's, ≥ 1.25× and ≤ 250 MB).
+      target(
+        'PostgreSQL CPU per delivery ≤ 2× graphile-worker batched (Herald with its attempt row)',
+        hPg <= 2 * gPg,
+        `${fmt(hPg)} vs ${fmt(gPg)} µs (${fmt(hPg / gPg, 2)}×)`,
+      );
+      target('throughput ≥ 1.0× graphile-worker batched', hRate / gRate >= 1, `${fmt(hRate / gRate, 2)}×`);
+      target('throughput ≥ 1.25× graphile-worker batched (stretch)', hRate / gRate >= 1.25, `${fmt(hRate / gRate, 2)}×`);
+      target('throughput ≥ 1.5× graphile-worker batched + attempt row', hRate / ghRate >= 1.5, `${fmt(hRate / ghRate, 2)}×`);
+      target('peak worker RSS ≤ 200 MB', rss <= 200, `${fmt(rss)} MB`);
     }
 
     if (section('writes')) {
@@ -1125,7 +1144,7 @@ async function main(): Promise<void> {
         );
       }
       say(`curve 1 → 2 → 3 processes: 1.00× → ${fmt(curve[1] / curve[0], 2)}× → ${fmt(curve[2] / curve[0], 2)}×`);
-      target('2 processes ≥ 1.0× one (200 accounts)', curve[1] / curve[0] >= 1, `${fmt(curve[1] / curve[0], 2)}×`);
+      target('2 processes ≥ 1.3× one (200 accounts)', curve[1] / curve[0] >= 1.3, `${fmt(curve[1] / curve[0], 2)}×`);
     }
 
     if (section('accounts')) {
@@ -1175,7 +1194,7 @@ async function main(): Promise<void> {
       say(
         `ratio POST /v1/posts / bare baseline: ${fmt(hRate / bRate, 2)}× (per-run ${i.herald.map((x, r) => fmt(x.rate / i.bare[r].rate, 2)).join(', ')})`,
       );
-      target('intake ≥ 0.5× the bare baseline', hRate / bRate >= 0.5, `${fmt(hRate / bRate, 2)}×`);
+      target('intake ≥ 0.3× the bare baseline', hRate / bRate >= 0.3, `${fmt(hRate / bRate, 2)}×`);
     }
 
     if (section('clients')) {
