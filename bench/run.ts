@@ -15,6 +15,7 @@ import { totals, WriteTotals, Writes, writesBetween, writeSnapshot } from './wri
 import { BENCH_SLOW_START, roundStatements, StatementCosts } from './round-statements';
 import { compareHttpClients } from './http-clients';
 import { EventsBurst, eventsLines } from './events';
+import { Better, compareFigures, Figure } from './baseline';
 
 /**
  * `npm run bench`: Herald's delivery engine and API measured end to end, beside graphile-worker
@@ -28,6 +29,8 @@ import { EventsBurst, eventsLines } from './events';
  *   BENCH_PROFILE=<dir>: worker processes write a CPU profile there (node --cpu-prof); API-only
  *   processes too with BENCH_PROFILE_API=1
  *   BENCH_NODE_ARGS: more node flags for every Herald process (e.g. --heap-prof, --trace-gc)
+ *   BENCH_BASELINE (bench/results/baseline.json): figures of an earlier run to compare with (no
+ *   regression beyond BENCH_NOISE, 0.25); each run writes its own to bench/results/latest.json
  *   BENCH_JOBS_FILLFACTOR=<n>: the writes section repacks Herald's job_state table with this fillfactor
  *   first (an experiment docs/benchmarks.md reports; Herald's schema has none)
  */
@@ -1003,6 +1006,12 @@ async function main(): Promise<void> {
   const receiver = await startReceiver();
   const verdict: string[] = [];
   const target = (what: string, ok: boolean, detail: string) => verdict.push(`  ${ok ? 'met    ' : 'NOT MET'} ${what}: ${detail}`);
+  const recorded: Figure[] = [];
+  const figuresFile = path.join(ROOT, 'bench/results/latest.json');
+  const figure = (key: string, what: string, value: number, better: Better, digits = 0) => {
+    recorded.push({ key, what, value, better, digits });
+    fs.writeFileSync(figuresFile, JSON.stringify({ at: new Date(began).toISOString(), figures: recorded }, null, 2) + '\n');
+  };
   try {
     if (section('ceiling')) say(`receiver ceiling (autocannon, 100 connections, 5 s): ${fmt(await receiverCeiling(receiver))} req/s`);
 
@@ -1069,6 +1078,14 @@ async function main(): Promise<void> {
       target('throughput ≥ 1.25× graphile-worker batched (stretch)', hRate / gRate >= 1.25, `${fmt(hRate / gRate, 2)}×`);
       target('throughput ≥ 1.5× graphile-worker batched + attempt row', hRate / ghRate >= 1.5, `${fmt(hRate / ghRate, 2)}×`);
       target('peak worker RSS ≤ 200 MB', rss <= 200, `${fmt(rss)} MB`);
+      figure('throughput.herald', 'Herald deliveries/s (1 process, 20 accounts)', hRate, 'higher');
+      figure('throughput.ratio', 'throughput Herald / graphile-worker batched', hRate / gRate, 'higher', 2);
+      figure('throughput.ratio-history', 'throughput Herald / graphile-worker + attempt row', hRate / ghRate, 'higher', 2);
+      figure('cpu.worker', 'worker CPU per delivery (µs)', median(h.map((x) => x.workerCpu)), 'lower');
+      figure('cpu.pg', 'PostgreSQL CPU per delivery (µs)', hPg, 'lower');
+      figure('cpu.pg-ratio', 'PostgreSQL CPU per delivery / graphile-worker', hPg / gPg, 'lower', 2);
+      figure('cpu.total-ratio', 'total CPU per delivery / graphile-worker', hCpu / gCpu, 'lower', 2);
+      figure('rss.peak', 'peak worker RSS (MB)', rss, 'lower');
     }
 
     if (section('writes')) {
@@ -1099,6 +1116,8 @@ async function main(): Promise<void> {
       all.forEach((runsOf, i) => {
         for (const l of writesPerTable(labels[i], runsOf[runsOf.length - 1])) say(l);
       });
+      figure('writes.wal', 'WAL per delivery (B)', t[0].walBytes, 'lower');
+      figure('writes.wal-ratio', 'WAL per delivery / graphile-worker', t[0].walBytes / t[1].walBytes, 'lower', 2);
       target(
         'WAL per delivery ≤ 2× graphile-worker (which keeps no history)',
         t[0].walBytes <= 2 * t[1].walBytes,
@@ -1124,6 +1143,13 @@ async function main(): Promise<void> {
           runs.map((x) => x[k]),
           1,
         );
+      figure(
+        'statements.total',
+        "the round's job statements, database CPU per job (µs)",
+        median(runs.map((x) => x.candidates + x.claim + x.record + x.commit)),
+        'lower',
+        1,
+      );
       say(
         `candidates ${part('candidates')} µs, claim ${part('claim')} µs, record (outcome + attempt row) ${part('record')} µs, commit ${part('commit')} µs; total ${spread(
           runs.map((x) => x.candidates + x.claim + x.record + x.commit),
@@ -1144,6 +1170,7 @@ async function main(): Promise<void> {
         );
       }
       say(`curve 1 → 2 → 3 processes: 1.00× → ${fmt(curve[1] / curve[0], 2)}× → ${fmt(curve[2] / curve[0], 2)}×`);
+      figure('curve.two', '2 processes / 1 (200 accounts)', curve[1] / curve[0], 'higher', 2);
       target('2 processes ≥ 1.3× one (200 accounts)', curve[1] / curve[0] >= 1.3, `${fmt(curve[1] / curve[0], 2)}×`);
     }
 
@@ -1155,6 +1182,7 @@ async function main(): Promise<void> {
       say(
         `claim with ${ACCOUNTS} accounts: ${fmt(a.busy, 2)} ms; with ${fmt(ACCOUNTS + IDLE_ACCOUNTS)} accounts: ${fmt(a.idle, 2)} ms; ratio ${fmt(a.idle / a.busy, 2)}×`,
       );
+      figure('accounts.ratio', 'claim with 9,980 idle accounts / with 20', a.idle / a.busy, 'lower', 2);
       target(
         `round cost with ${fmt(IDLE_ACCOUNTS)} idle accounts ≤ 1.2× with ${ACCOUNTS}`,
         a.idle / a.busy <= 1.2,
@@ -1171,6 +1199,7 @@ async function main(): Promise<void> {
       say(
         `graphile-worker (defaults): p50 ${fmt(percentile(g, 50), 1)} ms, p99 ${fmt(percentile(g, 99), 1)} ms, max ${fmt(Math.max(...g), 1)} ms (${g.length} jobs)`,
       );
+      figure('trickle.p99', 'due → received p99 at 50 jobs/s (ms)', p99, 'lower', 1);
       target('due → received p99 ≤ 15 ms at 50 jobs/s', p99 <= 15, `${fmt(p99, 1)} ms`);
     }
 
@@ -1194,6 +1223,8 @@ async function main(): Promise<void> {
       say(
         `ratio POST /v1/posts / bare baseline: ${fmt(hRate / bRate, 2)}× (per-run ${i.herald.map((x, r) => fmt(x.rate / i.bare[r].rate, 2)).join(', ')})`,
       );
+      figure('intake.rate', 'POST /v1/posts per second', hRate, 'higher');
+      figure('intake.ratio', 'intake / bare server', hRate / bRate, 'higher', 2);
       target('intake ≥ 0.3× the bare baseline', hRate / bRate >= 0.3, `${fmt(hRate / bRate, 2)}×`);
     }
 
@@ -1202,6 +1233,7 @@ async function main(): Promise<void> {
       say(`\n## Outbound HTTP clients: the webhook's POST, 50 in flight, ${fmt(perRun)} requests per run, alternating, ${RUNS} runs each`);
       const runs = await compareHttpClients(receiver.url, RUNS, perRun);
       const herald = median(runs[0].map((x) => x.cpuUsPerRequest));
+      figure('clients.herald', "Herald's HTTP layer, client CPU per request (µs)", herald, 'lower');
       for (const c of runs) {
         const cpu = median(c.map((x) => x.cpuUsPerRequest));
         say(
@@ -1220,6 +1252,8 @@ async function main(): Promise<void> {
         `GET /v1/dlq first page (50 newest) with ${fmt(d.dlq.dead)} dead jobs: p50 ${fmt(d.dlq.p50, 1)} ms, p99 ${fmt(d.dlq.p99, 1)} ms (200 requests, one at a time)`,
       );
       const worst = Math.max(...d.claims.map(([, ms]) => Math.abs(ms / d.claims[0][1] - 1)));
+      figure('data.claim-max', 'claim with 1,000,000 finished jobs (ms)', d.claims[d.claims.length - 1][1], 'lower', 2);
+      figure('data.dlq-p99', 'GET /v1/dlq first page p99 (ms)', d.dlq.p99, 'lower', 1);
       target('claim flat within ±20 % from 0 to 1,000,000 finished jobs', worst <= 0.2, `largest change ${fmt(worst * 100)} %`);
       target('GET /v1/dlq first page p99 ≤ 50 ms with 100,000 dead jobs', d.dlq.p99 <= 50, `${fmt(d.dlq.p99, 1)} ms`);
     }
@@ -1241,6 +1275,7 @@ async function main(): Promise<void> {
       const figures = hostileInputFigures(RUNS);
       for (const f of figures) say(`${f.what}: ${fmt(f.ms, 1)} ms (worst ${fmt(f.maxMs, 1)} ms)`);
       const worst = Math.max(...figures.map((f) => f.ms));
+      figure('parsers.slowest', 'slowest hostile-input parse (ms)', worst, 'lower', 1);
       target(
         'hostile input parsed in linear time (median ≤ 100 ms per 2 MB page or 64 KB body)',
         worst <= 100,
@@ -1250,6 +1285,26 @@ async function main(): Promise<void> {
   } finally {
     await stopChild(receiver.child);
     if (stopEmbedded) await stopEmbedded();
+  }
+  const baselineFile = process.env.BENCH_BASELINE ?? path.join(ROOT, 'bench/results/baseline.json');
+  if (fs.existsSync(baselineFile)) {
+    const noise = Number(process.env.BENCH_NOISE ?? 0.25);
+    const base = JSON.parse(fs.readFileSync(baselineFile, 'utf8')) as { at: string; figures: Figure[] };
+    const cmp = compareFigures(recorded, base.figures, noise);
+    say(`\n## Against the baseline (${path.relative(ROOT, baselineFile)}, run of ${base.at}; noise ±${fmt(noise * 100)} %)`);
+    for (const c of cmp) {
+      const digits = recorded.find((f) => f.key === c.key)?.digits ?? 0;
+      say(
+        `${c.regressed ? 'WORSE ' : c.improved ? 'better' : 'same  '} ${c.what}: ${fmt(c.before, digits)} → ${fmt(c.after, digits)} (${fmt(c.ratio, 2)}×)`,
+      );
+    }
+    const worse = cmp.filter((c) => c.regressed);
+    if (cmp.length > 0)
+      target(
+        `no regression beyond the noise (±${fmt(noise * 100)} %) against the baseline`,
+        worse.length === 0,
+        worse.length === 0 ? `${cmp.length} figures compared` : worse.map((c) => c.what).join('; '),
+      );
   }
   say('\n## Targets');
   for (const v of verdict) say(v);
