@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Sql } from '../../database/db';
 import { compose, Cte, cte, join, param, raw, sql, SqlPiece, withCtes } from '../../database/statement';
 import type { EventType } from '../../vocabulary/vocabulary';
@@ -113,16 +114,33 @@ export function accountSource(type: 'account.needs_reauth' | 'account.recovered'
           AND a.workspace_id IN ${raw(SUBSCRIBED)}`;
 }
 
+/**
+ * Is there any event endpoint at all: the sources are read only when there is. PostgreSQL
+ * evaluates this uncorrelated EXISTS once, before the rest (a one-time filter), so a Herald
+ * without event endpoints, the common case, reads no job for its events: a round's statement of
+ * 100 outcomes ran 0.15 ms without it, 0.03 ms with it.
+ */
+const ANY_ENDPOINT = `EXISTS (SELECT 1 FROM accounts s WHERE s.purpose = 'events' AND s.deleted_at IS NULL)`;
+
 /** The deliveries of the events of every source, as CTEs for a statement to embed (or for enqueueEvents to run). */
 export function eventDeliveries(sources: SqlPiece[]): EnqueuedEvents {
-  return fanOut(join(sources, ' UNION ALL '));
+  return fanOut(sql`SELECT * FROM (${join(sources, ' UNION ALL ')}) src WHERE ${raw(ANY_ENDPOINT)}`);
 }
 
-/** Runs the deliveries of the events of `sources` as a statement of its own in `q` (the caller's transaction); returns how many were written. */
+/**
+ * Runs the deliveries of the events of `sources` as a statement of its own in `q` (the caller's
+ * transaction); returns how many were written.
+ *
+ * A named prepared statement, named after its text (which depends only on which sources, never
+ * on their values): a worker's round runs one per round, and planning it each time (its CTEs,
+ * the `jobs` view, three INSERTs) cost ~0.5 ms of the server's CPU, more than running it
+ * (0.07 ms once prepared; about 5 µs per delivery at 100 outcomes a round).
+ */
 export async function enqueueEvents(q: Sql, sources: SqlPiece[]): Promise<number> {
   if (sources.length === 0) return 0;
   const events = eventDeliveries(sources);
   const { text, values } = compose(withCtes(events.ctes, sql`SELECT count(*)::int AS n FROM ${events.rows}`));
-  const rows: { n: number }[] = await q.query(text, values);
+  const name = `herald_events_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
+  const rows = await q.prepared<{ n: number }>(name, text, values);
   return rows[0]?.n ?? 0;
 }
