@@ -22,9 +22,9 @@ import { guardedLookup } from './ssrf-guard';
  *   stopped doing so would fail there. IP literals never reach a lookup: the layer checks them
  *   before it dispatches.
  * - a connect timer of its own, from the connector's call (DNS included) to 'connect' /
- *   'secureConnect': undici's would do the same, but it runs on timers with about 500 ms of slack
- *   and names the addresses it tried in its message, and the layer never shows an address behind
- *   a name.
+ *   'secureConnect': undici's would do the same, but past a second it runs on timers with about
+ *   500 ms of slack, and its message names the addresses it tried (the layer never shows an
+ *   address behind a name).
  * - HTTP/1.1 only (no ALPN h2): the layer's rules (the header cap, the codes, what a reset
  *   means) are HTTP/1.1's, as they were on node:http.
  */
@@ -58,19 +58,22 @@ type Open = (options: buildConnector.Options, callback: buildConnector.Callback)
 export function timedConnector(open: Open, timeoutMs: number): buildConnector.connector {
   return (options, callback) => {
     let done = false;
+    let timer: NodeJS.Timeout | undefined;
     const socket = open(options, (...args) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
       callback(...args);
     });
-    const timer = setTimeout(() => {
-      if (done) return;
-      done = true;
-      const err = new ConnectTimeoutError(timeoutMs);
-      socket.destroy(err);
-      callback(err, null);
-    }, timeoutMs);
+    if (!done) {
+      timer = setTimeout(() => {
+        if (done) return;
+        done = true;
+        const err = new ConnectTimeoutError(timeoutMs);
+        socket.destroy(err);
+        callback(err, null);
+      }, timeoutMs);
+    }
     return socket;
   };
 }

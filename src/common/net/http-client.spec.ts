@@ -380,6 +380,18 @@ describe('send on undici: what the layer adds to the pool', () => {
     }
   });
 
+  it('without an agent (agent: false) uses a connection of its own and closes it', async () => {
+    const receiver = await startReceiver();
+    try {
+      for (let i = 0; i < 2; i++) asResponse(await send({ method: 'GET', url: receiver.url }, { ...LIMITS, agent: false }));
+      const requests = await receiver.waitFor(2);
+      expect(requests.map((r) => r.headers.connection)).toEqual(['close', 'close']);
+      expect(new Set(requests.map((r) => r.remotePort)).size).toBe(2);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   function get(url: string) {
     return { method: 'GET', url };
   }
