@@ -10,9 +10,11 @@ import { closeIdleSockets, postJson } from '../src/common/net/http-client';
  * in this process and nothing else running in it, so its CPU time (process.cpuUsage, user +
  * system) is the client's. Each client keeps its connections alive.
  *
- * - herald: Herald's own layer (`postJson`, src/common/net/http-client.ts: node:http on a shared
- *   keep-alive agent, with its connect timer, total deadline, body caps and result object);
- * - node:http: a bare `http.request` on a keep-alive agent (the floor for node:http);
+ * - herald: Herald's own layer (`postJson`, src/common/net/http-client.ts: undici's dispatcher on
+ *   a shared keep-alive Agent, with the guard's connector, its connect timer, total deadline, body
+ *   caps and result object; on node:http until 2026-12);
+ * - node:http: a bare `http.request` on a keep-alive agent (the floor for node:http, the layer's
+ *   client before 2026-12);
  * - undici: `request()` on an undici `Agent` (the npm package, the client Node's fetch is built on);
  * - fetch: Node's global fetch (its bundled undici), body read to the end.
  */
@@ -45,7 +47,7 @@ function clients(): { name: string; post: Post; close: () => Promise<void> }[] {
   const undiciAgent = new Agent({ keepAliveTimeout: 4_000, connections: 256 });
   return [
     {
-      name: 'herald (node:http, its layer)',
+      name: 'herald (its layer, on undici)',
       post: async (url, body, headers) => {
         const r = await postJson(url, body, headers, {
           connectTimeoutMs: 5_000,

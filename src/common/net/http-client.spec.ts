@@ -317,3 +317,82 @@ async function waitFor(check: () => boolean, timeoutMs = 3_000): Promise<void> {
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+describe('send on undici: what the layer adds to the pool', () => {
+  const LIMITS: SendOptions = { connectTimeoutMs: 1_000, totalTimeoutMs: 1_500, allowPrivate: true, maxBodyBytes: 64 * 1024 };
+
+  afterEach(() => closeIdleSockets());
+
+  it('never writes a request whose deadline passed while it waited for its connection, and says it was not sent', async () => {
+    const receiver = await startReceiver();
+    // The connection to the receiver is made, but its name lookup answers only after 300 ms.
+    class SlowLookupAgent extends http.Agent {
+      override createConnection(): Duplex {
+        return net.connect({
+          host: 'receiver.slow',
+          port: receiver.port,
+          lookup: (_name, options, callback) =>
+            setTimeout(
+              () => (options.all === true ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4)),
+              300,
+            ),
+        });
+      }
+    }
+    try {
+      const result = asNetworkError(
+        await send(
+          { method: 'POST', url: 'http://192.0.2.1/hook', body: '{}' },
+          { ...LIMITS, totalTimeoutMs: 100, agent: new SlowLookupAgent() },
+        ),
+      );
+      expect(result).toMatchObject({ code: 'total_timeout', sent: false });
+      await new Promise((r) => setTimeout(r, 600));
+      expect(receiver.requests).toHaveLength(0);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('reads past interim 1xx answers to the final one', async () => {
+    const server = await startRawServer((socket) =>
+      socket.end('HTTP/1.1 103 Early Hints\r\nlink: </style.css>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok'),
+    );
+    try {
+      const result = asResponse(await send(get(server.url), LIMITS));
+      expect(result).toMatchObject({ status: 200, cut: null });
+      expect(result.body.toString()).toBe('ok');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('sends a header given twice in different cases once, the last value winning (as setHeader does)', async () => {
+    const receiver = await startReceiver();
+    try {
+      asResponse(await send({ method: 'post', url: receiver.url, headers: { 'X-Tag': 'a', 'x-tag': 'b' }, body: 'hi' }, LIMITS));
+      const [request] = await receiver.waitFor(1);
+      expect(request.method).toBe('POST');
+      expect(request.headers['x-tag']).toBe('b');
+      expect(request.headers['content-length']).toBe('2');
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('without an agent (agent: false) uses a connection of its own and closes it', async () => {
+    const receiver = await startReceiver();
+    try {
+      for (let i = 0; i < 2; i++) asResponse(await send({ method: 'GET', url: receiver.url }, { ...LIMITS, agent: false }));
+      const requests = await receiver.waitFor(2);
+      expect(requests.map((r) => r.headers.connection)).toEqual(['close', 'close']);
+      expect(new Set(requests.map((r) => r.remotePort)).size).toBe(2);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  function get(url: string) {
+    return { method: 'GET', url };
+  }
+});

@@ -1,69 +1,54 @@
 import { setMaxListeners } from 'node:events';
 import * as http from 'node:http';
-import * as https from 'node:https';
 import * as net from 'node:net';
 import { performance } from 'node:perf_hooks';
+import type { Dispatcher } from 'undici';
 import { abortCode } from './deadline';
-import { blockedAddressError, blockedRange, guardedLookup } from './ssrf-guard';
+import { closeIdle, dispatcherFor } from './dispatchers';
+import { blockedAddressError, blockedRange } from './ssrf-guard';
+import { layerErrorCode, toNodeHeaders } from './undici-mapping';
+
+export { MAX_HEADER_BYTES } from './dispatchers';
 
 /**
  * Herald's one outbound HTTP layer: every request Herald sends to a host a workspace chose or a
  * platform runs (webhooks, LinkedIn, Bluesky PDS calls, link-preview pages and images) goes
- * through `send()`, on bare `node:http`/`node:https`. Each request gets, without exception:
+ * through `send()`, on undici's keep-alive pools (dispatchers.ts). Each request gets, without
+ * exception:
  *
- * - the SSRF guard at connect time: host names through `guardedLookup` (DNS rebinding cannot
- *   get past it), IP literals checked here (Node never calls `lookup` for those);
- * - a connect timeout (socket assigned → connected, DNS included) AND a total deadline for the
- *   whole exchange, body included: a server that trickles one byte every few seconds is cut off
- *   at the deadline, not kept alive by every byte as an idle timeout would be;
+ * - the SSRF guard at connect time: host names through `guardedLookup`, which the connector hands
+ *   to `net.connect` (DNS rebinding cannot get past it), IP literals checked here (no lookup is
+ *   made for those);
+ * - a connect timeout (the connector's call → connected, DNS and TLS included) AND a total
+ *   deadline for the whole exchange, body included: a server that trickles one byte every few
+ *   seconds is cut off at the deadline, not kept alive by every byte as an idle timeout would be;
  * - the caller's AbortSignal (an attempt's deadline, or shutdown): the request ends at
  *   min(total deadline, signal);
- * - a cap on the body bytes read (and on header size: Node's parser refuses more than
- *   MAX_HEADER_BYTES), and optionally an earlier stop chosen by the caller (`stopReading`);
+ * - a cap on the body bytes read (and on header size: MAX_HEADER_BYTES), and optionally an
+ *   earlier stop chosen by the caller (`stopReading`);
+ * - whether the request may have been sent (`sent`): true from the moment undici hands it to a
+ *   connected socket (`onRequestStart`, called before a byte of it is written), false before;
  * - no redirects: a 3xx is an answer like any other.
  *
- * Not axios or fetch: Node's fetch (undici) takes no custom `lookup`, and axios's `timeout` is
- * an idle timeout that a trickling server never triggers. One small function on shared
- * keep-alive agents is also what lets the webhook hot path deliver thousands of requests a
- * second on two cores: steady traffic to a receiver reuses its connections instead of paying a
- * TCP (and TLS) handshake per delivery.
+ * On undici's dispatcher API rather than its `request()`: the handler sees the request start on a
+ * connection (what `sent` needs) and each body chunk as it arrives (the caps and `stopReading`)
+ * without a stream in between. Not Node's global fetch: it cannot take a custom `lookup` without
+ * a dispatcher of our own anyway, and it cost ~5× the CPU per request (`npm run bench`, section
+ * `clients`).
  *
- * Measured against undici (`npm run bench`, section `clients`, 2026-12-02: the webhook's POST,
- * 50 in flight, keep-alive everywhere): this layer 79–84 µs of client CPU per request, a bare
- * `http.request` 78–81, undici's `request()` 64–66 (0.78–0.81×), Node's fetch 406–409 (~5×).
- * Not switched: 15 µs is ~5 % of the worker's CPU per delivery, and undici would have to be
- * taught every rule above (the connect-time lookup, the connect timer apart from the deadline,
- * whether the request may have been sent) as a second, new runtime dependency.
+ * On node:http until 2026-12: the same rules on `http.request` with a keep-alive agent. Measured
+ * then (section `clients`, 2026-12-02: the webhook's POST, 50 in flight, keep-alive everywhere):
+ * that layer 79–84 µs of client CPU per request, undici's `request()` 64–66 (0.78–0.81×).
  *
  * Never throws: every failure is a `network_error` result with a code, because a failed attempt
- * is an outcome to record, not an exception.
+ * is an outcome to record, not an exception. undici's error codes are mapped to the ones Node
+ * gives for the same failure (undici-mapping.ts), and repeated response headers folded as Node
+ * folds them, so callers see what they saw on node:http.
  */
-
-/** Node's own default, stated here so a `--max-http-header-size` flag cannot raise it for us. */
-export const MAX_HEADER_BYTES = 16 * 1024;
-
-/**
- * Idle keep-alive sockets are closed after this long. Node's own http server closes idle
- * connections after 5 s (`server.keepAliveTimeout`), as do many proxies; reusing a socket the
- * server is closing gets an ECONNRESET, so ours let go first. The agent also honours a shorter
- * `Keep-Alive: timeout=n` hint from the server.
- */
-const IDLE_SOCKET_TIMEOUT_MS = 4_000;
-
-/**
- * Shared by every request in the process. maxSockets bounds the connections to one host:port
- * (the worker's concurrency is 200 by default, and the per-account in-flight limit is far lower).
- */
-const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 256, timeout: IDLE_SOCKET_TIMEOUT_MS });
-const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256, timeout: IDLE_SOCKET_TIMEOUT_MS });
 
 /** Closes the idle keep-alive sockets (shutdown, tests). Requests in flight are not touched. */
 export function closeIdleSockets(): void {
-  for (const agent of [httpAgent, httpsAgent]) {
-    for (const sockets of Object.values(agent.freeSockets)) {
-      for (const socket of sockets ?? []) socket.destroy();
-    }
-  }
+  closeIdle();
 }
 
 export interface OutboundRequest {
@@ -74,7 +59,7 @@ export interface OutboundRequest {
 }
 
 export interface SendOptions {
-  /** From socket assignment (DNS included) to 'connect' / 'secureConnect'. */
+  /** From the start of a new connection (DNS included) to connected (TLS included). */
   connectTimeoutMs: number;
   /** The whole exchange: connect, send, status and body. */
   totalTimeoutMs: number;
@@ -92,7 +77,10 @@ export interface SendOptions {
   stopReading?: (chunk: Buffer, response: { status: number; headers: http.IncomingHttpHeaders }) => boolean;
   /** Ends the request when it fires (an attempt's deadline, shutdown). */
   signal?: AbortSignal;
-  /** Overrides the shared keep-alive agent (it must match the URL's protocol); false: no agent. */
+  /**
+   * Connections made by this agent's `createConnection` instead of the shared pool's (it must
+   * match the URL's protocol); false: a connection of its own, closed after the answer.
+   */
   agent?: http.Agent | false;
 }
 
@@ -140,27 +128,43 @@ export function utf8Prefix(buf: Buffer, maxBytes: number): string {
   return buf.subarray(0, end).toString('utf8');
 }
 
-/** The error code of whatever Node emitted; AggregateError (several addresses tried) included. */
-function errorCode(err: unknown): string {
-  if (typeof err === 'object' && err !== null) {
-    const code = (err as { code?: unknown }).code;
-    if (typeof code === 'string' && code !== '') return code;
-    const nested = (err as { errors?: unknown }).errors;
-    if (Array.isArray(nested)) {
-      for (const inner of nested) {
-        const innerCode = errorCode(inner);
-        if (innerCode !== 'ERR_NETWORK') return innerCode;
-      }
-    }
-  }
-  return 'ERR_NETWORK';
-}
-
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** RFC 9110 §5.6.2 token: what Node accepts as a method. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * The request's headers for undici, checked as `http.request` checks them (same error codes:
+ * ERR_INVALID_HTTP_TOKEN, ERR_INVALID_CHAR, ...), names compared case-insensitively with the
+ * last one winning (as `setHeader` does), and the body's content-length last. Throws.
+ */
+function outgoingHeaders(given: Readonly<Record<string, string>> | undefined, contentLength: string | null): string[] {
+  const byName = new Map<string, [string, string]>();
+  if (given !== undefined) {
+    for (const name of Object.keys(given)) {
+      const value = given[name];
+      http.validateHeaderName(name);
+      http.validateHeaderValue(name, value);
+      byName.set(name.toLowerCase(), [name, value]);
+    }
+  }
+  if (contentLength !== null) byName.set('content-length', ['content-length', contentLength]);
+  const flat: string[] = [];
+  for (const [name, value] of byName.values()) flat.push(name, value);
+  return flat;
+}
+
+/** The reason undici's abort gets when the layer ends an exchange (never seen by a caller). */
+class Interrupted extends Error {
+  constructor(readonly code: string) {
+    super(code);
+    this.name = 'Interrupted';
+  }
+}
 
 /** One HTTP exchange under the layer's rules (see the file comment). Never throws. */
 export function send(req: OutboundRequest, opts: SendOptions): Promise<HttpResult> {
@@ -185,72 +189,156 @@ export function send(req: OutboundRequest, opts: SendOptions): Promise<HttpResul
     return Promise.resolve(networkError('ERR_INVALID_PROTOCOL', `unsupported protocol ${target.protocol}`, false));
   }
   const hostname = target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname;
-  // Node never calls `lookup` for an IP literal, so the connect-time guard checks literals here.
+  // No lookup is made for an IP literal, so the connect-time guard checks literals here.
   if (!opts.allowPrivate && net.isIP(hostname) !== 0) {
     const range = blockedRange(hostname);
     if (range !== null) {
       const err = blockedAddressError(hostname, hostname, range);
-      return Promise.resolve(networkError(errorCode(err), err.message, false));
+      return Promise.resolve(networkError(layerErrorCode(err), err.message, false));
     }
   }
   const signal = opts.signal;
   if (signal?.aborted) return Promise.resolve(networkError(abortCode(signal), 'stopped before sending', false));
 
+  const body = req.body ?? null;
+  let method: string;
+  let headers: string[];
+  try {
+    if (!TOKEN.test(req.method)) {
+      throw Object.assign(new TypeError(`Method must be a valid HTTP token [${JSON.stringify(req.method)}]`), {
+        code: 'ERR_INVALID_HTTP_TOKEN',
+      });
+    }
+    method = req.method.toUpperCase();
+    headers = outgoingHeaders(
+      req.headers,
+      body === null ? null : String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength),
+    );
+  } catch (err) {
+    // What http.request would have thrown: invalid header names/values. The message names the
+    // header, never its value.
+    return Promise.resolve(networkError(layerErrorCode(err), errorMessage(err), false));
+  }
+
   return new Promise<HttpResult>((resolve) => {
     let settled = false;
+    /** True once undici handed the request to a connected socket: from then on it may have been sent. */
     let connected = false;
-    let connectTimer: NodeJS.Timeout | undefined;
-    // eslint-disable-next-line prefer-const -- settle() reads it and may run before it is set (a synchronous throw from request()): a const there would be in its temporal dead zone
+    /** undici's handle on the request once it started (null while it waits for a connection). */
+    let controller: Dispatcher.DispatchController | null = null;
+    // eslint-disable-next-line prefer-const -- settle() reads it and may run before it is set (a synchronous failure inside dispatch()): a const there would be in its temporal dead zone
     let totalTimer: NodeJS.Timeout | undefined;
     /** Set once the status line and headers arrived: from then on the outcome is a response. */
     let finishResponse: ((cut: string | null) => void) | null = null;
+    let release: (() => void) | null = null;
 
-    const settle = (result: HttpResult): void => {
+    /**
+     * `later`: the answer ended normally, and the caller hears of it only once undici has put the
+     * connection back in its pool. undici finishes an answer, calls onResponseEnd, and only a full
+     * event-loop turn later (setImmediate, "to make sure that non-spec compliant servers are not
+     * closing the connection") says the connection is free. A caller that sends its next request
+     * at once (a worker's next delivery to the same receiver) would otherwise find it busy and
+     * open a second connection for every request sent that way.
+     */
+    const settle = (result: HttpResult, later = false): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(connectTimer);
       clearTimeout(totalTimer);
       signal?.removeEventListener('abort', onAbort);
-      resolve(result);
+      release?.();
+      // The microtask runs after undici queued its setImmediate; ours then runs after it.
+      if (later) queueMicrotask(() => setImmediate(resolve, result));
+      else resolve(result);
     };
 
-    let request: http.ClientRequest | null = null;
     /**
      * Ends the exchange early. With a status already received the server has answered, so that
-     * answer stands (its body is just cut short); before that it is a network error.
+     * answer stands (its body is just cut short); before that it is a network error. A request
+     * still waiting for its connection is refused when it gets one (onRequestStart), before a
+     * byte of it is written.
      */
     const interrupt = (code: string, message: string): void => {
       if (finishResponse !== null) finishResponse(code);
       else settle(networkError(code, message, connected));
-      request?.destroy();
+      controller?.abort(new Interrupted(code));
     };
     function onAbort(): void {
       const code = abortCode(signal!);
       interrupt(code, code === 'aborted' ? 'stopped by Herald' : 'the attempt reached its deadline');
     }
 
-    const body = req.body ?? null;
-    const headers: Record<string, string> = { ...req.headers };
-    if (body !== null) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+    const keepBytes = Math.min(opts.keepBytes ?? opts.maxBodyBytes, opts.maxBodyBytes);
+    // The answer, once its status and headers arrived.
+    let status = 0;
+    let responseHeaders: http.IncomingHttpHeaders = {};
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let received = 0;
 
-    try {
-      request = (isHttps ? https : http).request({
-        method: req.method,
-        protocol: target.protocol,
-        hostname,
-        port: target.port === '' ? undefined : Number(target.port),
-        path: `${target.pathname}${target.search}`,
-        headers,
-        agent: opts.agent ?? (isHttps ? httpsAgent : httpAgent),
-        lookup: opts.allowPrivate ? undefined : guardedLookup(false),
-        maxHeaderSize: MAX_HEADER_BYTES,
-      });
-    } catch (err) {
-      // Invalid header names/values and similar are thrown synchronously by Node.
-      settle(networkError(errorCode(err), errorMessage(err), false));
-      return;
-    }
-    const outgoing = request;
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(request) {
+        if (settled) {
+          // Ended while it waited for a connection: never written.
+          request.abort(new Interrupted('settled'));
+          return;
+        }
+        controller = request;
+        connected = true;
+      },
+      onResponseStart(_controller, statusCode, parsed) {
+        // 1xx answers are interim: the final one follows on the same exchange.
+        if (statusCode < 200 || settled) return;
+        status = statusCode;
+        responseHeaders = toNodeHeaders(parsed);
+        finishResponse = (cut: string | null): void => {
+          settle(
+            {
+              kind: 'response',
+              status,
+              headers: responseHeaders,
+              body: kept === 0 ? EMPTY : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, kept),
+              cut,
+              latencyMs: elapsed(),
+            },
+            cut === null,
+          );
+        };
+      },
+      onResponseData(request, chunk) {
+        if (settled || finishResponse === null) return;
+        received += chunk.length;
+        if (kept < keepBytes) {
+          const part = chunk.length <= keepBytes - kept ? chunk : chunk.subarray(0, keepBytes - kept);
+          chunks.push(part);
+          kept += part.length;
+        }
+        let cut: string | null = null;
+        if (received > opts.maxBodyBytes) cut = 'limit';
+        else if (opts.stopReading !== undefined && opts.stopReading(chunk, { status, headers: responseHeaders })) cut = 'stopped';
+        if (cut !== null) {
+          // Stop reading and hang up: the rest of the body is never read.
+          finishResponse(cut);
+          request.abort(new Interrupted(cut));
+        }
+      },
+      onResponseEnd() {
+        finishResponse?.(null);
+      },
+      onResponseError(_controller, err) {
+        // The layer's own stops are settled already; anything else is a failure of the exchange:
+        // before the status a network error, after it a body cut short.
+        const code = layerErrorCode(err);
+        if (finishResponse !== null) finishResponse(code);
+        else
+          settle(
+            networkError(
+              code,
+              code === 'connect_timeout' ? `no connection within ${opts.connectTimeoutMs} ms` : errorMessage(err),
+              connected,
+            ),
+          );
+      },
+    };
 
     totalTimer = setTimeout(() => interrupt('total_timeout', `no complete answer within ${opts.totalTimeoutMs} ms`), opts.totalTimeoutMs);
     if (signal !== undefined) {
@@ -261,69 +349,20 @@ export function send(req: OutboundRequest, opts: SendOptions): Promise<HttpResul
       signal.addEventListener('abort', onAbort, { once: true });
     }
 
-    outgoing.on('socket', (socket) => {
-      if (outgoing.reusedSocket) {
-        // A keep-alive socket is already connected: the body goes out at once.
-        connected = true;
-        return;
-      }
-      connectTimer = setTimeout(
-        () => interrupt('connect_timeout', `no connection within ${opts.connectTimeoutMs} ms`),
-        opts.connectTimeoutMs,
-      );
-      socket.once(isHttps ? 'secureConnect' : 'connect', () => {
-        clearTimeout(connectTimer);
-        connected = true;
+    try {
+      const chosen = dispatcherFor({
+        origin: target.origin,
+        allowPrivate: opts.allowPrivate,
+        connectTimeoutMs: opts.connectTimeoutMs,
+        agent: opts.agent,
       });
-    });
-
-    outgoing.on('error', (err) => {
-      if (finishResponse !== null) finishResponse(errorCode(err));
-      else settle(networkError(errorCode(err), errorMessage(err), connected));
-    });
-
-    outgoing.on('response', (res) => {
-      clearTimeout(connectTimer);
-      connected = true;
-      const keepBytes = Math.min(opts.keepBytes ?? opts.maxBodyBytes, opts.maxBodyBytes);
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      let received = 0;
-
-      finishResponse = (cut: string | null): void => {
-        settle({
-          kind: 'response',
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          body: kept === 0 ? EMPTY : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, kept),
-          cut,
-          latencyMs: elapsed(),
-        });
-      };
-      const stop = (cut: string): void => {
-        finishResponse?.(cut);
-        res.destroy();
-      };
-
-      res.on('data', (chunk: Buffer) => {
-        if (settled) return;
-        received += chunk.length;
-        if (kept < keepBytes) {
-          const part = chunk.length <= keepBytes - kept ? chunk : chunk.subarray(0, keepBytes - kept);
-          chunks.push(part);
-          kept += part.length;
-        }
-        if (received > opts.maxBodyBytes) stop('limit');
-        else if (opts.stopReading !== undefined && opts.stopReading(chunk, { status: res.statusCode ?? 0, headers: res.headers }))
-          stop('stopped');
-      });
-      res.on('end', () => finishResponse?.(null));
-      // The connection died mid-body: the status stands, the body is what arrived.
-      res.on('error', (err) => finishResponse?.(errorCode(err)));
-      res.on('close', () => finishResponse?.(res.complete ? null : 'ECONNRESET'));
-    });
-
-    outgoing.end(body ?? undefined);
+      release = chosen.release;
+      // A request undici refuses (an option or header it rejects) comes back through
+      // onResponseError, at once.
+      chosen.dispatcher.dispatch({ origin: target.origin, path: `${target.pathname}${target.search}`, method, headers, body }, handler);
+    } catch (err) {
+      settle(networkError(layerErrorCode(err), errorMessage(err), false));
+    }
   });
 }
 

@@ -209,8 +209,8 @@ type LookupAll = (
 ) => void;
 
 /**
- * A `lookup` for `http.request` / `net.connect` that refuses blocked addresses at connect time
- * (the DNS rebinding defence). Node ≥ 20 calls it with `{ all: true }` when it tries several
+ * A `lookup` for `net.connect` (the outbound layer's undici connector, dispatchers.ts) that
+ * refuses blocked addresses at connect time (the DNS rebinding defence). Node ≥ 20 calls it with `{ all: true }` when it tries several
  * addresses (autoSelectFamily) and expects `(err, addresses[])`, otherwise `(err, address,
  * family)`; both shapes are served. Any blocked address fails the whole lookup, as at save time.
  *
