@@ -29,12 +29,22 @@ import { Better, compareFigures, Figure } from './baseline';
  *   BENCH_PROFILE=<dir>: worker processes write a CPU profile there (node --cpu-prof); API-only
  *   processes too with BENCH_PROFILE_API=1
  *   BENCH_NODE_ARGS: more node flags for every Herald process (e.g. --heap-prof, --trace-gc)
+ *     (after the flags of `npm start`, which every Herald process gets; a later flag wins)
  *   BENCH_BASELINE (bench/results/baseline.json): figures of an earlier run to compare with (no
  *   regression beyond BENCH_NOISE, 0.25); each run writes its own to bench/results/latest.json
  *   BENCH_JOBS_FILLFACTOR=<n>: the writes section repacks Herald's job_state table with this fillfactor
  *   first (an experiment docs/benchmarks.md reports; Herald's schema has none)
  */
 const ROOT = path.resolve(__dirname, '../..');
+/**
+ * The Node flags `npm start` gives Herald (package.json's start script, `--node-flag=` of
+ * scripts/node24.js), so every Herald process here runs as a started service does.
+ */
+const START_FLAGS = [
+  ...(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.matchAll(
+    /--node-flag=(\S+)/g,
+  ),
+].map((m) => m[1]);
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
 const JOBS = Math.round(20_000 * SCALE);
@@ -177,7 +187,7 @@ async function startHerald(databaseUrl: string, env: Record<string, string>): Pr
       ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
       : [];
   const { child } = await startChild(
-    [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...profile, path.join(ROOT, 'dist/src/main.js')],
+    [...START_FLAGS, ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...profile, path.join(ROOT, 'dist/src/main.js')],
     {
       DATABASE_URL: databaseUrl,
       PORT: String(port),

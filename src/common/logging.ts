@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
 import type { Options as HttpLoggerOptions } from 'pino-http';
-import PinoPretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import type { HeraldConfig } from '../config/config';
 
 export type LogFormat = 'json' | 'pretty';
@@ -38,11 +38,14 @@ export function prettyMessage(log: LogLine): string {
 /**
  * pino-pretty in the process itself (not a worker-thread transport), writing synchronously:
  * lines are not lost at exit and the order with the start-up banner holds. Redaction happens
- * before the line reaches it, as for JSON.
+ * before the line reaches it, as for JSON. Loaded only for this format: a service logging JSON
+ * (a pipe, a container) never needs it.
  */
 function prettyStream(): PinoPretty.PrettyStream {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { default: pretty } = require('pino-pretty') as { default: typeof PinoPretty };
   // Colours only when the output is a terminal that shows them (pino-pretty checks).
-  return PinoPretty({
+  return pretty({
     sync: true,
     translateTime: 'SYS:HH:MM:ss.l',
     ignore: 'pid,hostname,context,req,res,responseTime',

@@ -1,3 +1,4 @@
+import type * as Nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
 
 export type MailKind = 'digest' | 'alert' | 'invitation' | 'password_reset' | 'recipient_confirmation' | 'approval';
@@ -43,6 +44,14 @@ export interface MailDriver {
 }
 
 export const MAIL_DRIVER = Symbol('MAIL_DRIVER');
+
+/**
+ * nodemailer, loaded by a driver at its first mail rather than at startup: most processes send a
+ * few mails a day, and a worker none (docs/benchmarks.md, "Peak RSS"). Node caches the module.
+ */
+export async function loadNodemailer(): Promise<typeof Nodemailer> {
+  return import('nodemailer');
+}
 
 /**
  * The message as nodemailer composes it, the same for both drivers. The Message-ID is the

@@ -1,25 +1,29 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import * as nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type StreamTransport from 'nodemailer/lib/stream-transport';
-import { composeMessage, MailAccepted, MailDriver, MailSendError, OutgoingMail } from './mail-driver';
+import { composeMessage, loadNodemailer, MailAccepted, MailDriver, MailSendError, OutgoingMail } from './mail-driver';
 
 /**
  * Without SMTP_URL, mail is written as `.eml` files (RFC 5322, what a mail client opens) under
  * `HERALD_DATA_DIR/outbox/`, so `npm start` on a laptop shows what would be sent. The name is
  * made from the mail's creation time, kind and id: stable, so a retry replaces the file instead
  * of adding a second one, and `ls` lists them in order. Written to a temporary name and renamed,
- * so a reader never sees half a message.
+ * so a reader never sees half a message. The transport (and nodemailer) is made at the first mail.
  */
 export class OutboxDriver implements MailDriver {
   readonly name = 'outbox';
-  private readonly transport: nodemailer.Transporter<StreamTransport.SentMessageInfo>;
+  private transport: Transporter<StreamTransport.SentMessageInfo> | null = null;
 
   constructor(
     readonly directory: string,
     private readonly messageIdDomain: string,
-  ) {
-    this.transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  ) {}
+
+  private async open(): Promise<Transporter<StreamTransport.SentMessageInfo>> {
+    const nodemailer = await loadNodemailer();
+    this.transport ??= nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+    return this.transport;
   }
 
   static fileName(mail: Pick<OutgoingMail, 'id' | 'kind' | 'createdAt'>): string {
@@ -33,7 +37,7 @@ export class OutboxDriver implements MailDriver {
   async send(mail: OutgoingMail): Promise<MailAccepted> {
     const file = path.join(this.directory, OutboxDriver.fileName(mail));
     try {
-      const info = await this.transport.sendMail(composeMessage(mail, this.messageIdDomain));
+      const info = await (await this.open()).sendMail(composeMessage(mail, this.messageIdDomain));
       await fs.mkdir(this.directory, { recursive: true });
       const temporary = `${file}.${process.pid}.tmp`;
       await fs.writeFile(temporary, info.message as Buffer);
@@ -46,6 +50,6 @@ export class OutboxDriver implements MailDriver {
   }
 
   close(): void {
-    this.transport.close();
+    this.transport?.close();
   }
 }

@@ -1,37 +1,42 @@
-import * as nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
-import { composeMessage, MailAccepted, MailDriver, MailSendError, OutgoingMail } from './mail-driver';
+import { composeMessage, loadNodemailer, MailAccepted, MailDriver, MailSendError, OutgoingMail } from './mail-driver';
 import { describeSmtpError, isRetryableSmtpError, SmtpErrorLike } from './smtp-errors';
 
 /**
  * SMTP through nodemailer (SMTP_URL: `smtp://user:pass@host:587` with STARTTLS when the server
  * offers it, `smtps://…:465` for TLS from the start). One connection per message: Herald sends a
  * few mails a day per workspace, not enough to keep a pool open. nodemailer's own logger stays
- * off, so the URL (and its password) never reaches a log.
+ * off, so the URL (and its password) never reaches a log. The transport (and nodemailer) is made
+ * at the first mail, not at startup.
  */
 export class SmtpDriver implements MailDriver {
   readonly name = 'smtp';
-  private readonly transport: nodemailer.Transporter<SMTPTransport.SentMessageInfo>;
+  private transport: Transporter<SMTPTransport.SentMessageInfo> | null = null;
 
   constructor(
-    smtpUrl: string,
-    timeoutMs: number,
+    private readonly smtpUrl: string,
+    private readonly timeoutMs: number,
     private readonly messageIdDomain: string,
-  ) {
-    this.transport = nodemailer.createTransport({
-      url: smtpUrl,
-      connectionTimeout: timeoutMs,
-      greetingTimeout: timeoutMs,
-      socketTimeout: timeoutMs,
+  ) {}
+
+  private async open(): Promise<Transporter<SMTPTransport.SentMessageInfo>> {
+    const nodemailer = await loadNodemailer();
+    this.transport ??= nodemailer.createTransport({
+      url: this.smtpUrl,
+      connectionTimeout: this.timeoutMs,
+      greetingTimeout: this.timeoutMs,
+      socketTimeout: this.timeoutMs,
       logger: false,
       debug: false,
     });
+    return this.transport;
   }
 
   async send(mail: OutgoingMail): Promise<MailAccepted> {
     let info: SMTPTransport.SentMessageInfo;
     try {
-      info = await this.transport.sendMail(composeMessage(mail, this.messageIdDomain));
+      info = await (await this.open()).sendMail(composeMessage(mail, this.messageIdDomain));
     } catch (err) {
       const e = (typeof err === 'object' && err !== null ? err : { message: String(err) }) as SmtpErrorLike;
       throw new MailSendError(describeSmtpError(e), isRetryableSmtpError(e));
@@ -44,6 +49,6 @@ export class SmtpDriver implements MailDriver {
   }
 
   close(): void {
-    this.transport.close();
+    this.transport?.close();
   }
 }

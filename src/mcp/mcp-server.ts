@@ -4,7 +4,10 @@ import type { AuthContext } from '../access/auth-context';
 import { ROUTE_PERMISSIONS } from '../access/route-permissions';
 import { PERMISSIONS, whoMay, type Permission } from '../access/roles';
 import type { McpTools, ToolOutcome, ToolSpec } from './mcp-tools';
-import { advertised } from './tool-schemas';
+import { advertised, TOOL_SHAPES } from './tool-schemas';
+
+// The controller loads this file (and with it the SDK and zod) at the first request to /mcp.
+export { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 
 /** What a client shows the model about the server as a whole (the `instructions` of initialize). */
 export const INSTRUCTIONS = [
@@ -18,7 +21,7 @@ export const INSTRUCTIONS = [
 const schemas = new WeakMap<ToolSpec, ReturnType<typeof advertised>>();
 function inputSchemaOf(tool: ToolSpec) {
   let schema = schemas.get(tool);
-  if (!schema) schemas.set(tool, (schema = advertised(tool.shape)));
+  if (!schema) schemas.set(tool, (schema = advertised(TOOL_SHAPES[tool.shape])));
   return schema;
 }
 

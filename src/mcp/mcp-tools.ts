@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { z } from 'zod';
 import type { AuthContext } from '../access/auth-context';
 import { ROUTE_PERMISSIONS, RouteKey } from '../access/route-permissions';
 import { allows, roleRefusal } from '../access/roles';
@@ -15,16 +14,8 @@ import { PostsService } from '../posts/posts.service';
 import { CalendarWeekService } from './calendar-week';
 import { CalendarWeekInput } from './calendar-week.dto';
 import { asBody, asQuery, noOtherFields, pathId, take } from './tool-input';
-import {
-  CALENDAR_SHAPE,
-  CREATE_POST_SHAPE,
-  EDIT_AND_REQUEUE_SHAPE,
-  LIST_FAILED_SHAPE,
-  LIST_POSTS_SHAPE,
-  LIST_ACCOUNTS_SHAPE,
-  POST_ID_SHAPE,
-  dtoFields,
-} from './tool-schemas';
+import { dtoFields } from './dto-fields';
+import type { ToolShape } from './tool-schemas';
 
 /** What a tool answers: its value (shown as JSON text and as structured content), or a refusal. */
 export type ToolOutcome = { ok: true; value: Record<string, unknown>; note?: string } | { ok: false; error: ErrorBody; note?: string };
@@ -39,7 +30,8 @@ export interface ToolSpec {
    * allows in the route table (src/access/route-permissions.ts), as the API's guard decides.
    */
   routes: readonly RouteKey[];
-  shape: z.ZodRawShape;
+  /** Its input's shape in tool-schemas.ts (TOOL_SHAPES), which loads with the MCP server. */
+  shape: ToolShape;
   readOnly: boolean;
   run(auth: AuthContext, args: Record<string, unknown>): Promise<Omit<Extract<ToolOutcome, { ok: true }>, 'ok'>>;
 }
@@ -89,7 +81,7 @@ export class McpTools {
         title: 'List connected accounts',
         description: `The workspace's connected accounts (Bluesky, LinkedIn, Mastodon, blog webhooks), newest first: each one's \`id\` (the \`accountId\` of create_post's targets), provider, name, and health: status (active, needs_reauth, disabled), circuit breaker, last error, last success. Credentials are never shown. ${PAGED} Same as GET /v1/accounts.`,
         routes: ['GET /v1/accounts'],
-        shape: LIST_ACCOUNTS_SHAPE,
+        shape: 'LIST_ACCOUNTS',
         readOnly: true,
         run: async (auth, args) => {
           const query = await asQuery(PageQuery, args);
@@ -101,7 +93,7 @@ export class McpTools {
         title: 'List posts',
         description: `Posts, newest first, each with its jobs (one per account). Filter by \`status\` (draft, scheduled, publishing, published, partially_failed, failed, cancelled) and by scheduled time (\`from\` inclusive, \`to\` exclusive, ISO 8601 with an offset). ${PAGED} Same as GET /v1/posts.`,
         routes: ['GET /v1/posts'],
-        shape: LIST_POSTS_SHAPE,
+        shape: 'LIST_POSTS',
         readOnly: true,
         run: async (auth, args) => ({ value: { ...(await this.posts.list(auth.workspaceId, await asQuery(ListPostsQuery, args))) } }),
       },
@@ -111,7 +103,7 @@ export class McpTools {
         description:
           'One post by its id, with its status (derived from its jobs) and each job: the account, its status, attempts, last error, and the published URL once delivered. Same as GET /v1/posts/{id}.',
         routes: ['GET /v1/posts/:id'],
-        shape: POST_ID_SHAPE,
+        shape: 'POST_ID',
         readOnly: true,
         run: async (auth, args) => {
           noOtherFields(args, ['id']);
@@ -124,7 +116,7 @@ export class McpTools {
         description:
           'Publish a post to 1 to 20 connected accounts (targets from list_accounts): now (the default), at `scheduledAt`, or keep it as a draft (`status: "draft"`, no time). Platform limits are checked here, per target, and a refusal names the field and target. The answer is the post with one job per account; get_post follows its delivery. Where the workspace requires approval of this key\'s posts, the post answers with status `pending_approval` and no jobs instead: it is published once an owner approves it (and a draft can be sent for approval with submit_for_approval). Give an `idempotencyKey` to make a retry of this call safe: the same key with the same input answers the first post instead of making a second. Same as POST /v1/posts.',
         routes: ['POST /v1/posts'],
-        shape: CREATE_POST_SHAPE,
+        shape: 'CREATE_POST',
         readOnly: false,
         run: async (auth, args) => {
           const [{ idempotencyKey: key }, body] = take(args, ['idempotencyKey']);
@@ -145,7 +137,7 @@ export class McpTools {
         description:
           'Send a draft (a post made with create_post and `status: "draft"`) to the workspace\'s owners for approval: it becomes `pending_approval`, checked as scheduling it would be (accounts, platform limits), and publishes nothing until an owner approves it; approved, it goes out at once (a draft has no time), unless its deadline has passed. Where the workspace does not require approval of this key\'s posts, the call is refused (409) rather than publishing anything: schedule the draft instead. Same as POST /v1/posts/{id}/submit.',
         routes: ['POST /v1/posts/:id/submit'],
-        shape: POST_ID_SHAPE,
+        shape: 'POST_ID',
         readOnly: false,
         run: async (auth, args) => {
           noOtherFields(args, ['id']);
@@ -157,7 +149,7 @@ export class McpTools {
         title: 'List failed posts',
         description: `The dead-letter queue: jobs that will not be retried on their own (a post to one account that failed for good), newest death first, each with its post, account, error class, last error and why it died (max_attempts, permanent, poison, expired). Filter by accountId, provider, errorClass, deadReason, time of death (from/to) or text in the last error (q). Fix one with edit_and_requeue_failed_post (its \`jobId\` is the entry's \`id\`). ${PAGED} Same as GET /v1/dlq.`,
         routes: ['GET /v1/dlq'],
-        shape: LIST_FAILED_SHAPE,
+        shape: 'LIST_FAILED',
         readOnly: true,
         run: async (auth, args) => ({ value: { ...(await this.dlq.list(auth.workspaceId, await asQuery(ListDlqQuery, args))) } }),
       },
@@ -167,7 +159,7 @@ export class McpTools {
         description:
           "Send a failed job (from list_failed_posts) again, with a fresh attempt budget: first its payload is edited with the fields given (text, title, link, media, metadata, thread parts; null clears title, link or metadata; validated as create_post is, for the job's platform), then it is requeued, now or at `runAt`. Without fields to change it is only requeued. An edited job gets a new idempotency key. Only this job changes, not the post's other jobs. If the account needs re-authentication or is disabled, the requeue is refused unless `force: true` (the job then waits until the account is fixed); the edit is kept. Same as PATCH /v1/dlq/{jobId} then POST /v1/dlq/{jobId}/requeue.",
         routes: ['PATCH /v1/dlq/:jobId', 'POST /v1/dlq/:jobId/requeue'],
-        shape: EDIT_AND_REQUEUE_SHAPE,
+        shape: 'EDIT_AND_REQUEUE',
         readOnly: false,
         run: async (auth, args) => {
           const [ids, fields] = take(args, ['jobId']);
@@ -192,7 +184,7 @@ export class McpTools {
         description:
           "What the settings page's calendar shows, as data: the posts of one week (Monday to Sunday) day by day, each at its time in `timezone`, with its status and its accounts' jobs, plus the drafts (which have no day until scheduled). `previous` and `next` are days of the weeks around it, for the next call's `date`.",
         routes: ['GET /v1/posts'],
-        shape: CALENDAR_SHAPE,
+        shape: 'CALENDAR',
         readOnly: true,
         run: async (auth, args) => ({
           value: { ...(await this.calendar.week(auth.workspaceId, await asQuery(CalendarWeekInput, args), new Date())) },

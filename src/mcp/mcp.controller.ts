@@ -1,10 +1,8 @@
 import { Controller, Delete, Get, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Request, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { Auth, type AuthContext } from '../access/auth-context';
-import { createMcpServer } from './mcp-server';
 import { McpTools } from './mcp-tools';
 
 /**
@@ -20,6 +18,9 @@ import { McpTools } from './mcp-tools';
  * process behind a load balancer can answer any request. Answers are plain JSON
  * (`enableJsonResponse`) rather than an event stream: no tool sends progress or notifications.
  *
+ * The SDK and zod (mcp-server.ts) are loaded at the first request, not at startup: most
+ * processes never get one (docs/benchmarks.md, "Peak RSS").
+ *
  * Not in the OpenAPI document (@ApiExcludeController): /mcp speaks JSON-RPC, not REST, and the
  * contract tests check /v1 answers only (docs/api-contract.md).
  */
@@ -30,6 +31,7 @@ export class McpController {
 
   @Post()
   async handle(@Auth() auth: AuthContext, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const { createMcpServer, StreamableHTTPServerTransport } = await import('./mcp-server');
     const server = createMcpServer(this.tools, auth);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {

@@ -1,5 +1,4 @@
 import type { Type } from '@nestjs/common';
-import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import * as z from 'zod';
 import { MAX_PAGE_SIZE, PageQuery } from '../common/pagination';
 import { DEAD_REASONS, EditDeadJobDto, EditThreadPartDto, ListDlqQuery, RequeueDto } from '../dead-letter/dead-letter.dto';
@@ -19,6 +18,9 @@ import {
 } from '../posts/posts.dto';
 import { ERROR_CLASSES, MASTODON_VISIBILITIES, PROVIDERS } from '../vocabulary/vocabulary';
 import { CalendarWeekInput } from './calendar-week.dto';
+import { dtoFields } from './dto-fields';
+
+export { dtoFields };
 
 /**
  * The input schemas the MCP tools advertise (tools/list), as JSON Schema written from zod, the
@@ -38,14 +40,6 @@ import { CalendarWeekInput } from './calendar-week.dto';
  * it writes). The tool then validates with class-validator on the DTO classes through the API's
  * own ValidationPipe (tool-input.ts), so a bad field gets the REST 400's message, word for word.
  */
-
-/** A DTO's fields as class-validator knows them (inherited ones included), each with whether it may be left out. */
-export function dtoFields(dto: Type<object>): Map<string, 'optional' | 'required'> {
-  const metas = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
-  const fields = new Map<string, 'optional' | 'required'>(metas.map((m) => [m.propertyName, 'required']));
-  for (const m of metas) if (m.type === ValidationTypes.CONDITIONAL_VALIDATION) fields.set(m.propertyName, 'optional');
-  return fields;
-}
 
 /** Said of a field the DTO has and this file does not describe (tool-schemas.spec.ts fails on it). */
 const UNDESCRIBED = 'see this operation in the REST API (GET /docs)';
@@ -227,6 +221,22 @@ export const LIST_ACCOUNTS_SHAPE = fieldsOf(PageQuery, PAGE_FIELDS);
 export const LIST_POSTS_SHAPE = fieldsOf(ListPostsQuery, LIST_POSTS_FIELDS);
 export const LIST_FAILED_SHAPE = fieldsOf(ListDlqQuery, LIST_FAILED_FIELDS);
 export const CALENDAR_SHAPE = fieldsOf(CalendarWeekInput, CALENDAR_FIELDS);
+
+/**
+ * Each tool's input shape by name. A tool (mcp-tools.ts) names its shape instead of holding it,
+ * so that zod and this file load with the MCP server at the first request to /mcp, not at startup.
+ */
+export const TOOL_SHAPES = {
+  LIST_ACCOUNTS: LIST_ACCOUNTS_SHAPE,
+  LIST_POSTS: LIST_POSTS_SHAPE,
+  POST_ID: POST_ID_SHAPE,
+  CREATE_POST: CREATE_POST_SHAPE,
+  LIST_FAILED: LIST_FAILED_SHAPE,
+  EDIT_AND_REQUEUE: EDIT_AND_REQUEUE_SHAPE,
+  CALENDAR: CALENDAR_SHAPE,
+} satisfies Record<string, z.ZodRawShape>;
+
+export type ToolShape = keyof typeof TOOL_SHAPES;
 
 /**
  * What the tool registers: any object, every field kept for class-validator to judge, with the

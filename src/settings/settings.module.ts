@@ -50,9 +50,8 @@ import { isHttps } from './session/page-request';
 import { PageSessionGuard } from './session/page-session.guard';
 import { registerHelpers } from './settings-views';
 
-// hbs has no type declarations; what we use of it is described here.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const hbs = require('hbs') as { create(): Parameters<typeof registerHelpers>[0] & { __express: (...args: unknown[]) => void } };
+/** hbs has no type declarations; what we use of it is described here. */
+type Hbs = { create(): Parameters<typeof registerHelpers>[0] & { __express: (...args: unknown[]) => void } };
 
 const PAGE_CONTROLLERS = [
   LoginController,
@@ -122,9 +121,18 @@ export class SettingsModule implements NestModule, OnModuleInit {
 
   onModuleInit(): void {
     const app = this.adapterHost.httpAdapter.getInstance<Express>();
-    const engine = hbs.create();
-    registerHelpers(engine, this.pages.dir);
-    app.engine('hbs', engine.__express);
+    // Handlebars is loaded at the first page rendered, not at startup: a process that serves the
+    // API or runs the worker never renders one (docs/benchmarks.md, "Peak RSS").
+    let render: ((...args: unknown[]) => void) | null = null;
+    app.engine('hbs', (...args: unknown[]) => {
+      if (render === null) {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const engine = (require('hbs') as Hbs).create();
+        registerHelpers(engine, this.pages.dir);
+        render = engine.__express;
+      }
+      render(...args);
+    });
     app.set('view engine', 'hbs');
     app.set('views', `${this.pages.dir}/views`);
     // Templates are read once, not on every render (Express caches views only when NODE_ENV is production).

@@ -1,9 +1,10 @@
-import { XRPCError } from '@atproto/api';
+import type { XRPCError } from '@atproto/api';
 import { classifyHttpStatus } from '../../retry/classify';
 import type { ErrorClass } from '../../retry/error-class';
 import { HeaderBag, serverRequestedDelayMs } from '../../retry/retry-after';
 import type { DeliveryOutcome } from '../connector.interface';
 import { NO_OUTCOME_DETAILS } from '../connector.interface';
+import { isXrpcError } from './atproto';
 import { networkFailureOf, networkOutcome, poisonOutcome, redactSecrets, responseExcerpt } from '../outcome-kit';
 
 /**
@@ -77,7 +78,7 @@ function messageFor(errorClass: ErrorClass, status: number, err: XRPCError, step
  * ("logging in", "uploading image 2", "creating the post").
  */
 export function blueskyErrorOutcome(err: unknown, step: string, ctx: BlueskyOutcomeContext): DeliveryOutcome {
-  if (err instanceof XRPCError) {
+  if (isXrpcError(err)) {
     const status = httpStatusOf(err);
     if (status !== null) {
       const errorClass = classOf(err, status);

@@ -1,4 +1,4 @@
-import {
+import type {
   $Typed,
   AppBskyEmbedExternal,
   AppBskyEmbedImages,
@@ -6,9 +6,9 @@ import {
   AppBskyRichtextFacet,
   BlobRef,
   RichText,
-  XRPCError,
 } from '@atproto/api';
 import { fitUnder, ImageFitError } from '../../common/images/image-processing';
+import { atprotoApi, isXrpcError } from './atproto';
 import { xrpcStatus } from './bluesky-outcome';
 import type { DeliveryJob } from '../connector.interface';
 import type { BlueskyAuth } from './bluesky-auth';
@@ -62,7 +62,7 @@ async function resolveFacets(rt: RichText, ctx: PostBuildContext): Promise<AppBs
   for (const facet of facets) {
     const features: AppBskyRichtextFacet.Main['features'] = [];
     for (const feature of facet.features) {
-      if (!AppBskyRichtextFacet.isMention(feature)) {
+      if (!atprotoApi().AppBskyRichtextFacet.isMention(feature)) {
         features.push(feature);
         continue;
       }
@@ -79,7 +79,7 @@ async function resolveFacets(rt: RichText, ctx: PostBuildContext): Promise<AppBs
         } catch (err) {
           // 400 "Unable to resolve handle": no such account. Anything else (network, 5xx) fails
           // the attempt, to be retried, rather than silently posting without the mention.
-          if (err instanceof XRPCError && xrpcStatus(err) === 400) cache.set(handle, null);
+          if (isXrpcError(err) && xrpcStatus(err) === 400) cache.set(handle, null);
           else throw err;
         }
       }
@@ -149,7 +149,7 @@ async function linkCard(
     try {
       thumb = await thumbnail(og.image, ctx);
     } catch (err) {
-      if (err instanceof XRPCError) throw err; // the upload failed: the PDS's problem, not the page's
+      if (isXrpcError(err)) throw err; // the upload failed: the PDS's problem, not the page's
       if (ctx.signal.aborted) throw err; // the attempt's deadline, not the image's fault
       const code = (err as { code?: unknown }).code;
       warnings.push(
@@ -197,7 +197,7 @@ export async function buildPost(job: DeliveryJob, createdAt: Date, ctx: PostBuil
     if (result.card) embed = result.card;
     else linkInText = true;
   }
-  const rt = new RichText({ text: composeText(text, link, linkInText) });
+  const rt = new (atprotoApi().RichText)({ text: composeText(text, link, linkInText) });
   const facets = await resolveFacets(rt, ctx);
   const record: AppBskyFeedPost.Record = {
     $type: POST_COLLECTION,

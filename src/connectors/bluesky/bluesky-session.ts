@@ -1,9 +1,10 @@
-import { Agent, XRPCError } from '@atproto/api';
+import type { Agent } from '@atproto/api';
 import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
 import { untilAborted } from '../../common/net/deadline';
 import type { FetchLike } from '../../common/net/guarded-fetch';
 import type { BlueskyConfig, BlueskyCredentials, StoredSession } from './bluesky-config';
+import { atprotoApi, isXrpcError } from './atproto';
 import { xrpcStatus } from './bluesky-outcome';
 
 /**
@@ -40,13 +41,13 @@ import { xrpcStatus } from './bluesky-outcome';
 const SESSION_ERRORS = new Set(['ExpiredToken', 'InvalidToken']);
 
 export function isSessionRejected(err: unknown): boolean {
-  if (!(err instanceof XRPCError)) return false;
+  if (!isXrpcError(err)) return false;
   return SESSION_ERRORS.has(err.error ?? '') || xrpcStatus(err) === 401;
 }
 
 /** A refresh the PDS refused (the refresh token expired, rotated away or was revoked): log in again. */
 function isRefreshRefused(err: unknown): boolean {
-  return err instanceof XRPCError && [400, 401, 403].includes(xrpcStatus(err));
+  return isXrpcError(err) && [400, 401, 403].includes(xrpcStatus(err));
 }
 
 /** After a refused login, the same password is not tried again for this long (rate limits). */
@@ -90,7 +91,7 @@ export class BlueskySession {
     // requests to the PDS named in the DID document instead of the configured service. Here the
     // refresh policy is explicit (see call()) and every request goes to `service` (bsky.social
     // proxies repo calls to the account's PDS).
-    this.agent = new Agent({
+    this.agent = new (atprotoApi().Agent)({
       get did() {
         return current()?.did;
       },
@@ -203,7 +204,7 @@ export class BlueskySession {
       return this.set({ accessJwt: res.data.accessJwt, refreshJwt: res.data.refreshJwt, did: res.data.did, handle: res.data.handle });
     } catch (err) {
       this.session = null;
-      if (err instanceof XRPCError && [400, 401].includes(xrpcStatus(err))) this.failedLogin = { at: this.now(), error: err };
+      if (isXrpcError(err) && [400, 401].includes(xrpcStatus(err))) this.failedLogin = { at: this.now(), error: err };
       throw err;
     }
   }

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { AppBskyFeedPost } from '@atproto/api';
-import { XRPCError } from '@atproto/api';
 import { guardedFetch } from '../../common/net/guarded-fetch';
 import { assertPublicUrl, BlockedUrlError } from '../../common/net/ssrf-guard';
 import { HERALD_CONFIG, HeraldConfig } from '../../config/config';
@@ -27,6 +26,7 @@ import {
   StoredOAuthAccount,
   StoredSession,
 } from './bluesky-config';
+import { isXrpcError } from './atproto';
 import { blueskyErrorOutcome, BlueskyOutcomeContext, blueskyPoison, blueskySuccess, postUrl, xrpcStatus } from './bluesky-outcome';
 import { buildPost, PoisonError, POST_COLLECTION } from './bluesky-post';
 import { BlueskySessions } from './bluesky-session';
@@ -296,7 +296,7 @@ export class BlueskyConnector implements Connector {
         keep(res.data.uri, res.data.cid);
       } catch (err) {
         // As for a single post: "a record is already at this key" is looked at before it counts.
-        if (!(err instanceof XRPCError) || !(xrpcStatus(err) === 400 || xrpcStatus(err) >= 500)) throw err;
+        if (!isXrpcError(err) || !(xrpcStatus(err) === 400 || xrpcStatus(err) >= 500)) throw err;
         onStep(`looking for an existing ${label} at its record key`);
         const existing = await this.existing(session, did, rkey, signal).catch(() => null);
         const found = existing ? this.threadPartFound(existing, part.text, index, label, done) : null;
@@ -374,7 +374,7 @@ export class BlueskyConnector implements Connector {
     } catch (err) {
       // A refusal may be "there is already a record at this key" (a PDS answers it as a 400
       // InvalidRequest or, in some versions, a 500): look before classifying.
-      if (!(err instanceof XRPCError) || !(xrpcStatus(err) === 400 || xrpcStatus(err) >= 500)) throw err;
+      if (!isXrpcError(err) || !(xrpcStatus(err) === 400 || xrpcStatus(err) >= 500)) throw err;
       onStep('looking for an existing post at this record key');
       const existing = await this.existing(session, did, rkey, signal).catch(() => null);
       if (existing) return this.foundExisting(existing, job, did, handle(), rkey, warnings);
@@ -421,7 +421,7 @@ export class BlueskyConnector implements Connector {
       };
     } catch (err) {
       // 400 RecordNotFound (older PDS versions answer a missing record with 400 InvalidRequest too).
-      if (err instanceof XRPCError && [400, 404].includes(xrpcStatus(err))) return null;
+      if (isXrpcError(err) && [400, 404].includes(xrpcStatus(err))) return null;
       throw err;
     }
   }

@@ -1,6 +1,6 @@
-import { isLocalHostname, isOAuthClientIdDiscoverable, JoseKey, Key } from '@atproto/oauth-client-node';
-import type { OAuthClientMetadataInput } from '@atproto/oauth-client-node';
+import type { Key, OAuthClientMetadataInput } from '@atproto/oauth-client-node';
 import { createHash } from 'node:crypto';
+import { atprotoOAuth } from '../atproto';
 
 /**
  * The pure parts of Herald's Bluesky OAuth client (AT Protocol OAuth, "Client Types" and
@@ -52,6 +52,7 @@ export function oauthAvailability(publicUrl: string): Availability {
       reason: `Connect with Bluesky needs PUBLIC_URL to be an https address that Bluesky's servers can reach (it is ${publicUrl}); until then, connect with an app password`,
     };
   }
+  const { isLocalHostname, isOAuthClientIdDiscoverable } = atprotoOAuth();
   if (!isOAuthClientIdDiscoverable(clientId) || isLocalHostname(url.hostname)) {
     return {
       ok: false,
@@ -75,6 +76,7 @@ export class ClientKeyError extends Error {}
  * never repeats the value (it is a private key).
  */
 export async function parseClientKey(value: string): Promise<Key> {
+  const { JoseKey } = atprotoOAuth();
   const text = value.trim();
   let key: Key;
   try {
@@ -99,11 +101,12 @@ export async function parseClientKey(value: string): Promise<Key> {
 
 /** A new client key (when none is configured or stored yet). */
 export async function generateClientKey(): Promise<Key> {
+  const { JoseKey } = atprotoOAuth();
   const probe = await JoseKey.generate([CLIENT_KEY_ALG]);
   return JoseKey.fromJWK({ ...probe.privateJwk, kid: undefined }, keyIdFor(probe.privateJwk ?? {}));
 }
 
 /** The key from the JSON it is stored as (sealed) in bluesky_oauth_keys. */
 export function loadStoredKey(json: string, kid: string): Promise<Key> {
-  return JoseKey.fromJWK(json, kid);
+  return atprotoOAuth().JoseKey.fromJWK(json, kid);
 }

@@ -1,11 +1,11 @@
-import { Agent } from '@atproto/api';
-import { OAuthResponseError, TokenInvalidError, TokenRefreshError, TokenRevokedError } from '@atproto/oauth-client-node';
-import type { OAuthSession } from '@atproto/oauth-client-node';
+import type { Agent } from '@atproto/api';
+import type { OAuthResponseError, OAuthSession } from '@atproto/oauth-client-node';
 import { untilAborted } from '../../../common/net/deadline';
 import type { DeliveryOutcome } from '../../connector.interface';
 import { NO_OUTCOME_DETAILS } from '../../connector.interface';
 import type { BlueskyAuth } from '../bluesky-auth';
 import { blueskyErrorOutcome, BlueskyOutcomeContext } from '../bluesky-outcome';
+import { atprotoApi, atprotoOAuth } from '../atproto';
 import { RefreshLockTimeout } from './bluesky-oauth-stores';
 
 /**
@@ -31,7 +31,7 @@ export class BlueskyOAuthSession implements BlueskyAuth {
   async ensure(signal?: AbortSignal): Promise<{ did: string; handle: string }> {
     if (this.agent === null) {
       const session = await untilAborted(this.restore(), signal);
-      this.agent = new Agent(session);
+      this.agent = new (atprotoApi().Agent)(session);
     }
     return this.current();
   }
@@ -44,6 +44,7 @@ export class BlueskyOAuthSession implements BlueskyAuth {
 
 /** The library's errors for "this session is over": it has already deleted the session. */
 function endedSession(err: unknown): Error | null {
+  const { TokenInvalidError, TokenRefreshError, TokenRevokedError } = atprotoOAuth();
   let current: unknown = err;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
     if (current instanceof TokenRefreshError || current instanceof TokenRevokedError || current instanceof TokenInvalidError)
@@ -54,6 +55,7 @@ function endedSession(err: unknown): Error | null {
 }
 
 function responseError(err: unknown): OAuthResponseError | null {
+  const { OAuthResponseError } = atprotoOAuth();
   let current: unknown = err;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
     if (current instanceof OAuthResponseError) return current;

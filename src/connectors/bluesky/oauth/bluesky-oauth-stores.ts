@@ -1,7 +1,7 @@
 import type { NodeSavedSession, NodeSavedSessionStore, NodeSavedState, NodeSavedStateStore, RuntimeLock } from '@atproto/oauth-client-node';
-import { requestLocalLock } from '@atproto/oauth-client-node';
 import { createHash, randomUUID } from 'node:crypto';
 import type { SecretBox } from '../../../common/crypto/secret-box';
+import { atprotoOAuth } from '../atproto';
 import type { BlueskyOAuthRepository } from './bluesky-oauth.repository';
 
 /**
@@ -118,6 +118,6 @@ export function leaseLock(rows: LockRows, scope: string, options: LeaseLockOptio
   };
   return <T>(name: string, fn: () => T | PromiseLike<T>) => {
     const scoped = `${scope}:${name}`.slice(0, 300);
-    return requestLocalLock(scoped, () => dbLock(scoped, fn));
+    return atprotoOAuth().requestLocalLock(scoped, () => dbLock(scoped, fn));
   };
 }

@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Keyset, NodeOAuthClient, OAuthCallbackError } from '@atproto/oauth-client-node';
-import type { Key, OAuthClientMetadataInput, OAuthSession } from '@atproto/oauth-client-node';
+import type { Key, NodeOAuthClient, OAuthClientMetadataInput, OAuthSession } from '@atproto/oauth-client-node';
 import { LRUCache } from 'lru-cache';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { SecretBox } from '../../../common/crypto/secret-box';
 import { guardedFetch } from '../../../common/net/guarded-fetch';
 import type { FetchLike } from '../../../common/net/guarded-fetch';
 import { HERALD_CONFIG, HeraldConfig } from '../../../config/config';
+import { atprotoOAuth } from '../atproto';
 import {
   Availability,
   clientMetadata,
@@ -105,7 +105,7 @@ export class BlueskyOAuth {
 
   /** The public half of the client key, served at jwks_uri. */
   async jwks(): Promise<unknown> {
-    return new Keyset([await this.clientKey()]).publicJwks;
+    return new (atprotoOAuth().Keyset)([await this.clientKey()]).publicJwks;
   }
 
   private clientKey(): Promise<Key> {
@@ -135,7 +135,7 @@ export class BlueskyOAuth {
     const cached = this.clients.get(sessionId);
     if (cached) return cached;
     const leaseMs = 4 * this.config.http.totalTimeoutMs + 10_000;
-    const client = new NodeOAuthClient({
+    const client = new (atprotoOAuth().NodeOAuthClient)({
       clientMetadata: this.metadata,
       keyset: [await this.clientKey()],
       stateStore: stateStore(this.rows, this.box),
@@ -191,7 +191,7 @@ export class BlueskyOAuth {
       ({ session } = await client.callback(params));
     } catch (err) {
       this.clients.delete(sessionId);
-      if (err instanceof OAuthCallbackError && params.get('error') === 'access_denied') {
+      if (err instanceof atprotoOAuth().OAuthCallbackError && params.get('error') === 'access_denied') {
         throw new BlueskyConnectError('The Bluesky connection was cancelled at Bluesky; nothing was changed.');
       }
       throw new BlueskyConnectError(`Bluesky did not complete the connection (${describe(err)}). Nothing was changed.`);
