@@ -8,6 +8,7 @@ import { SecretBox } from '../common/crypto/secret-box';
 import { invalidInput, notFound } from '../common/errors';
 import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
+import type { EmbeddedRead } from '../database/statement';
 import { ConnectorInputError, PreparedAccount, VerifyResult } from '../connectors/connector.interface';
 import { ConnectorRegistry } from '../connectors/connector.registry';
 import { AccountStateService } from '../account-state/account-state.service';
@@ -107,9 +108,17 @@ export class AccountsService {
     return row;
   }
 
-  /** The workspace's live accounts among `ids` (others, and other workspaces' ids, are absent): a post's targets. */
-  findMany(workspaceId: string, ids: string[]): Promise<Pick<AccountRow, 'id' | 'provider' | 'status' | 'config'>[]> {
-    return this.accounts.findMany(workspaceId, ids);
+  /**
+   * The workspace's live accounts among `ids` (others, and other workspaces' ids, are absent): a
+   * post's targets. `carried`: another module's read to answer in the same statement (the
+   * intake's approval mode: database/statement.ts EmbeddedRead).
+   */
+  findMany(
+    workspaceId: string,
+    ids: string[],
+    carried: EmbeddedRead | null = null,
+  ): Promise<Pick<AccountRow, 'id' | 'provider' | 'status' | 'config'>[]> {
+    return this.accounts.findMany(workspaceId, ids, carried);
   }
 
   async list(workspaceId: string, limit = DEFAULT_PAGE_SIZE, cursor?: string): Promise<Page<AccountView>> {

@@ -3,12 +3,14 @@ import type { AuthContext, Principal } from '../access/auth-context';
 import { AuditService } from '../audit/audit.service';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import type { Sql } from '../database/db';
+import type { EmbeddedRead, SqlPiece } from '../database/statement';
+import type { Role } from '../access/roles';
 import { MailOutbox } from '../mail/mail-outbox.service';
 import { approvalMailAllowed, dayBefore } from '../notifications/mail-limits';
 import { PeopleService } from '../people/people.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { decisionMail, waitingMail } from './approval-mail';
-import { ApprovalSettings, needsApproval } from './approval-policy';
+import { ApprovalMode, ApprovalSettings, DEFAULT_APPROVAL_SETTINGS, needsApproval } from './approval-policy';
 import { ApprovalPolicyRepository, ApprovalStepKind, ApprovalStepRow, StepActor } from './approval-policy.repository';
 import { EventsService } from '../events/events.service';
 
@@ -88,6 +90,15 @@ export class ApprovalPolicyService {
   /** Would a post made or edited by `auth` need approval now? Read in `q` (the post's transaction) when given. */
   async required(auth: Pick<AuthContext, 'workspaceId' | 'role'>, q?: Sql): Promise<boolean> {
     return needsApproval((await this.repo.settings(auth.workspaceId, q)).mode, auth.role);
+  }
+
+  /**
+   * `required` as a read the caller's own statement carries (database/statement.ts EmbeddedRead):
+   * the intake reads the target accounts and the approval mode in one round trip. Autocommit, as
+   * `required` without `q` is: a mode changed after the read applies to the next post.
+   */
+  requiredRead(auth: Pick<AuthContext, 'workspaceId' | 'role'>): ApprovalRequiredRead {
+    return new ApprovalRequiredRead(this.repo.modePiece(auth.workspaceId), auth.role);
   }
 
   /** A step of a post's approval, in the post's transaction. */
@@ -208,4 +219,19 @@ export class ApprovalPolicyService {
 function shortText(text: string): string {
   const chars = [...text.replace(/\s+/g, ' ').trim()];
   return chars.length > 60 ? `${chars.slice(0, 60).join('')}…` : chars.join('');
+}
+
+/** Whether a post needs approval, once the statement carrying the read answered (null before). */
+export class ApprovalRequiredRead implements EmbeddedRead {
+  readonly name = 'approval';
+  required: boolean | null = null;
+
+  constructor(
+    readonly piece: SqlPiece,
+    private readonly role: Role,
+  ) {}
+
+  take(value: unknown): void {
+    this.required = needsApproval(typeof value === 'string' ? (value as ApprovalMode) : DEFAULT_APPROVAL_SETTINGS.mode, this.role);
+  }
 }

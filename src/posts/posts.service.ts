@@ -30,6 +30,7 @@ import type { CreatePostDto, ListPostsQuery, ThreadPartDto, UpdatePostDto } from
 import { PostsRepository } from './posts.repository';
 import { busy, isSlotTaken, MAX_TAKE_ATTEMPTS, PostingQueueService, QueuePlan } from '../posting-queue/posting-queue.service';
 import type { Sql } from '../database/db';
+import type { EmbeddedRead } from '../database/statement';
 import type { QueueSlotView } from '../posting-queue/posting-queue.dto';
 
 export interface CreateResult {
@@ -141,8 +142,8 @@ export class PostsService {
    * The jobs of `targets` (checked: no account twice, every account of the workspace), each in
    * the state its account allows (enqueueStatus), in id order.
    */
-  private async buildJobs(workspaceId: string, targets: readonly DraftTarget[]): Promise<BuiltJobs> {
-    const seen = await this.checkTargets(workspaceId, targets);
+  private async buildJobs(workspaceId: string, targets: readonly DraftTarget[], carried: EmbeddedRead | null = null): Promise<BuiltJobs> {
+    const seen = await this.checkTargets(workspaceId, targets, carried);
     const built: BuiltJobs = { jobs: [], checks: [], mastodon: new Map() };
     targets.forEach((t, i) => {
       const account = seen.get(t.accountId.toLowerCase())!;
@@ -162,15 +163,18 @@ export class PostsService {
     return built;
   }
 
-  /** No account twice, every account one of the workspace's; the accounts by lower-case id. */
-  private async checkTargets(workspaceId: string, targets: readonly DraftTarget[]) {
+  /**
+   * No account twice, every account one of the workspace's; the accounts by lower-case id.
+   * `carried`: another module's read answered by the accounts' statement (the approval mode).
+   */
+  private async checkTargets(workspaceId: string, targets: readonly DraftTarget[], carried: EmbeddedRead | null = null) {
     const seen = new Set<string>();
     targets.forEach((t, i) => {
       const id = t.accountId.toLowerCase();
       if (seen.has(id)) throw invalidInput(`targets.${i}.accountId: account ${t.accountId} is listed twice`);
       seen.add(id);
     });
-    const accounts = new Map((await this.accounts.findMany(workspaceId, [...seen])).map((a) => [a.id, a]));
+    const accounts = new Map((await this.accounts.findMany(workspaceId, [...seen], carried)).map((a) => [a.id, a]));
     targets.forEach((t, i) => {
       // Another workspace's account is "unknown" too: never confirm that an id exists elsewhere.
       const account = accounts.get(t.accountId.toLowerCase());
@@ -205,7 +209,9 @@ export class PostsService {
 
     // As sent (a 400 names an account id as the request spelled it); buildJobs matches them in lower case.
     const targets = dto.targets.map((t) => ({ ...t }));
-    const { jobs, checks, mastodon } = await this.buildJobs(workspaceId, targets);
+    // Whether the post needs approval is read by the accounts' statement (one round trip for both).
+    const approval = this.approvals.requiredRead(auth);
+    const { jobs, checks, mastodon } = await this.buildJobs(workspaceId, targets, approval);
     this.checkPlatforms(
       checks.map((c) => ({ ...c, text: c.text ?? dto.text })),
       mediaInfo,
@@ -227,7 +233,7 @@ export class PostsService {
     const scheduledAt = queued?.at ?? requestedAt;
     try {
       // Where a post would be scheduled: one that needs approval waits for it instead (no jobs).
-      if (await this.approvals.required(auth)) {
+      if (approval.required ?? (await this.approvals.required(auth))) {
         return await this.createPending(
           auth,
           dto,
