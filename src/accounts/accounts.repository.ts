@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql, Tx } from '../database/db';
-import { compose, EmbeddedRead, param, sql } from '../database/statement';
+import { compose, EmbeddedRead, param, sql, SqlPiece } from '../database/statement';
 import type { Keyset, Listed } from '../common/pagination';
 import type { AccountRow, DeliveryAccountRow } from './account.types';
 
@@ -64,6 +64,20 @@ export class AccountsRepository {
     const rows = await this.db.prepared<PostTargetAccount & { carried: unknown }>(`herald_accounts_for_post_${carried.name}`, text, values);
     carried.take(rows[0]?.carried ?? null);
     return rows.filter((r) => r.id !== null).map(({ carried: _, ...account }) => account);
+  }
+
+  /**
+   * True when the workspace's accounts that publish are still `accounts` as they were read (the
+   * same provider, status and config, none deleted): a boolean piece for the post's statement,
+   * which writes a post on the accounts as this process last read them only if they still are.
+   */
+  stillAsRead(workspaceId: string, accounts: readonly PostTargetAccount[]): SqlPiece {
+    return sql`(SELECT count(*) FROM accounts a
+                JOIN unnest(${param(accounts.map((x) => x.id))}::uuid[], ${param(accounts.map((x) => x.provider))}::text[],
+                            ${param(accounts.map((x) => x.status))}::text[], ${param(accounts.map((x) => JSON.stringify(x.config)))}::jsonb[])
+                     AS g (id, provider, status, config)
+                  ON a.id = g.id AND a.provider = g.provider AND a.status = g.status AND a.config = g.config
+                WHERE a.workspace_id = ${param(workspaceId)} AND a.deleted_at IS NULL AND a.purpose = 'publish') = ${param(accounts.length)}`;
   }
 
   /**

@@ -53,6 +53,11 @@ export class ApprovalPolicyRepository {
     return sql`(SELECT mode FROM approval_settings WHERE workspace_id = ${param(workspaceId)})`;
   }
 
+  /** A boolean piece: the workspace's approval mode (the default when it set none) is none of `modes`. */
+  modeNotIn(workspaceId: string, modes: readonly string[]): SqlPiece {
+    return sql`coalesce((SELECT mode FROM approval_settings WHERE workspace_id = ${param(workspaceId)}), ${param(DEFAULT_APPROVAL_SETTINGS.mode)}) <> ALL (${param(modes)}::text[])`;
+  }
+
   /** The settings written; the previous ones (for the audit trail), read under the row's lock. */
   async saveSettings(q: Sql, workspaceId: string, s: ApprovalSettings): Promise<ApprovalSettings> {
     const rows = await q.query<ApprovalSettings>(

@@ -10,7 +10,7 @@ import { approvalMailAllowed, dayBefore } from '../notifications/mail-limits';
 import { PeopleService } from '../people/people.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { decisionMail, waitingMail } from './approval-mail';
-import { ApprovalMode, ApprovalSettings, DEFAULT_APPROVAL_SETTINGS, needsApproval } from './approval-policy';
+import { APPROVAL_MODES, ApprovalMode, ApprovalSettings, DEFAULT_APPROVAL_SETTINGS, needsApproval } from './approval-policy';
 import { ApprovalPolicyRepository, ApprovalStepKind, ApprovalStepRow, StepActor } from './approval-policy.repository';
 import { EventsService } from '../events/events.service';
 
@@ -99,6 +99,19 @@ export class ApprovalPolicyService {
    */
   requiredRead(auth: Pick<AuthContext, 'workspaceId' | 'role'>): ApprovalRequiredRead {
     return new ApprovalRequiredRead(this.repo.modePiece(auth.workspaceId), auth.role);
+  }
+
+  /**
+   * A boolean piece for the caller's own statement: true while a post by `auth` needs no approval
+   * (its mode is none of those `needsApproval` asks it under). The intake writes a post on it
+   * without reading the mode first: under a mode that asks for approval the statement writes
+   * nothing, and the post is decided again with `requiredRead`.
+   */
+  notRequiredPiece(auth: Pick<AuthContext, 'workspaceId' | 'role'>): SqlPiece {
+    return this.repo.modeNotIn(
+      auth.workspaceId,
+      APPROVAL_MODES.filter((mode) => needsApproval(mode, auth.role)),
+    );
   }
 
   /** A step of a post's approval, in the post's transaction. */
