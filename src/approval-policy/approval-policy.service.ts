@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import type { AuthContext, Principal } from '../access/auth-context';
 import { AuditService } from '../audit/audit.service';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
@@ -54,6 +55,8 @@ export function stepActorOf(auth: Pick<AuthContext, 'principal' | 'label'>): Ste
 @Injectable()
 export class ApprovalPolicyService {
   private readonly logger = new Logger('Approvals');
+  /** The last `requiredRead` per workspace and role (`lastSaidRequired`). */
+  private readonly lastRequired = new LRUCache<string, boolean>({ max: 10_000 });
 
   constructor(
     @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
@@ -98,7 +101,19 @@ export class ApprovalPolicyService {
    * `required` without `q` is: a mode changed after the read applies to the next post.
    */
   requiredRead(auth: Pick<AuthContext, 'workspaceId' | 'role'>): ApprovalRequiredRead {
-    return new ApprovalRequiredRead(this.repo.modePiece(auth.workspaceId), auth.role);
+    return new ApprovalRequiredRead(this.repo.modePiece(auth.workspaceId), auth.role, (required) =>
+      this.lastRequired.set(`${auth.workspaceId}/${auth.role}`, required),
+    );
+  }
+
+  /**
+   * Did the last `requiredRead` of this process for this workspace and role say that a post
+   * needs approval? A hint, never a decision: the intake then reads the mode before it writes
+   * rather than writing on `notRequiredPiece` and being refused on every post (a stale "yes"
+   * costs the read it would have made anyway; a "no" is checked by the statement).
+   */
+  lastSaidRequired(auth: Pick<AuthContext, 'workspaceId' | 'role'>): boolean {
+    return this.lastRequired.get(`${auth.workspaceId}/${auth.role}`) === true;
   }
 
   /**
@@ -242,9 +257,11 @@ export class ApprovalRequiredRead implements EmbeddedRead {
   constructor(
     readonly piece: SqlPiece,
     private readonly role: Role,
+    private readonly onTaken: (required: boolean) => void = () => undefined,
   ) {}
 
   take(value: unknown): void {
     this.required = needsApproval(typeof value === 'string' ? (value as ApprovalMode) : DEFAULT_APPROVAL_SETTINGS.mode, this.role);
+    this.onTaken(this.required);
   }
 }

@@ -11,10 +11,12 @@ describe('needsApproval', () => {
   it('decides the same from the mode a carrying statement read (ApprovalRequiredRead), no row being the default, off', () => {
     for (const role of ROLES) {
       for (const mode of [...APPROVAL_MODES, null]) {
-        const read = new ApprovalRequiredRead(sql`(SELECT 1)`, role);
+        const told: boolean[] = [];
+        const read = new ApprovalRequiredRead(sql`(SELECT 1)`, role, (required) => told.push(required));
         expect(read.required).toBeNull();
         read.take(mode);
         expect(read.required).toBe(needsApproval(mode ?? 'off', role));
+        expect(told).toEqual([read.required]);
       }
     }
   });

@@ -214,12 +214,14 @@ export class PostsService {
     // longer holds writes nothing, and neither does a request the guess finds invalid: both are
     // decided again from what the database holds, as if there had been no guess, so every answer
     // and every 400 is the one the accounts' read gives.
-    const guess = dto.queue
-      ? null
-      : this.accounts.lastReadTargets(
-          auth.workspaceId,
-          dto.targets.map((t) => t.accountId),
-        );
+    // (Where the last read said this caller's posts need approval, a guess would be refused: none.)
+    const guess =
+      dto.queue || this.approvals.lastSaidRequired(auth)
+        ? null
+        : this.accounts.lastReadTargets(
+            auth.workspaceId,
+            dto.targets.map((t) => t.accountId),
+          );
     if (guess) {
       try {
         return await this.schedule(auth, dto, idempotencyKey, attempt, guess);
