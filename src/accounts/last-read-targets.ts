@@ -13,7 +13,9 @@ const MAX_ACCOUNTS = 10_000;
  * module then reads the accounts and decides again. So a stale entry can never put a post on a
  * deleted account, another workspace's, or one whose status or limits changed: it only sends the
  * request the long way. An account a read no longer finds is forgotten at once, so a deleted
- * one does not send every later request the long way.
+ * one does not send every later request the long way. (A refused write is an error to
+ * PostgreSQL: its log shows `null value in column "status" of relation "job_state"` with the
+ * statement, once per stale guess; Herald logs nothing, it is the expected way to say no.)
  */
 export class LastReadTargets {
   private readonly rows = new LRUCache<string, PostTargetAccount>({ max: MAX_ACCOUNTS });
