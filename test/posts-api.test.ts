@@ -334,6 +334,25 @@ describe('posts API', () => {
         { account_id: a, status: 'scheduled' },
       ]);
     });
+
+    it('takes each account as it is now, right after a post to it: disabled, its job is paused; deleted, it is unknown', async () => {
+      // The intake writes on the accounts as this process last read them, checked by the post's
+      // own statement: a change between two posts must show in the second.
+      const d = (await createWebhookAccount(t, t.adminKey, 'http://127.0.0.1:9/changing')).id;
+      const send = () => post().send({ text: 'Now?', targets: [{ accountId: d }], scheduledAt: FUTURE });
+      expect((await send().expect(201)).body.jobs.map((j: { status: string }) => j.status)).toEqual(['scheduled']);
+      await t.http().patch(`/v1/accounts/${d}`).set(bearer(t.adminKey)).send({ status: 'disabled' }).expect(200);
+      const paused = await send().expect(201);
+      expect(paused.body.jobs.map((j: { status: string }) => j.status)).toEqual(['paused']);
+      expect(await q('SELECT status FROM jobs WHERE post_id = $1', [paused.body.id])).toEqual([{ status: 'paused' }]);
+      await t.http().patch(`/v1/accounts/${d}`).set(bearer(t.adminKey)).send({ status: 'active' }).expect(200);
+      expect((await send().expect(201)).body.jobs.map((j: { status: string }) => j.status)).toEqual(['scheduled']);
+      await t.http().delete(`/v1/accounts/${d}`).set(bearer(t.adminKey)).expect(204);
+      const before = await counts();
+      const unknown = await send().expect(400);
+      expect(unknown.body.message).toBe(`targets.0.accountId: unknown account ${d}`);
+      expect(await counts()).toEqual(before);
+    });
   });
 
   describe('Idempotency-Key', () => {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Db, Sql, Tx } from '../database/db';
+import { compose, EmbeddedRead, param, sql, SqlPiece } from '../database/statement';
 import type { Keyset, Listed } from '../common/pagination';
 import type { AccountRow, DeliveryAccountRow } from './account.types';
 
@@ -10,6 +11,9 @@ export const ACCOUNT_COLUMNS = `
   max_in_flight AS "maxInFlight", circuit_state AS "circuitState", circuit_open_until AS "circuitOpenUntil",
   consecutive_failures AS "consecutiveFailures", last_error AS "lastError", last_success_at AS "lastSuccessAt",
   created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+/** What the intake reads of a target account. */
+export type PostTargetAccount = Pick<AccountRow, 'id' | 'provider' | 'status' | 'config'>;
 
 /**
  * Reads of the accounts table for the API, the page, the intake and the worker; every one but
@@ -41,13 +45,39 @@ export class AccountsRepository {
    * The workspace's live accounts among `ids` (others, and other workspaces' ids, are absent).
    * Runs on every POST /v1/posts: a prepared statement.
    */
-  async findMany(workspaceId: string, ids: string[]): Promise<Pick<AccountRow, 'id' | 'provider' | 'status' | 'config'>[]> {
+  async findMany(workspaceId: string, ids: string[], carried: EmbeddedRead | null = null): Promise<PostTargetAccount[]> {
     // The config too: a Mastodon account's limits are its instance's, kept there.
-    return this.db.prepared(
-      'herald_accounts_for_post',
-      `SELECT id, provider, status, config FROM accounts WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL AND purpose = 'publish'`,
-      [workspaceId, ids],
+    if (!carried) {
+      return this.db.prepared(
+        'herald_accounts_for_post',
+        `SELECT id, provider, status, config FROM accounts WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL AND purpose = 'publish'`,
+        [workspaceId, ids],
+      );
+    }
+    // Carrying another module's read (the intake: the workspace's approval setting), answered
+    // whether or not an account matched: one row with null columns when none did.
+    const { text, values } = compose(
+      sql`SELECT a.id, a.provider, a.status, a.config, ${carried.piece} AS carried
+          FROM (VALUES (1)) AS one (x)
+          LEFT JOIN accounts a ON a.workspace_id = ${param(workspaceId)} AND a.id = ANY(${param(ids)}::uuid[]) AND a.deleted_at IS NULL AND a.purpose = 'publish'`,
     );
+    const rows = await this.db.prepared<PostTargetAccount & { carried: unknown }>(`herald_accounts_for_post_${carried.name}`, text, values);
+    carried.take(rows[0]?.carried ?? null);
+    return rows.filter((r) => r.id !== null).map(({ carried: _, ...account }) => account);
+  }
+
+  /**
+   * True when the workspace's accounts that publish are still `accounts` as they were read (the
+   * same provider, status and config, none deleted): a boolean piece for the post's statement,
+   * which writes a post on the accounts as this process last read them only if they still are.
+   */
+  stillAsRead(workspaceId: string, accounts: readonly PostTargetAccount[]): SqlPiece {
+    return sql`(SELECT count(*) FROM accounts a
+                JOIN unnest(${param(accounts.map((x) => x.id))}::uuid[], ${param(accounts.map((x) => x.provider))}::text[],
+                            ${param(accounts.map((x) => x.status))}::text[], ${param(accounts.map((x) => JSON.stringify(x.config)))}::jsonb[])
+                     AS g (id, provider, status, config)
+                  ON a.id = g.id AND a.provider = g.provider AND a.status = g.status AND a.config = g.config
+                WHERE a.workspace_id = ${param(workspaceId)} AND a.deleted_at IS NULL AND a.purpose = 'publish') = ${param(accounts.length)}`;
   }
 
   /**

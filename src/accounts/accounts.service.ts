@@ -8,6 +8,10 @@ import { SecretBox } from '../common/crypto/secret-box';
 import { invalidInput, notFound } from '../common/errors';
 import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
+import type { EmbeddedRead, SqlPiece } from '../database/statement';
+import { LastReadTargets } from './last-read-targets';
+
+export type { PostTargetAccount } from './accounts.repository';
 import { ConnectorInputError, PreparedAccount, VerifyResult } from '../connectors/connector.interface';
 import { ConnectorRegistry } from '../connectors/connector.registry';
 import { AccountStateService } from '../account-state/account-state.service';
@@ -16,7 +20,7 @@ import { EventsService } from '../events/events.service';
 import { openCredentials, sealCredentials } from './account-credentials';
 import type { RetryPolicyOverride } from '../retry/backoff';
 import { AccountRow, AccountView, DeliveryAccountRow, toAccountView } from './account.types';
-import { AccountsRepository } from './accounts.repository';
+import { AccountsRepository, PostTargetAccount } from './accounts.repository';
 import type { CreateAccountDto, RetryPolicyDto, UpdateAccountDto } from './accounts.dto';
 
 export type AccountWithSecret = AccountView & { secret?: string };
@@ -33,6 +37,9 @@ export class AccountsService {
     private readonly audit: AuditService,
     private readonly events: EventsService,
   ) {}
+
+  /** The intake's accounts as last read in this process (a guess the post's statement checks). */
+  private readonly lastRead = new LastReadTargets();
 
   private async prepare(
     provider: AccountRow['provider'],
@@ -107,9 +114,29 @@ export class AccountsService {
     return row;
   }
 
-  /** The workspace's live accounts among `ids` (others, and other workspaces' ids, are absent): a post's targets. */
-  findMany(workspaceId: string, ids: string[]): Promise<Pick<AccountRow, 'id' | 'provider' | 'status' | 'config'>[]> {
-    return this.accounts.findMany(workspaceId, ids);
+  /**
+   * The workspace's live accounts among `ids` (others, and other workspaces' ids, are absent): a
+   * post's targets. `carried`: another module's read to answer in the same statement (the
+   * intake's approval mode: database/statement.ts EmbeddedRead).
+   */
+  async findMany(workspaceId: string, ids: string[], carried: EmbeddedRead | null = null): Promise<PostTargetAccount[]> {
+    const rows = await this.accounts.findMany(workspaceId, ids, carried);
+    this.lastRead.remember(workspaceId, ids, rows);
+    return rows;
+  }
+
+  /**
+   * The accounts among `ids` as this process last read them (`findMany`), when it has read them
+   * all; null otherwise. A guess, never an answer: whoever writes on it puts `stillAsRead` in the
+   * same statement, which then writes nothing unless the guess still holds.
+   */
+  lastReadTargets(workspaceId: string, ids: readonly string[]): PostTargetAccount[] | null {
+    return this.lastRead.get(workspaceId, ids);
+  }
+
+  /** A boolean piece: the accounts are still as `lastReadTargets` gave them (AccountsRepository.stillAsRead). */
+  stillAsRead(workspaceId: string, accounts: readonly PostTargetAccount[]): SqlPiece {
+    return this.accounts.stillAsRead(workspaceId, accounts);
   }
 
   async list(workspaceId: string, limit = DEFAULT_PAGE_SIZE, cursor?: string): Promise<Page<AccountView>> {

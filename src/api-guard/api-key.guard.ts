@@ -41,9 +41,10 @@ export class ApiKeyGuard implements CanActivate {
         // A key: wrong ones count against the client, with the page's logins (people/login-throttle.ts).
         const client = (req.ip ?? req.socket.remoteAddress ?? 'unknown').slice(0, 100);
         // A key proves nothing about the wrong keys before it: it clears no count.
-        const outcome = await this.throttle.attempt({ keys: [client], clears: [], expensive: false }, new Date(), async () => {
+        // The key's read carries the client's count (one statement: LoginThrottleService's fast path).
+        const outcome = await this.throttle.attempt({ keys: [client], clears: [], expensive: false }, new Date(), async (count) => {
           try {
-            return { ok: true, value: await this.apiKeys.authenticate(authorization) };
+            return { ok: true, value: await this.apiKeys.authenticate(authorization, count) };
           } catch (err) {
             if (err instanceof DomainError && err.code === ErrorCode.Unauthorized) return { ok: false, refusal: err };
             throw err;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Db, Sql } from '../database/db';
+import { param, sql, SqlPiece } from '../database/statement';
 import { ApprovalSettings, DEFAULT_APPROVAL_SETTINGS } from './approval-policy';
 
 /** One step of a post's approval, as approval_steps keeps it. */
@@ -36,11 +37,25 @@ export class ApprovalPolicyRepository {
   }
 
   async settings(workspaceId: string, q: Sql = this.db): Promise<ApprovalSettings> {
-    const rows = await q.query<ApprovalSettings>(
+    const rows = await q.prepared<ApprovalSettings>(
+      'herald_approval_settings',
       `SELECT mode, client_approval AS "clientApproval" FROM approval_settings WHERE workspace_id = $1`,
       [workspaceId],
     );
     return rows[0] ?? { ...DEFAULT_APPROVAL_SETTINGS };
+  }
+
+  /**
+   * The workspace's approval mode as a scalar subquery another module's statement carries
+   * (database/statement.ts EmbeddedRead): null when the workspace never set one (the default).
+   */
+  modePiece(workspaceId: string): SqlPiece {
+    return sql`(SELECT mode FROM approval_settings WHERE workspace_id = ${param(workspaceId)})`;
+  }
+
+  /** A boolean piece: the workspace's approval mode (the default when it set none) is none of `modes`. */
+  modeNotIn(workspaceId: string, modes: readonly string[]): SqlPiece {
+    return sql`coalesce((SELECT mode FROM approval_settings WHERE workspace_id = ${param(workspaceId)}), ${param(DEFAULT_APPROVAL_SETTINGS.mode)}) <> ALL (${param(modes)}::text[])`;
   }
 
   /** The settings written; the previous ones (for the audit trail), read under the row's lock. */

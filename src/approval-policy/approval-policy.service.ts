@@ -1,14 +1,17 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import type { AuthContext, Principal } from '../access/auth-context';
 import { AuditService } from '../audit/audit.service';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
 import type { Sql } from '../database/db';
+import type { EmbeddedRead, SqlPiece } from '../database/statement';
+import type { Role } from '../access/roles';
 import { MailOutbox } from '../mail/mail-outbox.service';
 import { approvalMailAllowed, dayBefore } from '../notifications/mail-limits';
 import { PeopleService } from '../people/people.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { decisionMail, waitingMail } from './approval-mail';
-import { ApprovalSettings, needsApproval } from './approval-policy';
+import { APPROVAL_MODES, ApprovalMode, ApprovalSettings, DEFAULT_APPROVAL_SETTINGS, needsApproval } from './approval-policy';
 import { ApprovalPolicyRepository, ApprovalStepKind, ApprovalStepRow, StepActor } from './approval-policy.repository';
 import { EventsService } from '../events/events.service';
 
@@ -52,6 +55,8 @@ export function stepActorOf(auth: Pick<AuthContext, 'principal' | 'label'>): Ste
 @Injectable()
 export class ApprovalPolicyService {
   private readonly logger = new Logger('Approvals');
+  /** The last `requiredRead` per workspace and role (`lastSaidRequired`). */
+  private readonly lastRequired = new LRUCache<string, boolean>({ max: 10_000 });
 
   constructor(
     @Inject(HERALD_CONFIG) private readonly config: HeraldConfig,
@@ -88,6 +93,40 @@ export class ApprovalPolicyService {
   /** Would a post made or edited by `auth` need approval now? Read in `q` (the post's transaction) when given. */
   async required(auth: Pick<AuthContext, 'workspaceId' | 'role'>, q?: Sql): Promise<boolean> {
     return needsApproval((await this.repo.settings(auth.workspaceId, q)).mode, auth.role);
+  }
+
+  /**
+   * `required` as a read the caller's own statement carries (database/statement.ts EmbeddedRead):
+   * the intake reads the target accounts and the approval mode in one round trip. Autocommit, as
+   * `required` without `q` is: a mode changed after the read applies to the next post.
+   */
+  requiredRead(auth: Pick<AuthContext, 'workspaceId' | 'role'>): ApprovalRequiredRead {
+    return new ApprovalRequiredRead(this.repo.modePiece(auth.workspaceId), auth.role, (required) =>
+      this.lastRequired.set(`${auth.workspaceId}/${auth.role}`, required),
+    );
+  }
+
+  /**
+   * Did the last `requiredRead` of this process for this workspace and role say that a post
+   * needs approval? A hint, never a decision: the intake then reads the mode before it writes
+   * rather than writing on `notRequiredPiece` and being refused on every post (a stale "yes"
+   * costs the read it would have made anyway; a "no" is checked by the statement).
+   */
+  lastSaidRequired(auth: Pick<AuthContext, 'workspaceId' | 'role'>): boolean {
+    return this.lastRequired.get(`${auth.workspaceId}/${auth.role}`) === true;
+  }
+
+  /**
+   * A boolean piece for the caller's own statement: true while a post by `auth` needs no approval
+   * (its mode is none of those `needsApproval` asks it under). The intake writes a post on it
+   * without reading the mode first: under a mode that asks for approval the statement writes
+   * nothing, and the post is decided again with `requiredRead`.
+   */
+  notRequiredPiece(auth: Pick<AuthContext, 'workspaceId' | 'role'>): SqlPiece {
+    return this.repo.modeNotIn(
+      auth.workspaceId,
+      APPROVAL_MODES.filter((mode) => needsApproval(mode, auth.role)),
+    );
   }
 
   /** A step of a post's approval, in the post's transaction. */
@@ -208,4 +247,21 @@ export class ApprovalPolicyService {
 function shortText(text: string): string {
   const chars = [...text.replace(/\s+/g, ' ').trim()];
   return chars.length > 60 ? `${chars.slice(0, 60).join('')}…` : chars.join('');
+}
+
+/** Whether a post needs approval, once the statement carrying the read answered (null before). */
+export class ApprovalRequiredRead implements EmbeddedRead {
+  readonly name = 'approval';
+  required: boolean | null = null;
+
+  constructor(
+    readonly piece: SqlPiece,
+    private readonly role: Role,
+    private readonly onTaken: (required: boolean) => void = () => undefined,
+  ) {}
+
+  take(value: unknown): void {
+    this.required = needsApproval(typeof value === 'string' ? (value as ApprovalMode) : DEFAULT_APPROVAL_SETTINGS.mode, this.role);
+    this.onTaken(this.required);
+  }
 }

@@ -1,11 +1,26 @@
 import fc from 'fast-check';
 import type { Role } from '../access/roles';
 import { APPROVAL_MODES, deadlinePassed, mayDecide, needsApproval } from './approval-policy';
+import { sql } from '../database/statement';
+import { ApprovalRequiredRead } from './approval-policy.service';
 import { APPROVAL_OPERATIONS, APPROVAL_STATES, APPROVAL_TRANSITIONS, approvalTransition } from './approval-transitions';
 
 const ROLES: Role[] = ['owner', 'editor', 'viewer'];
 
 describe('needsApproval', () => {
+  it('decides the same from the mode a carrying statement read (ApprovalRequiredRead), no row being the default, off', () => {
+    for (const role of ROLES) {
+      for (const mode of [...APPROVAL_MODES, null]) {
+        const told: boolean[] = [];
+        const read = new ApprovalRequiredRead(sql`(SELECT 1)`, role, (required) => told.push(required));
+        expect(read.required).toBeNull();
+        read.take(mode);
+        expect(read.required).toBe(needsApproval(mode ?? 'off', role));
+        expect(told).toEqual([read.required]);
+      }
+    }
+  });
+
   it('asks nothing under off, editors only under editors, everyone under everyone', () => {
     expect(ROLES.map((r) => needsApproval('off', r))).toEqual([false, false, false]);
     expect(ROLES.map((r) => needsApproval('editors', r))).toEqual([false, true, false]);

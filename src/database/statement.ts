@@ -110,3 +110,22 @@ export function compose(piece: SqlPiece): Statement {
   };
   return { text: write(piece), values };
 }
+
+/**
+ * A read one module owns, carried by another module's statement so that both cost one round trip
+ * (the API key guard: the key, which is workspaces', and the client's count of wrong keys, which
+ * is the login throttle's; the intake: the target accounts and the workspace's approval setting).
+ * The owner writes `piece`, a scalar subquery on its own tables; the carrier writes it into its
+ * own SELECT list and hands the value it read back through `take`. The carrier knows neither the
+ * owner's tables nor what the value means; the owner never learns the carrier's SQL.
+ */
+export interface EmbeddedRead {
+  /**
+   * Names the piece in the carrying statement's prepared name: a piece's text depends only on its
+   * name (and the number of its parameters never changes the text), so carrier + name is one text.
+   */
+  readonly name: string;
+  readonly piece: SqlPiece;
+  /** The value of `piece` as the carrying statement read it (null when the statement read no row for it). */
+  take(value: unknown): void;
+}

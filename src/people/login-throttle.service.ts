@@ -1,11 +1,20 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { KeyedTurns } from '../common/keyed-turns';
+import type { EmbeddedRead } from '../database/statement';
 import { checkThrottle, FREE_FAILURES, recordFailure, ThrottleState, WINDOW_MS } from './login-throttle';
 import { LoginThrottleRepository } from './login-throttle.repository';
 
 /** What a credential check said: right (with what it opened) or wrong (with the refusal to pass on). */
 export type CheckResult<T> = { ok: true; value: T } | { ok: false; refusal: unknown };
+
+/**
+ * A credential check. A cheap one (`expensive: false`) is handed the count's read to carry in its
+ * own statement (database/statement.ts EmbeddedRead: the key and its count in one round trip); a
+ * check that ignores it costs a second round trip after it. An expensive one is handed null: its
+ * turn reads the count first.
+ */
+export type Check<T> = (read: EmbeddedRead | null) => Promise<CheckResult<T>>;
 
 export type ThrottledOutcome<T> =
   { kind: 'ok'; value: T } | { kind: 'refused'; refusal: unknown } | { kind: 'throttled'; retryAfterMs: number };
@@ -63,7 +72,7 @@ const CAS_TRIES = 8;
  *   memory per client (KeyedTurns): each sees the count the previous one wrote, so 40 parallel
  *   guesses get one look, and the 41st waiting request is told to come back (429).
  * - A client whose count is below FREE_FAILURES (everyone, nearly always) is not serialized:
- *   its key check and the count's read go out together, one round trip.
+ *   its key check carries the count's read in its own statement, one round trip.
  * - A blocked client with several requests open gets its 429s late (TARPIT_MS): a flood on 40
  *   connections sends 40 requests a second, not thousands, and leaves the event loop to others.
  */
@@ -84,7 +93,7 @@ export class LoginThrottleService {
    * (the credential not even looked at), counted when wrong, clearing `spec.clears` when right.
    * `check` runs outside any transaction; errors other than a refusal are rethrown uncounted.
    */
-  async attempt<T>(spec: ThrottledCheck, now: Date, check: () => Promise<CheckResult<T>>): Promise<ThrottledOutcome<T>> {
+  async attempt<T>(spec: ThrottledCheck, now: Date, check: Check<T>): Promise<ThrottledOutcome<T>> {
     const client = spec.keys[0];
     const open = (this.open.get(client) ?? 0) + 1;
     this.open.set(client, open);
@@ -101,19 +110,18 @@ export class LoginThrottleService {
     }
   }
 
-  private async decide<T>(
-    spec: ThrottledCheck,
-    now: Date,
-    check: () => Promise<CheckResult<T>>,
-    flooding: boolean,
-  ): Promise<ThrottledOutcome<T>> {
+  private async decide<T>(spec: ThrottledCheck, now: Date, check: Check<T>, flooding: boolean): Promise<ThrottledOutcome<T>> {
     const cached = flooding ? this.cachedBlock(spec.keys, now) : 0;
     if (cached > 0) return { kind: 'throttled', retryAfterMs: cached };
     if (spec.expensive) return this.inTurn(spec, now, check, null);
 
-    // The fast path: the count's read and the check at once.
-    const early = settle(check());
-    const states = await this.throttles.peek(spec.keys);
+    // The fast path: the count's read and the check at once, the read carried by the check's own
+    // statement (one round trip). A check that could not carry it (it failed before its statement
+    // answered) leaves it unread: it is read on its own, so a blocked client still learns nothing.
+    const read = this.throttles.peekRead(spec.keys);
+    const early = settle(check(read));
+    await early;
+    const states = read.states ?? (await this.throttles.peek(spec.keys));
     const blocked = this.blockIn(spec.keys, states, now);
     if (blocked > 0) {
       await early; // settled, its answer unseen: a blocked client learns nothing of its key
@@ -128,7 +136,7 @@ export class LoginThrottleService {
   private async inTurn<T>(
     spec: ThrottledCheck,
     now: Date,
-    check: () => Promise<CheckResult<T>>,
+    check: Check<T>,
     early: Promise<Settled<CheckResult<T>>> | null,
   ): Promise<ThrottledOutcome<T>> {
     const turn = this.turns.run(spec.keys[0], async (): Promise<ThrottledOutcome<T>> => {
@@ -139,7 +147,7 @@ export class LoginThrottleService {
       const states = await this.throttles.peek(spec.keys);
       const blocked = this.blockIn(spec.keys, states, now);
       if (blocked > 0) return { kind: 'throttled', retryAfterMs: blocked };
-      return this.conclude(spec, now, states, await (early ?? settle(check())));
+      return this.conclude(spec, now, states, await (early ?? settle(check(null))));
     });
     if (turn === null) {
       if (early) await early;

@@ -9,6 +9,8 @@ import {
   ThrottleState,
   WINDOW_MS,
 } from './login-throttle';
+import { ThrottleRead } from './login-throttle.repository';
+import { sql } from '../database/statement';
 
 const t0 = new Date('2026-12-01T09:00:00Z');
 const at = (ms: number) => new Date(t0.getTime() + ms);
@@ -61,5 +63,33 @@ describe('login throttle', () => {
         return !checkThrottle(s, t0).allowed;
       }),
     );
+  });
+});
+
+describe('the counts as a carrying statement reads them (ThrottleRead)', () => {
+  it('reads each count with its times as Dates, and no row as no count', () => {
+    const read = new ThrottleRead(sql`(SELECT 1)`);
+    expect(read.states).toBeNull();
+    read.take([
+      { key: '10.0.0.1', failures: 4, lastFailureAt: t0.getTime(), blockedUntil: t0.getTime() + FIRST_BLOCK_MS },
+      { key: 'address:ab', failures: 1, lastFailureAt: null, blockedUntil: null },
+    ]);
+    expect(read.states).toEqual(
+      new Map([
+        ['10.0.0.1', { failures: 4, lastFailureAt: t0, blockedUntil: at(FIRST_BLOCK_MS) }],
+        ['address:ab', { failures: 1, lastFailureAt: null, blockedUntil: null }],
+      ]),
+    );
+    read.take([]);
+    expect(read.states).toEqual(new Map());
+  });
+
+  it('blocks as the row read would: the state read back decides the same', () => {
+    const state = recordFailure(recordFailure(recordFailure(recordFailure(null, t0), t0), t0), t0);
+    const read = new ThrottleRead(sql`(SELECT 1)`);
+    read.take([
+      { key: 'c', failures: state.failures, lastFailureAt: state.lastFailureAt!.getTime(), blockedUntil: state.blockedUntil!.getTime() },
+    ]);
+    expect(checkThrottle(read.states!.get('c')!, t0)).toEqual(checkThrottle(state, t0));
   });
 });

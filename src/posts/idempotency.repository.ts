@@ -19,25 +19,36 @@ const ABANDONED_AFTER = '2 minutes';
 export class IdempotencyRepository {
   constructor(private readonly db: Db) {}
 
+  /**
+   * Claims the key, or reads what holds it, in one statement (a replay costs one round trip). The
+   * SELECT sees the table as it was before the claim: when the claim took the row, what it shows
+   * is ignored. A key committed by another request after this statement's snapshot, which the
+   * claim saw and the SELECT cannot, reads as no row: `begin` runs again and then sees it.
+   */
   async begin(workspaceId: string, key: string, requestHash: Buffer): Promise<IdempotencyBegin> {
-    const claimed = await this.db.query(
-      `INSERT INTO idempotency_keys (workspace_id, key, request_hash, state) VALUES ($1, $2, $3, 'in_flight')
-       ON CONFLICT (workspace_id, key) DO UPDATE
-         SET request_hash = EXCLUDED.request_hash, state = 'in_flight', response_status = NULL, response_body = NULL, created_at = now()
-         WHERE idempotency_keys.created_at < now() - interval '${IDEMPOTENCY_TTL_HOURS} hours'
-            OR (idempotency_keys.state = 'in_flight' AND idempotency_keys.created_at < now() - interval '${ABANDONED_AFTER}'
-                AND idempotency_keys.request_hash = EXCLUDED.request_hash)
-       RETURNING 1`,
+    const [row] = await this.db.prepared<{
+      claimed: boolean;
+      requestHash: Buffer | null;
+      state: string | null;
+      status: number | null;
+      body: unknown;
+    }>(
+      'herald_idempotency_begin',
+      `WITH claim AS (
+         INSERT INTO idempotency_keys (workspace_id, key, request_hash, state) VALUES ($1, $2, $3, 'in_flight')
+         ON CONFLICT (workspace_id, key) DO UPDATE
+           SET request_hash = EXCLUDED.request_hash, state = 'in_flight', response_status = NULL, response_body = NULL, created_at = now()
+           WHERE idempotency_keys.created_at < now() - interval '${IDEMPOTENCY_TTL_HOURS} hours'
+              OR (idempotency_keys.state = 'in_flight' AND idempotency_keys.created_at < now() - interval '${ABANDONED_AFTER}'
+                  AND idempotency_keys.request_hash = EXCLUDED.request_hash)
+         RETURNING 1
+       )
+       SELECT EXISTS (SELECT 1 FROM claim) AS claimed, i.request_hash AS "requestHash", i.state, i.response_status AS status, i.response_body AS body
+       FROM (VALUES (1)) AS one (x) LEFT JOIN idempotency_keys i ON i.workspace_id = $1 AND i.key = $2`,
       [workspaceId, key, requestHash],
     );
-    if (claimed.length > 0) return { kind: 'new' };
-    const rows = await this.db.query<{ requestHash: Buffer; state: string; status: number | null; body: unknown }>(
-      `SELECT request_hash AS "requestHash", state, response_status AS status, response_body AS body
-       FROM idempotency_keys WHERE workspace_id = $1 AND key = $2`,
-      [workspaceId, key],
-    );
-    const row = rows[0];
-    if (!row) return this.begin(workspaceId, key, requestHash); // purged between the two statements
+    if (row.claimed) return { kind: 'new' };
+    if (row.requestHash === null || row.state === null) return this.begin(workspaceId, key, requestHash); // not visible to this snapshot yet, or purged
     if (!row.requestHash.equals(requestHash)) return { kind: 'mismatch' };
     if (row.state === 'in_flight') return { kind: 'in_flight' };
     return { kind: 'replay', status: row.status ?? 200, body: row.body };

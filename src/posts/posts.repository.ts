@@ -75,7 +75,9 @@ export class PostsRepository {
       ),
     );
     // `more`: other modules' rows written with the post (the posting queue's slots, `queue_slots`): another text, another name.
-    const [row] = await this.db.prepared<{ events: number }>(['herald_create_post', ...more.map((c) => c.name)].join('_'), text, values);
+    // A guarded enqueue (the accounts and the approval setting checked in this statement) is another text too.
+    const name = ['herald_create_post', ...(jobs.guarded ? ['guarded'] : []), ...more.map((c) => c.name)].join('_');
+    const [row] = await this.db.prepared<{ events: number }>(name, text, values);
     return { events: row?.events ?? 0 };
   }
 

@@ -12,7 +12,7 @@ import { conflict, DomainError, ErrorCode, invalidInput, notFound } from '../com
 import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
 import type { JobPayload, MastodonOptions, Provider, ThreadPart } from '../connectors/connector.interface';
 import { JobRow, toJobView } from '../jobs/job.types';
-import { AccountsService } from '../accounts/accounts.service';
+import { AccountsService, PostTargetAccount } from '../accounts/accounts.service';
 import { MediaService } from '../media/media.service';
 import type { MediaInfo } from '../media/media.types';
 import { enqueueStatus } from '../queue/job-lifecycle';
@@ -30,6 +30,7 @@ import type { CreatePostDto, ListPostsQuery, ThreadPartDto, UpdatePostDto } from
 import { PostsRepository } from './posts.repository';
 import { busy, isSlotTaken, MAX_TAKE_ATTEMPTS, PostingQueueService, QueuePlan } from '../posting-queue/posting-queue.service';
 import type { Sql } from '../database/db';
+import type { EmbeddedRead, SqlPiece } from '../database/statement';
 import type { QueueSlotView } from '../posting-queue/posting-queue.dto';
 
 export interface CreateResult {
@@ -141,8 +142,13 @@ export class PostsService {
    * The jobs of `targets` (checked: no account twice, every account of the workspace), each in
    * the state its account allows (enqueueStatus), in id order.
    */
-  private async buildJobs(workspaceId: string, targets: readonly DraftTarget[]): Promise<BuiltJobs> {
-    const seen = await this.checkTargets(workspaceId, targets);
+  private async buildJobs(
+    workspaceId: string,
+    targets: readonly DraftTarget[],
+    carried: EmbeddedRead | null = null,
+    known: PostTargetAccount[] | null = null,
+  ): Promise<BuiltJobs> {
+    const seen = await this.checkTargets(workspaceId, targets, carried, known);
     const built: BuiltJobs = { jobs: [], checks: [], mastodon: new Map() };
     targets.forEach((t, i) => {
       const account = seen.get(t.accountId.toLowerCase())!;
@@ -162,15 +168,24 @@ export class PostsService {
     return built;
   }
 
-  /** No account twice, every account one of the workspace's; the accounts by lower-case id. */
-  private async checkTargets(workspaceId: string, targets: readonly DraftTarget[]) {
+  /**
+   * No account twice, every account one of the workspace's; the accounts by lower-case id.
+   * `carried`: another module's read answered by the accounts' statement (the approval mode).
+   * `known`: the accounts as last read (a guess the post's statement checks), read again when null.
+   */
+  private async checkTargets(
+    workspaceId: string,
+    targets: readonly DraftTarget[],
+    carried: EmbeddedRead | null = null,
+    known: PostTargetAccount[] | null = null,
+  ) {
     const seen = new Set<string>();
     targets.forEach((t, i) => {
       const id = t.accountId.toLowerCase();
       if (seen.has(id)) throw invalidInput(`targets.${i}.accountId: account ${t.accountId} is listed twice`);
       seen.add(id);
     });
-    const accounts = new Map((await this.accounts.findMany(workspaceId, [...seen])).map((a) => [a.id, a]));
+    const accounts = new Map((known ?? (await this.accounts.findMany(workspaceId, [...seen], carried))).map((a) => [a.id, a]));
     targets.forEach((t, i) => {
       // Another workspace's account is "unknown" too: never confirm that an id exists elsewhere.
       const account = accounts.get(t.accountId.toLowerCase());
@@ -194,6 +209,41 @@ export class PostsService {
     if (dto.status === 'draft') return this.createDraft(auth, dto, idempotencyKey);
     if (dto.queue && !inTurn) return this.queue.inTurn(auth.workspaceId, () => this.createNow(auth, dto, idempotencyKey, attempt, true));
     checkQueueOrTime(dto);
+    // Not queued: first on the accounts as this process last read them, which the post's own
+    // statement checks, with the approval setting (no read before the write). A guess that no
+    // longer holds writes nothing, and neither does a request the guess finds invalid: both are
+    // decided again from what the database holds, as if there had been no guess, so every answer
+    // and every 400 is the one the accounts' read gives.
+    // (Where the last read said this caller's posts need approval, a guess would be refused: none.)
+    const guess =
+      dto.queue || this.approvals.lastSaidRequired(auth)
+        ? null
+        : this.accounts.lastReadTargets(
+            auth.workspaceId,
+            dto.targets.map((t) => t.accountId),
+          );
+    if (guess) {
+      try {
+        return await this.schedule(auth, dto, idempotencyKey, attempt, guess);
+      } catch (err) {
+        const decideAgain = (err instanceof DomainError && err.code === ErrorCode.InvalidInput) || this.lifecycle.isRefusedStart(err);
+        if (!decideAgain) throw err;
+      }
+    }
+    return this.schedule(auth, dto, idempotencyKey, attempt, null);
+  }
+
+  /**
+   * A post that is not a draft, on the accounts read now (`guess` null) or on `guess`, the
+   * accounts as last read, written only if they and the approval setting still allow it as is.
+   */
+  private async schedule(
+    auth: AuthContext,
+    dto: CreatePostDto,
+    idempotencyKey: string | undefined,
+    attempt: number,
+    guess: PostTargetAccount[] | null,
+  ): Promise<PostView> {
     const workspaceId = auth.workspaceId;
     const now = new Date();
     const requestedAt = dto.scheduledAt ? parseInstant(dto.scheduledAt, 'scheduledAt') : now;
@@ -205,7 +255,10 @@ export class PostsService {
 
     // As sent (a 400 names an account id as the request spelled it); buildJobs matches them in lower case.
     const targets = dto.targets.map((t) => ({ ...t }));
-    const { jobs, checks, mastodon } = await this.buildJobs(workspaceId, targets);
+    // Whether the post needs approval is read by the accounts' statement (one round trip for both);
+    // on a guess, the post's statement checks that it needs none.
+    const approval = guess ? null : this.approvals.requiredRead(auth);
+    const { jobs, checks, mastodon } = await this.buildJobs(workspaceId, targets, approval, guess);
     this.checkPlatforms(
       checks.map((c) => ({ ...c, text: c.text ?? dto.text })),
       mediaInfo,
@@ -227,7 +280,7 @@ export class PostsService {
     const scheduledAt = queued?.at ?? requestedAt;
     try {
       // Where a post would be scheduled: one that needs approval waits for it instead (no jobs).
-      if (await this.approvals.required(auth)) {
+      if (approval && (approval.required ?? (await this.approvals.required(auth)))) {
         return await this.createPending(
           auth,
           dto,
@@ -235,10 +288,11 @@ export class PostsService {
           idempotencyKey,
         );
       }
+      const guards = guess ? [this.accounts.stillAsRead(workspaceId, guess), this.approvals.notRequiredPiece(auth)] : [];
       return await this.createScheduled(
         auth,
         dto,
-        { postId, scheduledAt, publishBy, media, thread, now, jobs, mastodon, queued },
+        { postId, scheduledAt, publishBy, media, thread, now, jobs, mastodon, queued, guards },
         idempotencyKey,
       );
     } catch (err) {
@@ -263,10 +317,12 @@ export class PostsService {
       jobs: NewJob[];
       mastodon: Map<string, MastodonOptions>;
       queued: QueuePlan | null;
+      /** Boolean pieces the statement writes nothing without (the guess's checks). */
+      guards: SqlPiece[];
     },
     idempotencyKey?: string,
   ): Promise<PostView> {
-    const { scheduledAt, publishBy, media, thread, now, jobs, mastodon, queued } = p;
+    const { scheduledAt, publishBy, media, thread, now, jobs, mastodon, queued, guards } = p;
     const workspaceId = auth.workspaceId;
     const post: ScheduledPostRow = {
       id: p.postId,
@@ -291,7 +347,7 @@ export class PostsService {
     // for Idempotency-Key replays in the same statement that writes the post.
     const view = this.toView(post, this.newJobRows(post, jobs, now, mastodon), queued?.view ?? null);
     const enqueue = this.lifecycle.enqueue(
-      { workspaceId, postId: post.id, runAt: scheduledAt, publishBy, createdAt: now, jobs },
+      { workspaceId, postId: post.id, runAt: scheduledAt, publishBy, createdAt: now, jobs, guards },
       payloadFor,
     );
     // The audit entry is written by the post's own statement: it commits with the post or not at

@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { JobPayload } from '../connectors/connector.interface';
 import { Db, Sql, Tx } from '../database/db';
+import type { SqlPiece } from '../database/statement';
 import { assertTransition } from './job-lifecycle';
 import { QueueNotifier } from './queue-notifier';
 import type { NewJob } from './queue.types';
 import { cancelAccountJobs, cancelPostJobs } from './sql/cancel-jobs';
 import { discardDeadJob } from './sql/discard-dead-job';
 import { editDeadPayload } from './sql/edit-dead-payload';
-import { EnqueuedJobs, enqueueJobsCte } from './sql/enqueue-jobs';
+import { EnqueuedJobs, enqueueJobsCte, isRefusedStart } from './sql/enqueue-jobs';
 import {
   accountSource,
   EnqueuedEvents,
@@ -54,11 +55,24 @@ export class JobLifecycle {
    * Workers are woken after the commit (`jobsAdded`).
    */
   enqueue(
-    input: { workspaceId: string; postId: string; runAt: Date; publishBy: Date | null; createdAt: Date; jobs: NewJob[] },
+    input: {
+      workspaceId: string;
+      postId: string;
+      runAt: Date;
+      publishBy: Date | null;
+      createdAt: Date;
+      jobs: NewJob[];
+      guards?: readonly SqlPiece[];
+    },
     payloadFor: (job: NewJob) => JobPayload,
   ): EnqueuedJobs {
     for (const j of input.jobs) assertTransition('enqueue', null, j.status);
     return enqueueJobsCte(input, payloadFor);
+  }
+
+  /** The post's statement failed because a job could not start: one of its `guards` said no (or a bug); nothing was written. */
+  isRefusedStart(err: unknown): boolean {
+    return isRefusedStart(err);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Keyset, Listed } from '../common/pagination';
 import { Db, Sql } from '../database/db';
+import { compose, EmbeddedRead, param, raw, sql } from '../database/statement';
 import type { Role } from '../access/roles';
 import { ApiKeyEntity } from './api-key.entity';
 
@@ -18,6 +19,23 @@ export class ApiKeysRepository {
   async findByHash(keyHash: Buffer, q: Sql = this.db): Promise<ApiKeyEntity | null> {
     const rows = await q.prepared<ApiKeyEntity>('herald_api_key_by_hash', `SELECT ${COLUMNS} FROM api_keys WHERE key_hash = $1`, [keyHash]);
     return rows[0] ?? null;
+  }
+
+  /**
+   * `findByHash` carrying another module's read (the login throttle's count of the client's wrong
+   * keys: database/statement.ts EmbeddedRead), so the API key guard costs one statement per
+   * request. One row whether or not the key exists (the read is answered either way): the key's
+   * columns are null when there is none.
+   */
+  async findByHashCarrying(keyHash: Buffer, carried: EmbeddedRead): Promise<ApiKeyEntity | null> {
+    const { text, values } = compose(
+      sql`SELECT ${raw(COLUMNS)}, ${carried.piece} AS carried FROM (VALUES (1)) AS one (x) LEFT JOIN api_keys ON key_hash = ${param(keyHash)}`,
+    );
+    const [row] = await this.db.prepared<ApiKeyEntity & { carried: unknown }>(`herald_api_key_by_hash_${carried.name}`, text, values);
+    carried.take(row?.carried ?? null);
+    if (!row || row.id === null) return null;
+    const { carried: _, ...key } = row;
+    return key;
   }
 
   /** A key by id, revoked or not (the settings page checks that its session's key is still active). */

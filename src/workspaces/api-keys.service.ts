@@ -4,6 +4,7 @@ import { mayGrant, mayRevokeKey, Role } from '../access/roles';
 import { AuditService } from '../audit/audit.service';
 import { SYSTEM_ACTOR } from '../audit/audit.types';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
+import type { EmbeddedRead } from '../database/statement';
 import { forbidden, notFound, unauthorized } from '../common/errors';
 import { decodeCursor, DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
 import { ApiKeyEntity } from './api-key.entity';
@@ -61,12 +62,15 @@ export class ApiKeysService {
     private readonly audit: AuditService,
   ) {}
 
-  /** Resolves an `Authorization` header to its workspace, or throws 401. */
-  async authenticate(authorization: string | undefined): Promise<AuthContext> {
+  /**
+   * Resolves an `Authorization` header to its workspace, or throws 401. `carried`: another
+   * module's read to answer in the same statement (the API key guard's login throttle count).
+   */
+  async authenticate(authorization: string | undefined, carried: EmbeddedRead | null = null): Promise<AuthContext> {
     const token = bearerToken(authorization);
     if (!token) throw unauthorized('Missing API key: send the header "Authorization: Bearer <api key>"');
     const hash = hashApiKey(token);
-    const key = await this.keys.findByHash(hash);
+    const key = carried ? await this.keys.findByHashCarrying(hash, carried) : await this.keys.findByHash(hash);
     // The lookup is by hash (an attacker cannot steer it); compare in constant time anyway.
     if (!key || !sameKeyHash(key.keyHash, hash) || key.revokedAt !== null) {
       throw unauthorized('Invalid or revoked API key');

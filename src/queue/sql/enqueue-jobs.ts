@@ -1,19 +1,39 @@
 import type { JobPayload } from '../../connectors/connector.interface';
-import { Cte, cte, param, raw, sql } from '../../database/statement';
+import { Cte, cte, join, param, raw, sql, SqlPiece } from '../../database/statement';
 import type { NewJob } from '../queue.types';
 import { targets } from '../job-lifecycle';
 
-/** A new job's status, or NULL (refused by job_state.status NOT NULL) when the table does not let a job start there. */
-const START_STATUS = raw(
-  `CASE WHEN r.status IN (${targets('enqueue', null)
+const STARTS = raw(
+  targets('enqueue', null)
     .map((s) => `'${s}'`)
-    .join(', ')}) THEN r.status END`,
+    .join(', '),
 );
+
+/**
+ * A new job's status, or NULL (refused by job_state.status NOT NULL) when the table does not let
+ * a job start there, or when one of the caller's `guards` (boolean pieces) is not true.
+ */
+function startStatus(guards: readonly SqlPiece[]): SqlPiece {
+  if (guards.length === 0) return sql`CASE WHEN r.status IN (${STARTS}) THEN r.status END`;
+  return sql`CASE WHEN r.status IN (${STARTS}) AND (${join(guards, ') AND (')}) THEN r.status END`;
+}
+
+/**
+ * The statement failed on a job's status refused by `startStatus` (job_state.status NOT NULL,
+ * SQLSTATE 23502): nothing of it was written. With a guard, that is the guard saying no.
+ */
+export function isRefusedStart(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { code?: unknown; table?: unknown; column?: unknown };
+  return e.code === '23502' && e.table === 'job_state' && e.column === 'status';
+}
 
 /** The jobs of a post as CTEs for the post's statement to embed: `ctes` in order, and `rows`, one row per job written (to count them). */
 export interface EnqueuedJobs {
   ctes: [Cte<'j_payloads'>, Cte<'j'>];
   rows: Cte<'j'>;
+  /** Written only if the caller's guard holds (its statement has another text: another prepared name). */
+  guarded: boolean;
 }
 
 /**
@@ -37,9 +57,20 @@ export interface EnqueuedJobs {
  * (payload → post, state → payload) are checked at the end of the statement, when the rows they
  * point at exist. A status the lifecycle table does not start a job in (anything but scheduled
  * or paused) fails the whole statement: the post is not accepted with a job that skipped the queue.
+ * So does a guard that is not true: the posts module writes a post on the accounts as this
+ * process last read them, and the guard (the accounts' and the approval setting's own pieces)
+ * checks in this statement that they still are; `isRefusedStart` tells the caller it said no.
  */
 export function enqueueJobsCte(
-  input: { workspaceId: string; postId: string; runAt: Date; publishBy: Date | null; createdAt: Date; jobs: NewJob[] },
+  input: {
+    workspaceId: string;
+    postId: string;
+    runAt: Date;
+    publishBy: Date | null;
+    createdAt: Date;
+    jobs: NewJob[];
+    guards?: readonly SqlPiece[];
+  },
   payloadFor: (job: NewJob) => JobPayload,
 ): EnqueuedJobs {
   const { jobs } = input;
@@ -64,9 +95,9 @@ export function enqueueJobsCte(
   const state = cte(
     'j',
     sql`INSERT INTO job_state (job_id, account_id, workspace_id, status, run_at, publish_by, updated_at)
-         SELECT r.id, r.account_id, ${workspace}::uuid, ${START_STATUS}, ${param(input.runAt)}::timestamptz, ${param(input.publishBy)}::timestamptz, ${created}::timestamptz
+         SELECT r.id, r.account_id, ${workspace}::uuid, ${startStatus(input.guards ?? [])}, ${param(input.runAt)}::timestamptz, ${param(input.publishBy)}::timestamptz, ${created}::timestamptz
          FROM ${rows}
          RETURNING 1`,
   );
-  return { ctes: [payloads, state], rows: state };
+  return { ctes: [payloads, state], rows: state, guarded: (input.guards ?? []).length > 0 };
 }
