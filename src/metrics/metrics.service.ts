@@ -60,6 +60,11 @@ export class MetricsService implements OnModuleDestroy {
     this.blocking.stop();
   }
 
+  /** Work starts (a request, a worker round): the event-loop monitor times it with fine ticks (event-loop-blocking.ts). */
+  workStarted(): void {
+    this.blocking.wake();
+  }
+
   /**
    * A database read for gauges that scrapes share (see CachedRead): at most one read per
    * METRICS_DB_REFRESH_SECONDS per process. Resolves to null when the database does not answer,

@@ -160,6 +160,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       this.pumpAgain = true;
       return;
     }
+    this.metrics.workStarted();
     this.pumping = this.pump()
       .catch((err: unknown) => this.logger.error(`worker round failed: ${String(err)}`))
       .finally(() => {
