@@ -15,6 +15,7 @@ import { totals, WriteTotals, Writes, writesBetween, writeSnapshot } from './wri
 import { BENCH_SLOW_START, roundStatements, StatementCosts } from './round-statements';
 import { compareHttpClients } from './http-clients';
 import { EventsBurst, eventsLines } from './events';
+import { idleFigures, idleLines } from './idle';
 
 /**
  * `npm run bench`: Herald's delivery engine and API measured end to end, beside graphile-worker
@@ -23,7 +24,7 @@ import { EventsBurst, eventsLines } from './events';
  *
  *   BENCH_RUNS (5): runs per throughput figure (medians, spread printed)
  *   BENCH_SCALE (1): scales jobs and table sizes; e.g. 0.1 with BENCH_RUNS=1 for a quick look
- *   BENCH_SKIP (comma list: ceiling,throughput,writes,statements,curve,accounts,trickle,intake,clients,data,parsers,events)
+ *   BENCH_SKIP (comma list: ceiling,throughput,writes,statements,curve,accounts,trickle,intake,clients,data,parsers,events,idle)
  *   BENCH_ONLY (comma list of the same names): run only these sections
  *   BENCH_PROFILE=<dir>: worker processes write a CPU profile there (node --cpu-prof); API-only
  *   processes too with BENCH_PROFILE_API=1
@@ -1215,6 +1216,30 @@ async function main(): Promise<void> {
           withEndpoint.distinctIds === withEndpoint.posts &&
           withEndpoint.receivedDistinct === withEndpoint.posts,
         `${fmt(withEndpoint.deliveries)} deliveries, ${fmt(withEndpoint.distinctIds)} distinct ids, ${fmt(withEndpoint.receivedDistinct)} received`,
+      );
+    }
+    if (section('idle')) {
+      const seconds = Number(process.env.BENCH_IDLE_SECONDS ?? 60);
+      say(
+        `\n## Idle: one process (API, worker, notifications) on a fresh database, a workspace with an owner, one webhook account, digest and alerts on, nothing scheduled; ${fmt(seconds)} s after a 10 s warm-up`,
+      );
+      const idle = await idleFigures(
+        {
+          create: () => db.create(),
+          drop: (name) => db.drop(name),
+          admin: (work) => db.admin(work),
+          startHerald,
+          stopChild,
+          bootstrapKey: KEY,
+        },
+        seconds,
+      );
+      for (const line of idleLines(idle, fmt)) say(line);
+      target('idle CPU ≤ 0.3 % of a core', idle.cpuPercent <= 0.3, `${fmt(idle.cpuPercent, 2)} %`);
+      target(
+        'idle database transactions ≤ 20 a minute',
+        idle.transactionsPerMinute <= 20,
+        `${fmt(idle.transactionsPerMinute, 1)} a minute`,
       );
     }
     if (section('parsers')) {
