@@ -138,12 +138,14 @@ export class MailOutboxRepository {
    * mail_outbox_due and mail_outbox_leased; the sender sleeps until then instead of polling.
    */
   async nextDueInMs(): Promise<number | null> {
+    // (Not greatest(0, …) in SQL: greatest ignores a NULL, and "none waits" would read as "due now".)
     const rows = await this.db.query<{ ms: number | null }>(
-      `SELECT greatest(0, ceil(extract(epoch FROM least(
+      `SELECT (extract(epoch FROM least(
                 (SELECT min(next_attempt_at) FROM mail_outbox WHERE status = 'pending'),
-                (SELECT min(lease_until) FROM mail_outbox WHERE status = 'sending')) - now()) * 1000))::float8 AS ms`,
+                (SELECT min(lease_until) FROM mail_outbox WHERE status = 'sending')) - now()) * 1000)::float8 AS ms`,
     );
-    return rows[0]?.ms ?? null;
+    const ms = rows[0]?.ms ?? null;
+    return ms === null ? null : Math.max(0, Math.ceil(ms));
   }
 
   /** Where one mail stands: for the settings answer ("the last digest was sent at …"). */
