@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
-import { connectionOptions } from './connection-options';
+import { ConnectionRole, connectionOptions } from './connection-options';
 
 /**
  * A connection of its own that LISTENs on some channels (a pooled connection cannot listen: it
@@ -16,6 +16,8 @@ export type ListenMode = 'idle' | 'connecting' | 'listening' | 'waiting' | 'stop
 
 export interface ListenOptions {
   url: string;
+  /** Names the session in pg_stat_activity (connection-options.ts). */
+  role: Extract<ConnectionRole, 'listener' | 'notifier'>;
   channels: string[];
   /** A NOTIFY on one of the channels. */
   notified: (channel: string, payload: string) => void;
@@ -39,7 +41,7 @@ export class ListenConnection {
   async start(): Promise<void> {
     if (this.mode === 'stopped' || this.mode === 'connecting' || this.mode === 'listening') return;
     this.mode = 'connecting';
-    const client = new Client(connectionOptions(this.options.url, 'listener'));
+    const client = new Client(connectionOptions(this.options.url, this.options.role));
     this.client = client;
     let lost = false;
     const onLost = (why: string) => {

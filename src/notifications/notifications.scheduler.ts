@@ -68,6 +68,7 @@ export class NotificationsScheduler implements OnApplicationBootstrap, BeforeApp
     this.listen = new ListenConnection({
       // LISTEN needs a session of its own: behind a transaction pooler, the direct URL.
       url: this.config.databaseDirectUrl ?? this.config.databaseUrl,
+      role: 'notifier',
       channels: [NOTIFICATIONS_CHANNEL],
       notified: () => this.inbox.within(0),
       // Subscribed (again): catch up on what arrived while not listening.

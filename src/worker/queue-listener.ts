@@ -22,6 +22,7 @@ export class QueueListener {
     this.connection = new ListenConnection({
       // LISTEN needs a session of its own: behind a transaction pooler, the direct URL.
       url: config.databaseDirectUrl ?? config.databaseUrl,
+      role: 'listener',
       channels: [JOBS_CHANNEL, ACCOUNT_STOPPED_CHANNEL],
       notified: (channel, payload) => {
         if (channel === ACCOUNT_STOPPED_CHANNEL) {
