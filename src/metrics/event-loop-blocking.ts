@@ -48,9 +48,10 @@ export type BlockingMonitorMode = 'stopped' | 'fine' | 'coarse';
 /**
  * Ticks every `intervalMs` (10 ms) on the main thread while the process works, and keeps the
  * worst blocking since the last take(). A 10 ms tick costs an idle process more than everything
- * else it does (100 wake-ups and schedstat reads a second: about 0.5 % of a core here), so after
- * a second in which the loop was busy less than QUIET_ACTIVE_MS (performance.eventLoopUtilization)
- * it ticks every `idleIntervalMs` (1 s) instead, and goes back to fine ticks:
+ * else it does (100 wake-ups and schedstat reads a second; an idle Herald went from 0.82 to
+ * 0.35 % of a core without them, docs/benchmarks.md "Idle"), so after a second in which the
+ * loop was busy less than QUIET_ACTIVE_MS (performance.eventLoopUtilization) it ticks every
+ * `idleIntervalMs` (1 s) instead, and goes back to fine ticks:
  * - at once when work starts (`wake`: a request comes in, the worker starts a round), so a
  *   stretch that work blocks is timed by fine ticks from its start;
  * - at the next coarse tick after a second in which the loop was busy for QUIET_ACTIVE_MS or

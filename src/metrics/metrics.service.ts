@@ -44,10 +44,10 @@ export class MetricsService implements OnModuleDestroy {
 
   constructor(@Inject(HERALD_CONFIG) private readonly config: HeraldConfig) {
     // The event-loop lag histogram (herald_nodejs_eventloop_lag_*) times a libuv timer every
-    // 100 ms instead of prom-client's default 10 ms: that timer woke an idle process 100 times a
-    // second, about 0.25 % of a core here (docs/benchmarks.md, "Idle"). A stretch blocked past
-    // one of its ticks still shows in the lag, less up to 100 ms; herald_event_loop_blocked_max_seconds
-    // (below) keeps 10 ms ticks while the process works.
+    // 100 ms instead of prom-client's default 10 ms, which woke an idle process 100 times a
+    // second (an idle Herald: 0.35 → 0.20 % of a core, docs/benchmarks.md "Idle"). A stretch
+    // blocked past one of its ticks still shows in the lag, less up to 100 ms;
+    // herald_event_loop_blocked_max_seconds (below) keeps 10 ms ticks while the process works.
     collectDefaultMetrics({ register: this.registry, prefix: 'herald_', eventLoopMonitoringPrecision: 100 });
     const blocking = this.blocking;
     new Gauge({
