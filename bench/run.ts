@@ -16,6 +16,7 @@ import { BENCH_SLOW_START, roundStatements, StatementCosts } from './round-state
 import { compareHttpClients } from './http-clients';
 import { EventsBurst, eventsLines } from './events';
 import { Better, compareFigures, Figure } from './baseline';
+import { idleFigures, idleLines } from './idle';
 
 /**
  * `npm run bench`: Herald's delivery engine and API measured end to end, beside graphile-worker
@@ -24,7 +25,7 @@ import { Better, compareFigures, Figure } from './baseline';
  *
  *   BENCH_RUNS (5): runs per throughput figure (medians, spread printed)
  *   BENCH_SCALE (1): scales jobs and table sizes; e.g. 0.1 with BENCH_RUNS=1 for a quick look
- *   BENCH_SKIP (comma list: ceiling,throughput,writes,statements,curve,accounts,trickle,intake,clients,data,parsers,events)
+ *   BENCH_SKIP (comma list: ceiling,throughput,writes,statements,curve,accounts,trickle,intake,clients,data,parsers,events,idle)
  *   BENCH_ONLY (comma list of the same names): run only these sections
  *   BENCH_PROFILE=<dir>: worker processes write a CPU profile there (node --cpu-prof); API-only
  *   processes too with BENCH_PROFILE_API=1
@@ -1278,6 +1279,33 @@ async function main(): Promise<void> {
           withEndpoint.distinctIds === withEndpoint.posts &&
           withEndpoint.receivedDistinct === withEndpoint.posts,
         `${fmt(withEndpoint.deliveries)} deliveries, ${fmt(withEndpoint.distinctIds)} distinct ids, ${fmt(withEndpoint.receivedDistinct)} received`,
+      );
+    }
+    if (section('idle')) {
+      const seconds = Number(process.env.BENCH_IDLE_SECONDS ?? 60);
+      say(
+        `\n## Idle: one process (API, worker, notifications) on a fresh database, a workspace with an owner, one webhook account, digest and alerts on, nothing scheduled; ${fmt(seconds)} s after a 10 s warm-up`,
+      );
+      const idle = await idleFigures(
+        {
+          create: () => db.create(),
+          drop: (name) => db.drop(name),
+          admin: (work) => db.admin(work),
+          startHerald,
+          stopChild,
+          bootstrapKey: KEY,
+        },
+        seconds,
+      );
+      for (const line of idleLines(idle, fmt)) say(line);
+      figure('idle.cpu', 'idle CPU (% of a core)', idle.cpuPercent, 'lower', 2);
+      figure('idle.tx', 'idle database transactions a minute', idle.transactionsPerMinute, 'lower', 1);
+      figure('idle.rss', 'idle RSS (MB)', idle.rssMb, 'lower');
+      target('idle CPU ≤ 0.3 % of a core', idle.cpuPercent <= 0.3, `${fmt(idle.cpuPercent, 2)} %`);
+      target(
+        'idle database transactions ≤ 20 a minute',
+        idle.transactionsPerMinute <= 20,
+        `${fmt(idle.transactionsPerMinute, 1)} a minute`,
       );
     }
     if (section('parsers')) {

@@ -27,6 +27,7 @@ import { Approvals1765960000000 } from './1765960000000-approvals';
 import { ReviewLinks1765970000000 } from './1765970000000-review-links';
 import { PostingQueue1765980000000 } from './1765980000000-posting-queue';
 import { EventWebhooks1765990000000 } from './1765990000000-event-webhooks';
+import { NotificationWakeups1766000000000 } from './1766000000000-notification-wakeups';
 
 /** Every migration, in order. Listed explicitly so the build and the tests load the same set. */
 export const MIGRATIONS = [
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   ReviewLinks1765970000000,
   PostingQueue1765980000000,
   EventWebhooks1765990000000,
+  NotificationWakeups1766000000000,
 ];

@@ -18,7 +18,7 @@ describe('wake-ups of an idle worker', () => {
       circuit: NO_BREAKER,
       // Retries due within 0–10 ms of their failure: the window the separate query missed.
       retry: { ...fast.retry!, baseDelayMs: 10, maxDelayMs: 10 },
-      worker: { ...fast.worker!, pollIntervalMs: 60_000 },
+      worker: { ...fast.worker!, pollIntervalMs: 60_000, sweepIntervalMs: 60_000 },
     };
   });
 

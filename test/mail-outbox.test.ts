@@ -101,6 +101,29 @@ describe('mail from the real service process', () => {
     expect(p.text()).toContain(`.eml files in ${dataDir}/outbox/`);
   });
 
+  it('sends an alert, and its refused try again when due, with no poll: woken by the outbox NOTIFY and the retry time', async () => {
+    const smtp = await startMailCatcher();
+    try {
+      // The first try is refused (451, greylisting); the retry is due within half a second.
+      smtp.refuseNext(1, 451);
+      await startService({
+        SMTP_URL: smtp.url,
+        // No poll (ten minutes): without the wake-ups the alert waits for the minute's sweep, and
+        // its retry for the next one, a minute later.
+        NOTIFICATIONS_POLL_INTERVAL_MS: '600000',
+        MAIL_RETRY_BASE_DELAY_MS: '500',
+        MAIL_RETRY_MAX_DELAY_MS: '500',
+      });
+      await waitUntil(() => smtp.tries >= 1, 70_000, 'the first try of the alert');
+      // Sweeps are a minute apart: a retry within 30 s of the refusal came from its due time.
+      const [mail] = await smtp.waitFor(1, 30_000);
+      expect(mail.parsed.subject).toBe('Herald: "Blog" (webhook) needs to be reconnected');
+      expect(smtp.tries).toBe(2);
+    } finally {
+      await smtp.close();
+    }
+  }, 150_000);
+
   it('with SMTP_URL, sends through the server and never writes its password to the log', async () => {
     const smtp = await startMailCatcher({ auth: { user: 'herald', pass: 's3cret-smtp-pass' } });
     try {

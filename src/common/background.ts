@@ -78,3 +78,71 @@ export class Periodic {
       });
   }
 }
+
+/**
+ * A task that plans its own next run: it resolves to the delay until then (ms). Like Periodic it
+ * never overlaps itself and `stop` waits for the run in progress; `within` pulls the next run
+ * closer (a run in progress keeps the earlier of the two plans), never further away.
+ */
+export class SelfTimed {
+  private timer: NodeJS.Timeout | null = null;
+  /** When the armed timer fires (epoch ms), or the closest `within` asked for during a run. */
+  private due = Number.POSITIVE_INFINITY;
+  private current: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly task: () => Promise<number>,
+    private readonly onError: (err: unknown) => void,
+    /** The delay after a run that failed. */
+    private readonly retryMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Starts the schedule: the first run right away. */
+  start(): void {
+    if (this.stopped || this.timer || this.current) return;
+    this.tick();
+  }
+
+  /** Run no later than `delayMs` from now. */
+  within(delayMs: number): void {
+    if (this.stopped) return;
+    const at = this.now() + Math.max(0, delayMs);
+    if (at >= this.due) return;
+    this.due = at;
+    if (this.current) return; // planned when the run ends
+    this.arm();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.current;
+  }
+
+  private arm(): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    // A Node timer holds at most 2^31 - 1 ms; a later run comes round through an earlier tick.
+    this.timer = setTimeout(() => this.tick(), Math.min(2 ** 31 - 1, Math.max(0, this.due - this.now())));
+    this.timer.unref();
+  }
+
+  private tick(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.due = Number.POSITIVE_INFINITY;
+    this.current = this.task()
+      .catch((err: unknown) => {
+        this.onError(err);
+        return this.retryMs;
+      })
+      .then((delayMs) => {
+        this.current = null;
+        this.due = Math.min(this.due, this.now() + Math.max(0, delayMs));
+        this.arm();
+      });
+  }
+}

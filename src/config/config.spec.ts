@@ -26,6 +26,9 @@ describe('loadConfig', () => {
     expect(c.worker.maxInFlightPerAccount).toBe(5);
     expect(c.worker.leaseMs).toBe(60_000);
     expect(c.worker.attemptTimeoutMs).toBe(60_000);
+    // An idle worker sweeps once a minute; it polls every second only while at work (maintenance-plan.ts).
+    expect(c.worker.pollIntervalMs).toBe(1000);
+    expect(c.worker.sweepIntervalMs).toBe(60_000);
   });
 
   it("an attempt budget defaults to at least one request's total timeout", () => {

@@ -86,7 +86,17 @@ export interface EnvConfig {
     enabled: boolean;
     batchSize: number;
     concurrency: number;
+    /**
+     * How often a worker looks at the queue again while it is at work, while due jobs wait that
+     * no claim could take (an open circuit, a full account), or while its LISTEN connection is
+     * down. An idle worker does not poll (worker/maintenance-plan.ts).
+     */
     pollIntervalMs: number;
+    /**
+     * The idle worker's safety sweep: crash recovery, deadlines and a claim at least this often,
+     * for what no NOTIFY and no known moment announced (maintenance-plan.ts).
+     */
+    sweepIntervalMs: number;
     leaseMs: number;
     /**
      * The whole budget of one attempt, every HTTP call of it together (session, look-ups, uploads,
@@ -124,7 +134,10 @@ export interface EnvConfig {
   notifications: {
     /** Run the digest sweep, the alert pickup and the mail sender in this process. */
     enabled: boolean;
-    /** How often alerts are picked up from the outbox of account events and due mails are sent. */
+    /**
+     * How often alerts and due mails are looked for while the LISTEN connection is down; with it
+     * up, a NOTIFY from the outboxes and the due time of the next mail wake the sender instead.
+     */
     pollIntervalMs: number;
     /** How often the digest sweep and the token scan run: a divisor of 60, so sweeps fall on whole seconds of every minute. */
     sweepIntervalSeconds: number;
@@ -426,6 +439,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): EnvConfig {
       batchSize: readInt(env, 'WORKER_BATCH_SIZE', 100, 1, 1000),
       concurrency: readInt(env, 'WORKER_CONCURRENCY', 200, 1, 10_000),
       pollIntervalMs: readInt(env, 'WORKER_POLL_INTERVAL_MS', 1000, 10, 600_000),
+      sweepIntervalMs: readInt(env, 'WORKER_SWEEP_INTERVAL_MS', 60_000, 10, 3_600_000),
       leaseMs,
       attemptTimeoutMs,
       shutdownGraceMs: readInt(env, 'WORKER_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),

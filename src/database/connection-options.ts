@@ -13,16 +13,18 @@ export const START_CONNECT_TIMEOUT_MS = 30_000;
  * Who opens a connection; it names the session in pg_stat_activity (`application_name`), so an
  * operator can tell Herald's pool from its LISTEN session and its start-up work.
  * - pool: the statements of the API and the worker (Db);
- * - listener: the one LISTEN session per process (a session of its own: behind a transaction
- *   pooler it must reach PostgreSQL itself, DATABASE_DIRECT_URL);
+ * - listener: the worker's LISTEN session, one per process (a session of its own: behind a
+ *   transaction pooler it must reach PostgreSQL itself, DATABASE_DIRECT_URL);
+ * - notifier: the notifier's LISTEN session (herald_notifications), one per process that runs it;
  * - migrations: the schema update at start, under an advisory lock;
  * - bootstrap: creating the embedded server's database before anything else.
  */
-export type ConnectionRole = 'pool' | 'listener' | 'migrations' | 'bootstrap';
+export type ConnectionRole = 'pool' | 'listener' | 'notifier' | 'migrations' | 'bootstrap';
 
 const APPLICATION_NAME: Record<ConnectionRole, string> = {
   pool: 'herald',
   listener: 'herald-listener',
+  notifier: 'herald-notifier',
   migrations: 'herald-migrations',
   bootstrap: 'herald-bootstrap',
 };

@@ -131,6 +131,23 @@ export class MailOutboxRepository {
     return rows.length > 0;
   }
 
+  /**
+   * When the next mail falls due, as ms from now on the database's clock (0: one is due now),
+   * or null when none waits: the earliest retry of a pending mail and the earliest lease of a
+   * mail being sent (its sender may have died). Two descents of the partial indexes
+   * mail_outbox_due and mail_outbox_leased; the sender sleeps until then instead of polling.
+   */
+  async nextDueInMs(): Promise<number | null> {
+    // (Not greatest(0, …) in SQL: greatest ignores a NULL, and "none waits" would read as "due now".)
+    const rows = await this.db.query<{ ms: number | null }>(
+      `SELECT (extract(epoch FROM least(
+                (SELECT min(next_attempt_at) FROM mail_outbox WHERE status = 'pending'),
+                (SELECT min(lease_until) FROM mail_outbox WHERE status = 'sending')) - now()) * 1000)::float8 AS ms`,
+    );
+    const ms = rows[0]?.ms ?? null;
+    return ms === null ? null : Math.max(0, Math.ceil(ms));
+  }
+
   /** Where one mail stands: for the settings answer ("the last digest was sent at …"). */
   async state(id: string): Promise<MailState | null> {
     const rows = await this.db.query<MailState>(

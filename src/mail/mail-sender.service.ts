@@ -53,6 +53,11 @@ export class MailSender {
     return results.filter(Boolean).length;
   }
 
+  /** How long until the next mail falls due (a retry, a lease that may lapse); 0: now; null: none waits. */
+  nextDueInMs(): Promise<number | null> {
+    return this.outbox.nextDueInMs();
+  }
+
   private async sendOne(mail: ClaimedMail, random: () => number): Promise<boolean> {
     try {
       const { html, text } = openBody(this.box, mail.id, mail.kind, mail);

@@ -49,4 +49,45 @@ describe('event-loop blocking', () => {
       monitor.stop();
     }
   });
+
+  it('ticks coarsely once the loop is quiet, and finely again as soon as work starts', async () => {
+    // A quiet window of 60 ms instead of a second, so the test does not wait.
+    const monitor = new EventLoopBlockingMonitor(5, 60);
+    monitor.start();
+    try {
+      expect(monitor.state).toBe('fine');
+      await waitFor(() => monitor.state === 'coarse', 10_000);
+      monitor.wake();
+      expect(monitor.state).toBe('fine');
+      // A stretch right after work started is timed by the fine ticks, in full.
+      monitor.take();
+      busyFor(150);
+      await new Promise((r) => setTimeout(r, 30));
+      expect(monitor.take()).toBeGreaterThanOrEqual(140);
+    } finally {
+      monitor.stop();
+    }
+  });
+
+  it('goes back to fine ticks by itself when the loop gets busy while coarse', async () => {
+    const monitor = new EventLoopBlockingMonitor(5, 60);
+    monitor.start();
+    try {
+      await waitFor(() => monitor.state === 'coarse', 10_000);
+      // Work nobody announced (no wake): 20 ms of it, well above a quiet window's.
+      busyFor(20);
+      await waitFor(() => monitor.state === 'fine', 5_000);
+    } finally {
+      monitor.stop();
+    }
+  });
 });
+
+/** Waits for `ok` (checked every 20 ms) up to `ms`. */
+async function waitFor(ok: () => boolean, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > until) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { performance } from 'node:perf_hooks';
+import { EventLoopUtilization, performance } from 'node:perf_hooks';
 
 /**
  * How long the event loop was kept busy by the process's own work (JavaScript, garbage
@@ -35,26 +35,64 @@ function readRunQueueWaitMs(): number | null {
   }
 }
 
-/** Ticks every `intervalMs` on the main thread and keeps the worst blocking since the last take(). */
+/**
+ * A loop busy this long or longer within a quiet check's window (a second) is at work: the
+ * monitor ticks finely. An idle Herald's second (prom-client's 10 ms event-loop-delay timer, a
+ * timer of its own now and then) keeps its loop busy for about a millisecond; a stretch shorter
+ * than this is far below what the metric is read for (hundreds of ms).
+ */
+const QUIET_ACTIVE_MS = 10;
+
+export type BlockingMonitorMode = 'stopped' | 'fine' | 'coarse';
+
+/**
+ * Ticks every `intervalMs` (10 ms) on the main thread while the process works, and keeps the
+ * worst blocking since the last take(). A 10 ms tick costs an idle process more than everything
+ * else it does (100 wake-ups and schedstat reads a second; an idle Herald went from 0.82 to
+ * 0.35 % of a core without them, docs/benchmarks.md "Idle"), so after a second in which the
+ * loop was busy less than QUIET_ACTIVE_MS (performance.eventLoopUtilization) it ticks every
+ * `idleIntervalMs` (1 s) instead, and goes back to fine ticks:
+ * - at once when work starts (`wake`: a request comes in, the worker starts a round), so a
+ *   stretch that work blocks is timed by fine ticks from its start;
+ * - at the next coarse tick after a second in which the loop was busy for QUIET_ACTIVE_MS or
+ *   more (work nobody announced: a timer of the notifier, a NOTIFY).
+ * A coarse tick judges its own lateness the same way (less the CPU wait), so a stretch blocked
+ * while coarse is still seen when it delays that tick; one that ends before the tick is due is
+ * not, which only the work nobody announced can do, and that is what wakes the fine ticks.
+ */
 export class EventLoopBlockingMonitor {
   private timer: NodeJS.Timeout | null = null;
+  private mode: BlockingMonitorMode = 'stopped';
   private worstMs = 0;
   private lastAt = 0;
   private lastWaitMs: number | null = null;
+  /** Where the current quiet check's window began (fine: a second of ticks; coarse: one tick). */
+  private windowAt = 0;
+  private windowElu: EventLoopUtilization | null = null;
 
-  constructor(private readonly intervalMs = 10) {}
+  constructor(
+    private readonly intervalMs = 10,
+    private readonly idleIntervalMs = 1000,
+  ) {}
+
+  get state(): BlockingMonitorMode {
+    return this.mode;
+  }
 
   start(): void {
-    if (this.timer) return;
-    this.lastAt = performance.now();
-    this.lastWaitMs = readRunQueueWaitMs();
-    this.timer = setInterval(() => this.tick(), this.intervalMs);
-    this.timer.unref();
+    if (this.mode !== 'stopped') return;
+    this.tickEvery('fine');
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.mode = 'stopped';
+  }
+
+  /** Work starts: tick finely from now if the monitor idles. Cheap enough to call on every request. */
+  wake(): void {
+    if (this.mode === 'coarse') this.tickEvery('fine');
   }
 
   /** The worst blocking (ms) since the previous call; starts a new window. */
@@ -64,12 +102,33 @@ export class EventLoopBlockingMonitor {
     return worst;
   }
 
+  private tickEvery(mode: 'fine' | 'coarse'): void {
+    if (this.timer) clearInterval(this.timer);
+    this.mode = mode;
+    this.lastAt = performance.now();
+    this.lastWaitMs = readRunQueueWaitMs();
+    this.windowAt = this.lastAt;
+    this.windowElu = performance.eventLoopUtilization();
+    this.timer = setInterval(() => this.tick(), mode === 'fine' ? this.intervalMs : this.idleIntervalMs);
+    this.timer.unref();
+  }
+
   private tick(): void {
     const now = performance.now();
     const waitMs = readRunQueueWaitMs();
     const waited = waitMs !== null && this.lastWaitMs !== null ? waitMs - this.lastWaitMs : 0;
-    this.worstMs = Math.max(this.worstMs, blockedMs(now - this.lastAt, this.intervalMs, waited));
+    const interval = this.mode === 'fine' ? this.intervalMs : this.idleIntervalMs;
+    this.worstMs = Math.max(this.worstMs, blockedMs(now - this.lastAt, interval, waited));
     this.lastAt = now;
     this.lastWaitMs = waitMs;
+    if (now - this.windowAt < this.idleIntervalMs && this.mode === 'fine') return;
+    const active = this.windowElu ? performance.eventLoopUtilization(this.windowElu).active : QUIET_ACTIVE_MS;
+    const quiet = active < QUIET_ACTIVE_MS;
+    if (this.mode === 'fine' && quiet) this.tickEvery('coarse');
+    else if (this.mode === 'coarse' && !quiet) this.tickEvery('fine');
+    else {
+      this.windowAt = now;
+      this.windowElu = performance.eventLoopUtilization();
+    }
   }
 }

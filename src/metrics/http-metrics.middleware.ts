@@ -12,6 +12,7 @@ export class HttpMetricsMiddleware implements NestMiddleware {
 
   use(req: Request, res: Response, next: NextFunction): void {
     const start = process.hrtime.bigint();
+    this.metrics.workStarted();
     res.on('finish', () => {
       const routePath = (req.route as { path?: string } | undefined)?.path;
       const route = routePath ? `${req.baseUrl ?? ''}${routePath}` : 'unmatched';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { nextSweepAt } from './sweep-plan';
+import { IDLE_PASS_MS, nextPollMs, nextSweepAt } from './sweep-plan';
 
 const MINUTE = 60_000;
 const at = (iso: string) => Date.parse(iso);
@@ -39,5 +39,19 @@ describe('nextSweepAt', () => {
         },
       ),
     );
+  });
+});
+
+describe('nextPollMs', () => {
+  it('waits for a NOTIFY or the next mail due while listening', () => {
+    expect(nextPollMs(true, null, 2000)).toBe(IDLE_PASS_MS);
+    expect(nextPollMs(true, 45_000, 2000)).toBe(45_000);
+    expect(nextPollMs(true, 10 * IDLE_PASS_MS, 2000)).toBe(IDLE_PASS_MS);
+  });
+
+  it('polls without a LISTEN connection, and never loops on a mail due now', () => {
+    expect(nextPollMs(false, null, 2000)).toBe(2000);
+    expect(nextPollMs(false, 45_000, 2000)).toBe(2000);
+    expect(nextPollMs(true, 0, 2000)).toBe(2000);
   });
 });

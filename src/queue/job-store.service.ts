@@ -6,6 +6,7 @@ import type {
   Candidate,
   ClaimedJob,
   ClaimPlan,
+  DueMoments,
   FinishedAttempt,
   LeasedJobRef,
   RoundAccounts,
@@ -25,6 +26,7 @@ import { releaseJobs } from './sql/release-jobs';
 import { resumeJobs } from './sql/resume-jobs';
 import { inFlightCounts } from './sql/in-flight-counts';
 import { nextScheduledRunAt } from './sql/next-run-at';
+import { dueMoments } from './sql/due-moments';
 import { oldestDueSeconds, waitingCounts } from './sql/queue-depth';
 import { accountSource, enqueueEvents, jobOutcomeSource } from './sql/enqueue-events';
 import type { SqlPiece } from '../database/statement';
@@ -238,6 +240,11 @@ export class JobStore {
   /** When the next job becomes due, after now, to sleep exactly that long when idle (next-run-at.ts). */
   nextRunAt(): Promise<Date | null> {
     return nextScheduledRunAt(this.db);
+  }
+
+  /** What an idle worker's next maintenance waits for: due jobs left unclaimed, the earliest lease and publishBy (due-moments.ts). */
+  dueMoments(): Promise<DueMoments> {
+    return dueMoments(this.db);
   }
 
   /** Unfinished jobs per state, each counted on its own partial index (queue-depth.ts). */

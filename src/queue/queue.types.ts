@@ -147,3 +147,19 @@ export interface NewJob {
   textOverride: string | null;
   idempotencyKey: string;
 }
+
+/** What an idle worker needs to know to sleep until something of the queue can need it. */
+export interface DueMoments {
+  /** The database's clock when this was read: the moments below are on it. */
+  now: Date;
+  /**
+   * Jobs due now that no claim took (an open circuit cooling down, an account full with another
+   * process's leases, a slow start's spent budget, a row another transaction holds): nothing
+   * announces when they become claimable, so the worker looks again every poll interval.
+   */
+  dueWaiting: boolean;
+  /** The earliest lease of a running job, any process's: if its worker died, crash recovery takes it then. */
+  leaseExpiresAt: Date | null;
+  /** The earliest publishBy of a waiting job (scheduled or paused): the deadline sweep makes it dead then. */
+  publishBy: Date | null;
+}

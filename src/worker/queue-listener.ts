@@ -1,36 +1,44 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Client } from 'pg';
-import { connectionOptions } from '../database/connection-options';
 import { HERALD_CONFIG, HeraldConfig } from '../config/config';
+import { ListenConnection, ListenMode } from '../database/listen-connection';
 import { ACCOUNT_STOPPED_CHANNEL, JOBS_CHANNEL } from '../queue/queue-notifier';
 
 /**
- * One dedicated connection per process doing LISTEN (a pooled connection cannot listen: it is
- * handed to other queries). It survives the database: when the connection drops (restart,
- * pg_terminate_backend, network), it reconnects with backoff (250 ms doubling to 10 s) and
- * subscribes again, then wakes the worker once to catch up on what it missed; the worker's
- * poll interval covers the gap.
- *
- * Modes: `connecting` → `listening` → (connection lost) `waiting` → `connecting` …; `stopped`
- * at shutdown, from any mode. A connection is given up exactly once, whatever mix of 'error'
- * and 'end' events it emits, so a drop never leads to two connections listening.
+ * One dedicated connection per process doing LISTEN on the queue's channels (ListenConnection:
+ * it reconnects with backoff when the connection drops, and subscribes again). Once listening
+ * again it wakes the worker once to catch up on what it missed; while it is down the worker
+ * polls (maintenance-plan.ts).
  */
-export type ListenerMode = 'idle' | 'connecting' | 'listening' | 'waiting' | 'stopped';
+export type ListenerMode = ListenMode;
 
 @Injectable()
 export class QueueListener {
   private readonly logger = new Logger('QueueListener');
-  private client: Client | null = null;
-  private mode: ListenerMode = 'idle';
+  private readonly connection: ListenConnection;
   private handler: (runAt: number) => void = () => undefined;
   private stoppedHandler: (accountId: string) => void = () => undefined;
-  private retryMs = 250;
-  private retryTimer: NodeJS.Timeout | null = null;
 
-  constructor(@Inject(HERALD_CONFIG) private readonly config: HeraldConfig) {}
+  constructor(@Inject(HERALD_CONFIG) config: HeraldConfig) {
+    this.connection = new ListenConnection({
+      // LISTEN needs a session of its own: behind a transaction pooler, the direct URL.
+      url: config.databaseDirectUrl ?? config.databaseUrl,
+      role: 'listener',
+      channels: [JOBS_CHANNEL, ACCOUNT_STOPPED_CHANNEL],
+      notified: (channel, payload) => {
+        if (channel === ACCOUNT_STOPPED_CHANNEL) {
+          if (payload) this.stoppedHandler(payload);
+          return;
+        }
+        const runAt = Number(payload);
+        this.handler(Number.isFinite(runAt) ? runAt : 0);
+      },
+      listening: () => this.handler(0), // catch up on anything missed while not listening
+      logger: this.logger,
+    });
+  }
 
   get state(): ListenerMode {
-    return this.mode;
+    return this.connection.state;
   }
 
   onWake(handler: (runAt: number) => void): void {
@@ -41,69 +49,11 @@ export class QueueListener {
     this.stoppedHandler = handler;
   }
 
-  async start(): Promise<void> {
-    if (this.mode === 'stopped' || this.mode === 'connecting' || this.mode === 'listening') return;
-    this.mode = 'connecting';
-    // LISTEN needs a session of its own: behind a transaction pooler, the direct URL.
-    const client = new Client(connectionOptions(this.config.databaseDirectUrl ?? this.config.databaseUrl, 'listener'));
-    this.client = client;
-    let lost = false;
-    const onLost = (why: string) => {
-      if (lost) return;
-      lost = true;
-      void this.lose(client, why);
-    };
-    client.on('notification', (msg) => {
-      if (msg.channel === ACCOUNT_STOPPED_CHANNEL) {
-        if (msg.payload) this.stoppedHandler(msg.payload);
-        return;
-      }
-      const runAt = Number(msg.payload);
-      this.handler(Number.isFinite(runAt) ? runAt : 0);
-    });
-    client.on('error', (err) => onLost(err.message));
-    client.on('end', () => onLost('the connection closed'));
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${JOBS_CHANNEL}`);
-      await client.query(`LISTEN ${ACCOUNT_STOPPED_CHANNEL}`);
-    } catch (err) {
-      onLost((err as Error).message);
-      return;
-    }
-    if (lost) return;
-    if (this.mode !== 'connecting') {
-      // stop() was called while connecting.
-      await client.end().catch(() => undefined);
-      return;
-    }
-    if (this.retryMs > 250) this.logger.log('listening again for wake-ups');
-    this.mode = 'listening';
-    this.retryMs = 250;
-    this.handler(0); // catch up on anything missed while not listening
+  start(): Promise<void> {
+    return this.connection.start();
   }
 
-  private async lose(client: Client, why: string): Promise<void> {
-    if (this.client === client) this.client = null;
-    await client.end().catch(() => undefined);
-    if (this.mode === 'stopped') return;
-    this.logger.warn(`listen connection lost (${why}); reconnecting in ${this.retryMs} ms, polling meanwhile`);
-    this.mode = 'waiting';
-    const wait = this.retryMs;
-    this.retryMs = Math.min(this.retryMs * 2, 10_000);
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      void this.start();
-    }, wait);
-    this.retryTimer.unref();
-  }
-
-  async stop(): Promise<void> {
-    this.mode = 'stopped';
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
-    const client = this.client;
-    this.client = null;
-    if (client) await client.end().catch(() => undefined);
+  stop(): Promise<void> {
+    return this.connection.stop();
   }
 }

@@ -9,7 +9,7 @@ export class WorkerMetrics {
   readonly roundSeconds: Histogram<string>;
   readonly inFlight: Gauge<string>;
 
-  constructor(metrics: MetricsService) {
+  constructor(private readonly metrics: MetricsService) {
     const registers = [metrics.registry];
     this.deliveries = new Counter({
       name: 'herald_delivery_attempts_total',
@@ -31,5 +31,10 @@ export class WorkerMetrics {
       registers,
     });
     this.inFlight = new Gauge({ name: 'herald_worker_in_flight', help: 'Attempts running in this process', registers });
+  }
+
+  /** A round starts: the event-loop monitor ticks finely while the worker works. */
+  workStarted(): void {
+    this.metrics.workStarted();
   }
 }

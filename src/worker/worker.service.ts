@@ -12,7 +12,8 @@ import { QueueNotifier } from '../queue/queue-notifier';
 import { JobStore } from '../queue/job-store.service';
 import type { ClaimedJob, FinishedAttempt, RoundAccounts, RoundResult, SlowStart } from '../queue/queue.types';
 import { AccountStateService } from '../account-state/account-state.service';
-import { Background, Periodic } from '../common/background';
+import { Background, Periodic, SelfTimed } from '../common/background';
+import { nextMaintenanceMs } from './maintenance-plan';
 import { WakeTimer } from './wake-timer';
 import { assertModeChange, WorkerMode } from './worker-mode';
 import { WorkerMetrics } from './worker.metrics';
@@ -31,9 +32,11 @@ const ROUND_RETRY_MS = 500;
 /**
  * The delivery loop of one process: rounds (record what finished + claim what fits, one
  * transaction: JobStore.round), the jobs it holds (LeaseQueue: per-account slots,
- * deadlines), wake-ups (WakeTimer, LISTEN/NOTIFY) and, every poll interval, crash recovery and
- * the deadline sweep. Leases of held jobs are renewed every third of a lease. Several processes
- * can run this against one database.
+ * deadlines), wake-ups (WakeTimer, LISTEN/NOTIFY) and the queue's maintenance: crash recovery
+ * and the deadline sweep, every poll interval while at work, and when idle at the moments the
+ * queue names (a lease that may expire, a publishBy) or at the latest a safety sweep later
+ * (maintenance-plan.ts): an idle worker does not poll. Leases of held jobs are renewed every
+ * third of a lease. Several processes can run this against one database.
  *
  * A finished attempt is reported only once its outcome row has committed; until then its job
  * stays leased to this process, so a crash (kill -9) loses nothing: the lease expires and
@@ -58,8 +61,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private mode: WorkerMode = 'idle';
   /** Promises started and not awaited at once (the listener, the renewal of waiting outcomes, pumps): shutdown waits for them. */
   private readonly background = new Background((err) => this.logger.error(`worker background work failed: ${String(err)}`));
-  /** Crash recovery and the deadline sweep, every poll interval; never two at once. */
-  private readonly maintenance: Periodic;
+  /** Crash recovery and the deadline sweep, planned by each run for the next (maintenance-plan.ts); never two at once. */
+  private readonly maintenance: SelfTimed;
   /** The leases this process holds, renewed every third of a lease; never two renewals at once. */
   private readonly renewal: Periodic;
 
@@ -90,7 +93,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       warn: (message) => this.logger.warn(message),
     });
     const logged = (what: string) => (err: unknown) => this.logger.error(`${what} failed: ${String(err)}`);
-    this.maintenance = new Periodic(config.worker.pollIntervalMs, () => this.maintain(), logged('queue maintenance'));
+    this.maintenance = new SelfTimed(() => this.maintain(), logged('queue maintenance'), config.worker.pollIntervalMs);
     this.renewal = new Periodic(Math.max(100, Math.floor(config.worker.leaseMs / 3)), () => this.renew(), logged('lease renewal'));
   }
 
@@ -115,8 +118,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       this.attempts.forget(accountId);
       this.leases.giveBack(accountId);
     });
-    this.background.run(this.listener.start());
-    this.maintenance.start(true);
+    // The first maintenance once the listener is up (or has failed): it plans the next by
+    // whether NOTIFYs reach this worker (maintenance-plan.ts).
+    this.background.run(this.listener.start().finally(() => this.maintenance.start()));
     this.renewal.start(false);
   }
 
@@ -156,6 +160,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       this.pumpAgain = true;
       return;
     }
+    this.metrics.workStarted();
     this.pumping = this.pump()
       .catch((err: unknown) => this.logger.error(`worker round failed: ${String(err)}`))
       .finally(() => {
@@ -241,11 +246,12 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       if (this.pending.length === 0 && !this.leases.hasReturns && !full && !this.pumpAgain) break;
     }
     // Idle: sleep until the next scheduled job (retries this process scheduled, and jobs other
-    // processes wrote while no NOTIFY reached us), at most a poll interval. Read by the last
-    // round with its claim when it could (see JobStore.round), else now.
+    // processes wrote while no NOTIFY reached us). Read by the last round with its claim when it
+    // could (see JobStore.round), else now. What no run_at announces (due jobs no claim could
+    // take, leases that may expire) is the maintenance's to plan.
     if (this.mode === 'running' && this.leases.runningCount === 0) {
       const next = nextRunAt !== undefined ? nextRunAt : await this.queue.nextRunAt();
-      if (next) this.wakeTimer.at(Math.min(next.getTime(), Date.now() + this.config.worker.pollIntervalMs));
+      if (next) this.wakeTimer.at(next.getTime());
     }
   }
 
@@ -260,6 +266,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     }
     this.leases.add(jobs, sentAt);
     this.metrics.inFlight.set(this.leases.runningCount);
+    // At work: the maintenance runs every poll interval again (maintenance-plan.ts).
+    this.maintenance.within(this.config.worker.pollIntervalMs);
   }
 
   /** Outcomes whose lease was lost: successes were kept by the round; failures are said here. */
@@ -315,9 +323,14 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     return [...this.leases.heldIds(), ...this.pending.map((a) => a.jobId), ...this.recording.map((a) => a.jobId)];
   }
 
-  /** Every poll interval: crash recovery, stragglers of inactive accounts, deadlines, and a claim in case a wake-up was missed. */
-  private async maintain(): Promise<void> {
-    if (this.mode !== 'running') return;
+  /**
+   * Crash recovery, stragglers of inactive accounts, deadlines, and a claim in case a wake-up was
+   * missed; then the moments that plan the next run (maintenance-plan.ts). Resolves to the delay
+   * until that run.
+   */
+  private async maintain(): Promise<number> {
+    const { pollIntervalMs, sweepIntervalMs } = this.config.worker;
+    if (this.mode !== 'running') return sweepIntervalMs;
     try {
       const { reclaimed, eventsWritten } = await this.queue.reclaimExpiredLeases(
         this.config.retry.maxAttempts,
@@ -333,5 +346,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       this.logger.error(`queue maintenance failed: ${isConnectionError(err) ? 'the database is unavailable' : String(err)}`);
     }
     this.kick();
+    const moments = await this.queue.dueMoments().catch(() => null);
+    const busy = this.leases.heldIds().length > 0 || this.pending.length > 0 || this.recording.length > 0;
+    return nextMaintenanceMs({ busy, listening: this.listener.state === 'listening', moments }, pollIntervalMs, sweepIntervalMs);
   }
 }

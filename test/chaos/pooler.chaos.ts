@@ -48,6 +48,7 @@ describe('behind PgBouncer in transaction mode', () => {
       DATABASE_POOL_SIZE: '10',
       // Wake-ups come from LISTEN, not from the poll: a lost LISTEN would show as minutes of delay.
       WORKER_POLL_INTERVAL_MS: '60000',
+      WORKER_SWEEP_INTERVAL_MS: '60000',
     };
     const a = await fleet.start(pooled, env);
     const b = await fleet.start(pooled, env);

@@ -43,7 +43,9 @@ export function fastEngine(overrides: Partial<HeraldConfig> = {}): Partial<Heral
   const base = testConfig('postgres://unused');
   return {
     allowPrivateUrls: true,
-    worker: { ...base.worker, enabled: true, pollIntervalMs: 100, leaseMs: 10_000, shutdownGraceMs: 2_000 },
+    // The safety sweep as often as the poll: tests that write jobs without a NOTIFY do not wait a
+    // minute for it. Tests of the idle design (engine-idle.test.ts) set their own.
+    worker: { ...base.worker, enabled: true, pollIntervalMs: 100, sweepIntervalMs: 100, leaseMs: 10_000, shutdownGraceMs: 2_000 },
     retry: { baseDelayMs: 20, maxDelayMs: 200, maxAttempts: 16, maxServerDelayMs: 86_400_000, jitter: 'full' },
     circuit: { failureThreshold: 5, cooldownMs: 30_000, disableThreshold: 50 },
     http: { connectTimeoutMs: 5_000, totalTimeoutMs: 20_000, responseExcerptBytes: 2048 },

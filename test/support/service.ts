@@ -65,6 +65,9 @@ export function serviceEnv(databaseUrl: string, extra: Record<string, string> = 
     HERALD_ALLOW_PRIVATE_URLS: 'true',
     LOG_LEVEL: 'warn',
     WORKER_POLL_INTERVAL_MS: '100',
+    // An idle worker's safety sweep as often as the poll: tests that write jobs without a NOTIFY
+    // (straight into the database) do not wait a minute. Tests of the idle design set their own.
+    WORKER_SWEEP_INTERVAL_MS: '100',
     WORKER_LEASE_MS: '8000',
     HTTP_TOTAL_TIMEOUT_MS: '3000',
     RETRY_BASE_DELAY_MS: '50',

@@ -15,6 +15,7 @@ const ACCOUNTS = 12;
 
 const workerEnv = {
   WORKER_POLL_INTERVAL_MS: '200',
+  WORKER_SWEEP_INTERVAL_MS: '2000',
   WORKER_LEASE_MS: String(LEASE_MS),
   // Room for 2 accounts' worth of jobs per process (5 in flight + 5 waiting each): with 12
   // accounts all three hosts take part.

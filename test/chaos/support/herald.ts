@@ -17,6 +17,9 @@ export function heraldEnv(databaseUrl: string, extra: Record<string, string> = {
     HERALD_ALLOW_PRIVATE_URLS: 'true',
     LOG_LEVEL: 'warn',
     WORKER_POLL_INTERVAL_MS: '200',
+    // An idle worker sweeps every 2 s: a lease taken by a process after the others last looked
+    // is found within a lease and 2 s of a crash, inside the tests' time budgets.
+    WORKER_SWEEP_INTERVAL_MS: '2000',
     WORKER_LEASE_MS: '4000',
     HTTP_TOTAL_TIMEOUT_MS: '3000',
     RETRY_BASE_DELAY_MS: '100',
