@@ -1,14 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { JobPayload } from '../connectors/connector.interface';
 import { Db, Sql, Tx } from '../database/db';
-import type { SqlPiece } from '../database/statement';
 import { assertTransition } from './job-lifecycle';
 import { QueueNotifier } from './queue-notifier';
 import type { NewJob } from './queue.types';
 import { cancelAccountJobs, cancelPostJobs } from './sql/cancel-jobs';
 import { discardDeadJob } from './sql/discard-dead-job';
 import { editDeadPayload } from './sql/edit-dead-payload';
-import { EnqueuedJobs, enqueueJobsCte, isRefusedStart } from './sql/enqueue-jobs';
+import { EnqueuedJobs, EnqueueInput, enqueueJobsCte, isRefusedStart } from './sql/enqueue-jobs';
 import {
   accountSource,
   EnqueuedEvents,
@@ -54,18 +53,7 @@ export class JobLifecycle {
    * composition numbers (database/statement.ts). Each job's status comes from `enqueueStatus`.
    * Workers are woken after the commit (`jobsAdded`).
    */
-  enqueue(
-    input: {
-      workspaceId: string;
-      postId: string;
-      runAt: Date;
-      publishBy: Date | null;
-      createdAt: Date;
-      jobs: NewJob[];
-      guards?: readonly SqlPiece[];
-    },
-    payloadFor: (job: NewJob) => JobPayload,
-  ): EnqueuedJobs {
+  enqueue(input: EnqueueInput, payloadFor: (job: NewJob) => JobPayload): EnqueuedJobs {
     for (const j of input.jobs) assertTransition('enqueue', null, j.status);
     return enqueueJobsCte(input, payloadFor);
   }

@@ -28,6 +28,17 @@ export function isRefusedStart(err: unknown): boolean {
   return e.code === '23502' && e.table === 'job_state' && e.column === 'status';
 }
 
+/** A new post's jobs, and the guards its statement checks before writing them. */
+export interface EnqueueInput {
+  workspaceId: string;
+  postId: string;
+  runAt: Date;
+  publishBy: Date | null;
+  createdAt: Date;
+  jobs: NewJob[];
+  guards?: readonly SqlPiece[];
+}
+
 /** The jobs of a post as CTEs for the post's statement to embed: `ctes` in order, and `rows`, one row per job written (to count them). */
 export interface EnqueuedJobs {
   ctes: [Cte<'j_payloads'>, Cte<'j'>];
@@ -61,18 +72,7 @@ export interface EnqueuedJobs {
  * process last read them, and the guard (the accounts' and the approval setting's own pieces)
  * checks in this statement that they still are; `isRefusedStart` tells the caller it said no.
  */
-export function enqueueJobsCte(
-  input: {
-    workspaceId: string;
-    postId: string;
-    runAt: Date;
-    publishBy: Date | null;
-    createdAt: Date;
-    jobs: NewJob[];
-    guards?: readonly SqlPiece[];
-  },
-  payloadFor: (job: NewJob) => JobPayload,
-): EnqueuedJobs {
+export function enqueueJobsCte(input: EnqueueInput, payloadFor: (job: NewJob) => JobPayload): EnqueuedJobs {
   const { jobs } = input;
   const workspace = param(input.workspaceId);
   const created = param(input.createdAt);
