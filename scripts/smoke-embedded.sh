@@ -19,10 +19,11 @@ HERALD_DATA_DIR="$data_dir" PORT="$port" EMBEDDED_POSTGRES_PORT=${SMOKE_PG_PORT:
 npm_pid=$!
 
 # The node processes of this start (npm runs the script through a shell): scripts/node24.js
-# running Herald, and on an older Node the one that runs it under Node 24, told apart from other
-# Heralds on the machine by their data folder.
+# running Herald, and the one that starts it with npm start's Node flags (on an older Node, the
+# one that runs it under Node 24), told apart from other Heralds on the machine by their data
+# folder.
 herald_pids() {
-  for p in $(pgrep -f "scripts/node24.js dist/src/main.js"); do
+  for p in $(pgrep -f "scripts/node24.js .*dist/src/main.js"); do
     [ "$(basename "$(readlink "/proc/$p/exe" 2>/dev/null)")" = node ] || continue
     tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "HERALD_DATA_DIR=$data_dir" && echo "$p"
   done
