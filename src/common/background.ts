@@ -31,51 +31,34 @@ export class Background {
  * A task run every `intervalMs` that never overlaps itself: the next run is timed from the end of
  * the previous one, so a slow run (the database is away, a sweep over many rows) delays the next
  * instead of piling a second one on top. `stop` cancels the next run and waits for the current.
+ * A SelfTimed whose task always plans the same delay, a failed run included.
  */
 export class Periodic {
-  private timer: NodeJS.Timeout | null = null;
-  private current: Promise<void> | null = null;
-  private stopped = false;
+  private readonly timed: SelfTimed;
 
   constructor(
     private readonly intervalMs: number,
-    private readonly task: () => Promise<void>,
-    private readonly onError: (err: unknown) => void,
-  ) {}
+    task: () => Promise<void>,
+    onError: (err: unknown) => void,
+  ) {
+    this.timed = new SelfTimed(
+      async () => {
+        await task();
+        return intervalMs;
+      },
+      onError,
+      intervalMs,
+    );
+  }
 
   /** Starts the schedule; `now`: the first run right away, else after one interval. */
   start(now: boolean): void {
-    if (this.stopped || this.timer || this.current) return;
-    if (now) this.tick();
-    else this.schedule();
+    if (now) this.timed.start();
+    else this.timed.within(this.intervalMs);
   }
 
-  /** Is a run in progress now. */
-  get busy(): boolean {
-    return this.current !== null;
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.current;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => this.tick(), this.intervalMs);
-    this.timer.unref();
-  }
-
-  private tick(): void {
-    this.timer = null;
-    this.current = this.task()
-      .catch((err: unknown) => this.onError(err))
-      .finally(() => {
-        this.current = null;
-        this.schedule();
-      });
+  stop(): Promise<void> {
+    return this.timed.stop();
   }
 }
 
