@@ -1,10 +1,22 @@
 import * as zlib from 'node:zlib';
 
+/** Bombs already built, by size: the fuzz asks for the same one again and again. */
+const built = new Map<string, Buffer>();
+
 /**
  * A decompression bomb: a valid PNG (1-bit greyscale, all black) whose few kilobytes declare
- * `width × height` pixels. Built by hand (no encoder would be asked to make one).
+ * `width × height` pixels. Built by hand (no encoder would be asked to make one). Deflating the
+ * zeros of a 20,000 × 20,000 bomb takes ~80 ms of CPU, so each size is built once per file and
+ * handed out as a copy (a caller may write into its buffer).
  */
 export function pngBomb(width: number, height: number): Buffer {
+  const key = `${width}x${height}`;
+  let bomb = built.get(key);
+  if (!bomb) built.set(key, (bomb = buildPngBomb(width, height)));
+  return Buffer.from(bomb);
+}
+
+function buildPngBomb(width: number, height: number): Buffer {
   const crcTable = Array.from({ length: 256 }, (_, n) => {
     let c = n;
     for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
