@@ -1,10 +1,15 @@
 import { INestApplication } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs/promises';
 import type { Server } from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import request from 'supertest';
 import { createApp } from '../../src/app';
 import type { HeraldConfig } from '../../src/config/config';
 import { bearer, testConfig } from './config';
 import { createTestDatabase } from './database';
+import { ENV_RUN_ID, requireEnv } from './env';
 import { checkedTest, OpenApiContract } from './openapi';
 
 export interface TestApp {
@@ -52,10 +57,30 @@ export async function scrapeMetrics(t: TestApp): Promise<string> {
  */
 export async function checkedHttp(app: INestApplication): Promise<Pick<TestApp, 'http' | 'contract'>> {
   const server = app.getHttpServer() as Server;
-  const contract = new OpenApiContract(
-    (await request(server).get('/docs-json').expect(200)).body as ConstructorParameters<typeof OpenApiContract>[0],
-  );
+  const contract = new OpenApiContract((await runDocument(server)) as ConstructorParameters<typeof OpenApiContract>[0]);
   return { http: () => checkedAgent(request(server), contract), contract };
+}
+
+/**
+ * The OpenAPI document, as the first app of this test run served it at /docs-json, kept in a file
+ * for the run's other files. Every app of a run is built from the same code and the same modules
+ * (only the document's `servers` entry follows PUBLIC_URL, which the checks do not read), so each
+ * file's app would serve the same document; building it costs an app ~0.4 s of CPU. The tests of
+ * the document itself (openapi, roles, operations) still ask their own app for it.
+ */
+async function runDocument(server: Server): Promise<unknown> {
+  const file = path.join(os.tmpdir(), `herald-test-openapi-${requireEnv(ENV_RUN_ID)}.json`);
+  try {
+    return JSON.parse(await fs.readFile(file, 'utf8')) as unknown;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const document = (await request(server).get('/docs-json').expect(200)).body as unknown;
+  // Written whole under another name, then renamed: a file read at the same moment sees all or nothing.
+  const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  await fs.writeFile(partial, JSON.stringify(document));
+  await fs.rename(partial, file);
+  return document;
 }
 
 const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'del', 'head', 'options'];

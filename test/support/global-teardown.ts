@@ -1,4 +1,6 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { Client } from 'pg';
 import type { GlobalState } from './global-setup';
 
@@ -19,6 +21,8 @@ export default async function globalTeardown(): Promise<void> {
   } finally {
     await admin.end();
   }
+  // The OpenAPI document the run's files shared (test/support/app.ts).
+  fs.rmSync(path.join(os.tmpdir(), `herald-test-openapi-${state.runId}.json`), { force: true });
   if (state.embedded) await state.embedded.stop();
   if (state.embeddedDir) fs.rmSync(state.embeddedDir, { recursive: true, force: true });
 }
