@@ -123,8 +123,8 @@ export default defineConfig(
   },
   {
     // Node scripts of the repository (CommonJS, so the unit tests can require them too), and
-    // jest's configuration files (CommonJS, which jest loads as they are).
-    files: ['scripts/**/*.js', 'jest*.config.js'],
+    // jest's configuration files and its test sequencer (CommonJS, which jest loads as they are).
+    files: ['scripts/**/*.js', 'jest*.config.js', 'test/support/sequencer.js'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
