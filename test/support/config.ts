@@ -24,9 +24,9 @@ export function testConfig(databaseUrl: string, overrides: Partial<HeraldConfig>
     // same database with another key would replace the first one's (a changed bootstrap key does).
     bootstrapApiKey: `test-bootstrap-${createHash('sha256').update(databaseUrl).digest('hex').slice(0, 32)}`,
     worker: { ...env.worker, enabled: false },
-    // Mail goes out on the notification poll: every 100 ms here instead of 2 s, so a test (or a
-    // fixture) that waits for a mail waits for the mail, not for the poll.
-    notifications: { ...env.notifications, pollIntervalMs: 100 },
+    // Notifications as in production: a mail written to the outbox wakes the sender through its
+    // NOTIFY (LISTEN herald_notifications), so a test that waits for a mail waits for the mail. The
+    // 2 s poll runs only while that connection is down.
     // /metrics is off without a token; tests scrape with this one, and read the database at every scrape.
     metrics: { token: `test-metrics-${randomBytes(12).toString('hex')}`, databaseRefreshMs: 0 },
     ...overrides,
