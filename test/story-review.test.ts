@@ -180,7 +180,14 @@ describe('the story: write, approve through a client review, publish', () => {
     expect((records[0].value as { text: string; createdAt: string }).text).toBe('Winter sale: everything 20% off until Sunday.');
     expect(hook.receivedAt.getTime()).toBeGreaterThanOrEqual(at.getTime());
     expect(hook.receivedAt.getTime()).toBeLessThan(at.getTime() + 60_000);
-    const done = (await api().get(`/v1/posts/${post.id}`).set(bearer(t.adminKey)).expect(200)).body;
+    // The receivers have it as soon as the requests arrive; Herald records each success after the
+    // answer, so the post may still read "publishing" for a moment.
+    const done = await pollUntil(
+      'the post to be recorded as published',
+      async () => (await api().get(`/v1/posts/${post.id}`).set(bearer(t.adminKey)).expect(200)).body,
+      (p) => p.status !== 'publishing',
+      30_000,
+    );
     expect(done.status).toBe('published');
     for (const job of done.jobs as { id: string }[]) {
       const detail = (await api().get(`/v1/jobs/${job.id}`).set(bearer(t.adminKey)).expect(200)).body;
