@@ -409,7 +409,14 @@ describe('settings page: composer and calendar, in a browser', () => {
     expect(record.text).toBe(scheduled.text);
     expect(record.embed?.images?.map((i) => i.alt)).toEqual([scheduled.alt]);
     // Not before the minute chosen: every attempt started at or after it.
-    const post = (await t.http().get(`/v1/posts/${scheduled.postId}`).set(bearer(t.adminKey)).expect(200)).body;
+    // The PDS has the record as soon as it answers; Herald records the success after that answer,
+    // so the post may still read "publishing" for a moment.
+    const post = await pollUntil(
+      'the post to be recorded as published',
+      async () => (await t.http().get(`/v1/posts/${scheduled.postId}`).set(bearer(t.adminKey)).expect(200)).body,
+      (p) => p.status !== 'publishing',
+      30_000,
+    );
     expect(post.status).toBe('published');
     for (const job of post.jobs as { id: string }[]) {
       const detail = (await t.http().get(`/v1/jobs/${job.id}`).set(bearer(t.adminKey)).expect(200)).body;
