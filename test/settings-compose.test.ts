@@ -11,7 +11,7 @@ import {
   PHONE,
   screenshot,
 } from './support/browser';
-import { connectBlueskyAccount, createWebhookAccount } from './support/engine';
+import { connectBlueskyAccount, createWebhookAccount, waitForPost } from './support/engine';
 import { makeImage } from './support/media';
 import { pollUntil } from './support/poll';
 import { startPds, TestBskyAccount, TestPdsHandle } from './support/pds';
@@ -411,12 +411,7 @@ describe('settings page: composer and calendar, in a browser', () => {
     // Not before the minute chosen: every attempt started at or after it.
     // The PDS has the record as soon as it answers; Herald records the success after that answer,
     // so the post may still read "publishing" for a moment.
-    const post = await pollUntil(
-      'the post to be recorded as published',
-      async () => (await t.http().get(`/v1/posts/${scheduled.postId}`).set(bearer(t.adminKey)).expect(200)).body,
-      (p) => p.status !== 'publishing',
-      30_000,
-    );
+    const post = await waitForPost(t, t.adminKey, scheduled.postId, (p) => p.status !== 'publishing');
     expect(post.status).toBe('published');
     for (const job of post.jobs as { id: string }[]) {
       const detail = (await t.http().get(`/v1/jobs/${job.id}`).set(bearer(t.adminKey)).expect(200)).body;

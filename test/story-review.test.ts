@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { wallTimeOf } from '../src/common/zoned-time';
 import { bootPageApp, launchBrowser, newPage, PageApp } from './support/browser';
 import { bearer } from './support/config';
-import { connectBlueskyAccount, createWebhookAccount } from './support/engine';
+import { connectBlueskyAccount, createWebhookAccount, waitForPost } from './support/engine';
 import { drainMail, MailCatcher, mailConfig, mailedLinkTo, startMailCatcher } from './support/mail';
 import { acceptInvitation, createFirstPerson, TEST_PASSWORD } from './support/people';
 import { startPds, TestBskyAccount, TestPdsHandle } from './support/pds';
@@ -182,12 +182,7 @@ describe('the story: write, approve through a client review, publish', () => {
     expect(hook.receivedAt.getTime()).toBeLessThan(at.getTime() + 60_000);
     // The receivers have it as soon as the requests arrive; Herald records each success after the
     // answer, so the post may still read "publishing" for a moment.
-    const done = await pollUntil(
-      'the post to be recorded as published',
-      async () => (await api().get(`/v1/posts/${post.id}`).set(bearer(t.adminKey)).expect(200)).body,
-      (p) => p.status !== 'publishing',
-      30_000,
-    );
+    const done = await waitForPost(t, t.adminKey, post.id, (p) => p.status !== 'publishing');
     expect(done.status).toBe('published');
     for (const job of done.jobs as { id: string }[]) {
       const detail = (await api().get(`/v1/jobs/${job.id}`).set(bearer(t.adminKey)).expect(200)).body;

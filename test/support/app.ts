@@ -2,14 +2,12 @@ import { INestApplication } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import type { Server } from 'node:http';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import request from 'supertest';
 import { createApp } from '../../src/app';
 import type { HeraldConfig } from '../../src/config/config';
 import { bearer, testConfig } from './config';
 import { createTestDatabase } from './database';
-import { ENV_RUN_ID, requireEnv } from './env';
+import { ENV_RUN_ID, requireEnv, runDocumentFile } from './env';
 import { checkedTest, OpenApiContract } from './openapi';
 
 export interface TestApp {
@@ -69,7 +67,7 @@ export async function checkedHttp(app: INestApplication): Promise<Pick<TestApp, 
  * the document itself (openapi, roles, operations) still ask their own app for it.
  */
 async function runDocument(server: Server): Promise<unknown> {
-  const file = path.join(os.tmpdir(), `herald-test-openapi-${requireEnv(ENV_RUN_ID)}.json`);
+  const file = runDocumentFile(requireEnv(ENV_RUN_ID));
   try {
     return JSON.parse(await fs.readFile(file, 'utf8')) as unknown;
   } catch (err) {

@@ -122,6 +122,17 @@ export async function waitForJob<T extends { status: string; attempts: unknown[]
   );
 }
 
+/** Polls GET /v1/posts/:id until `done(post)` holds. */
+export async function waitForPost(
+  t: TestApp,
+  key: string,
+  postId: string,
+  done: (post: PostView) => boolean,
+  timeoutMs = DEADLINE_MS,
+): Promise<PostView> {
+  return pollUntil(`post ${postId} to reach the expected state`, () => getPost(t, key, postId), done, timeoutMs);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Factories, through the API as a user would
 

@@ -1,7 +1,6 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { Client } from 'pg';
+import { runDocumentFile } from './env';
 import type { GlobalState } from './global-setup';
 
 /** Drops this run's databases (template and clones) and stops the embedded server. */
@@ -22,7 +21,7 @@ export default async function globalTeardown(): Promise<void> {
     await admin.end();
   }
   // The OpenAPI document the run's files shared (test/support/app.ts).
-  fs.rmSync(path.join(os.tmpdir(), `herald-test-openapi-${state.runId}.json`), { force: true });
+  fs.rmSync(runDocumentFile(state.runId), { force: true });
   if (state.embedded) await state.embedded.stop();
   if (state.embeddedDir) fs.rmSync(state.embeddedDir, { recursive: true, force: true });
 }
