@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import * as fs from 'node:fs';
-import { blockedMs, EventLoopBlockingMonitor, parseRunQueueWaitMs } from './event-loop-blocking';
+import { blockedMs, EventLoopBlockingMonitor, parseSchedstat } from './event-loop-blocking';
 
 /** CPU time of this thread in ms (Linux), else of the process. */
 function cpuMs(): number {
@@ -27,10 +28,43 @@ describe('event-loop blocking', () => {
     expect(blockedMs(15, 10, 40)).toBe(0);
   });
 
-  it('reads the run-queue wait from a schedstat line', () => {
-    expect(parseRunQueueWaitMs('129884379 180826194 45\n')).toBeCloseTo(180.826194);
-    expect(parseRunQueueWaitMs('')).toBeNull();
-    expect(parseRunQueueWaitMs('12 x 3')).toBeNull();
+  it('counts a stretch at most as long as the thread ran in it', () => {
+    // Seen in the hostile-receivers suite on a loaded machine: 358 ms late, 90 ms of it waiting
+    // for a CPU, 2 ms run; the rest the thread waited off the run queue (for the garbage
+    // collector's helper threads): a wait, not work that kept the loop.
+    expect(blockedMs(358.4, 10, 90.3, 2.1)).toBeCloseTo(2.1);
+    // A parser that spins: the whole stretch was run.
+    expect(blockedMs(312, 10, 0, 302)).toBe(302);
+    expect(blockedMs(312, 10, 2, 305)).toBe(300);
+    // Unknown (not Linux): the lateness less the wait, as before.
+    expect(blockedMs(160, 10, 100, null)).toBe(50);
+    expect(blockedMs(160, 10, 100)).toBe(50);
+    expect(blockedMs(20, 10, 50, 5)).toBe(0);
+  });
+
+  it('never counts more than the lateness less the wait, nor more than the time run, nor below zero', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0, max: 10_000, noNaN: true }),
+        fc.double({ min: 0, max: 10_000, noNaN: true }),
+        fc.option(fc.double({ min: 0, max: 10_000, noNaN: true })),
+        (elapsed, wait, ran) => {
+          const b = blockedMs(elapsed, 10, wait, ran);
+          expect(b).toBeGreaterThanOrEqual(0);
+          expect(b).toBeLessThanOrEqual(Math.max(0, elapsed - 10 - wait) + 1e-9);
+          if (ran !== null) expect(b).toBeLessThanOrEqual(ran + 1e-9);
+        },
+      ),
+    );
+  });
+
+  it('reads the time run and the run-queue wait from a schedstat line', () => {
+    const read = parseSchedstat('129884379 180826194 45\n');
+    expect(read?.onCpuMs).toBeCloseTo(129.884379);
+    expect(read?.runQueueWaitMs).toBeCloseTo(180.826194);
+    expect(parseSchedstat('')).toBeNull();
+    expect(parseSchedstat('12 x 3')).toBeNull();
+    expect(parseSchedstat('x 12 3')).toBeNull();
   });
 
   it('reports a busy stretch of the loop and starts a new window when read', async () => {
@@ -45,6 +79,23 @@ describe('event-loop blocking', () => {
       expect(monitor.take()).toBeGreaterThanOrEqual(140);
       await new Promise((r) => setTimeout(r, 30));
       expect(monitor.take()).toBeLessThan(140);
+    } finally {
+      monitor.stop();
+    }
+  });
+
+  it('does not count a stretch the thread spent waiting rather than running (Linux), and counts it in full elsewhere', async () => {
+    const linux = fs.existsSync('/proc/thread-self/schedstat');
+    const monitor = new EventLoopBlockingMonitor(5);
+    monitor.start();
+    try {
+      await new Promise((r) => setTimeout(r, 30));
+      monitor.take();
+      // 200 ms asleep on the loop's thread: the loop is held, but by a wait, not by work.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+      await new Promise((r) => setTimeout(r, 30));
+      if (linux) expect(monitor.take()).toBeLessThan(50);
+      else expect(monitor.take()).toBeGreaterThanOrEqual(190);
     } finally {
       monitor.stop();
     }

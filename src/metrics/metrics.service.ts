@@ -52,7 +52,7 @@ export class MetricsService implements OnModuleDestroy {
     const blocking = this.blocking;
     new Gauge({
       name: 'herald_event_loop_blocked_max_seconds',
-      help: "Longest stretch the event loop was kept from its timers by the process's own work since the previous scrape (time spent waiting for a CPU is not counted)",
+      help: "Longest stretch the event loop was kept from its timers by the process's own work since the previous scrape (only the time the loop's thread ran counts: waiting for a CPU, the garbage collector's helper threads or the disk does not)",
       registers: [this.registry],
       collect() {
         this.set(blocking.take() / 1000);
