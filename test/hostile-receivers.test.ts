@@ -42,7 +42,7 @@ const METRICS_TOKEN = 'hostile-suite-metrics-token-0001';
  * moved to Node 24 and ES-module NestJS: the whole suite in CI (three or four workers on two cores)
  * then measured 82, 90 and 117 ms here, and later a run failed at 313 ms. Logging each late tick's
  * schedstat counters in the service found the cause: a tick 358 ms late had waited 90 ms in the
- * run queue and run 2 ms, so the thread spent the rest asleep off the run queue (waiting for the
+ * run queue and run 2 ms, so the thread spent the rest asleep off the run queue (most likely for the
  * garbage collector's helper threads, which wait for a CPU on a loaded machine). The metric now
  * counts a stretch at most as long as the thread ran in it (src/metrics/event-loop-blocking.ts),
  * and 200 ms still fails a parser that spins for 300 ms (the check described above).
