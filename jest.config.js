@@ -35,10 +35,9 @@ module.exports = {
   // they see. Much of the suite waits (for a minute to come, a lease to lapse, a child process, a
   // browser): on a quiet two-core machine, one after the other, the whole suite took 387 s with
   // two workers (the jest tree at 106 % of the cores), 287 s with three (118 %) and 232 s with
-  // four (141 %). Four is not kept: with four, in CI on Node 24, the hostile-receivers file saw
-  // its service's event loop held 117 ms (limit 100; 4.7 to 90 ms in other runs). A garbage
-  // collection whose helper threads wait for a CPU counts as blocked, and four workers on two
-  // cores keep them waiting.
+  // four (141 %). Four is not kept: the suite has since become bound by CPU (the machine busy
+  // 1.79 of its 2 cores over a run, docs/benchmarks.md), and four workers on Node 24 took as
+  // long as three (453.7 s against 437.7–455.4 s) for 14 % more CPU.
   maxWorkers: (os.availableParallelism?.() ?? os.cpus().length) + 1,
   // A worker whose heap holds more than this after a file is replaced by a fresh one before its
   // next file. Each integration file loads the whole application into its own module registry,
