@@ -5,6 +5,7 @@ import { pngBomb } from './support/png-bomb';
 import {
   appRoutes,
   createFixtures,
+  Fixtures,
   isErrorBody,
   requestFor,
   RequestSpec,
@@ -378,6 +379,28 @@ function preview(v: unknown): string {
 
 // ---- the property ----------------------------------------------------------------------------
 
+/** Fixtures of made-up ids: a route's working request built from them shows its shape, and nothing is created. */
+const MADE_UP = '00000000-0000-4000-8000-000000000000';
+const NO_FIXTURES: Fixtures = {
+  workspaceId: MADE_UP,
+  key: 'made-up-key',
+  apiKeyId: MADE_UP,
+  accountId: MADE_UP,
+  mediaId: MADE_UP,
+  postId: MADE_UP,
+  jobId: MADE_UP,
+  deadJobId: MADE_UP,
+  deadPostId: MADE_UP,
+  editorKey: 'made-up-editor-key',
+  viewerKey: 'made-up-viewer-key',
+  ownerPersonId: MADE_UP,
+  personId: MADE_UP,
+  invitationId: MADE_UP,
+  shareLinkId: MADE_UP,
+  eventSubscriptionId: MADE_UP,
+  eventDeliveryId: MADE_UP,
+};
+
 describe('bad input on every /v1 route', () => {
   let t: TestApp;
   let routes: Route[];
@@ -390,10 +413,17 @@ describe('bad input on every /v1 route', () => {
   });
   afterAll(() => t.close());
 
+  /** The fixtures the reading routes share (made by the first of them). */
+  let readFixtures: Promise<Fixtures> | undefined;
+
   /** Runs the property on one route with fresh fixtures; the first failing request, or null. */
   async function fuzz(route: Route, n: number): Promise<string | null> {
-    // Fresh things per route, so a route that deletes does not starve another.
-    const f = await createFixtures(t, `Fuzz ${routeKey(route)}`);
+    // Fresh things per route that writes, so a route that deletes does not starve another; the
+    // routes that read (GET) share one set: a read leaves it as it was.
+    const f =
+      route.method === 'get'
+        ? await (readFixtures ??= createFixtures(t, 'Fuzz reads'))
+        : await createFixtures(t, `Fuzz ${routeKey(route)}`);
     const valid = requestFor(route, f, { png });
     return withFingerprints(t.databaseUrl, async (fingerprint) => {
       let before = await fingerprint();
@@ -447,10 +477,14 @@ describe('bad input on every /v1 route', () => {
    */
   it('answers every field of every body set to null, [], {}, "", 0 or true without a 5xx or a write on refusal', async () => {
     const problems: string[] = [];
+    const isObject = (body: unknown) => body !== undefined && body !== null && typeof body === 'object';
     for (const route of routes) {
+      // Only a route whose working request has a JSON body has fields to set: made-up ids tell
+      // which routes those are, so no fixtures are made for the others (half of the routes).
+      if (!isObject(requestFor(route, NO_FIXTURES, { png }).body)) continue;
       const f = await createFixtures(t, `Nulls ${routeKey(route)}`);
       const valid = requestFor(route, f, { png });
-      if (valid.body === undefined || valid.body === null || typeof valid.body !== 'object') continue;
+      if (!isObject(valid.body)) throw new Error(`${routeKey(route)}: the working body depends on the fixtures' ids`);
       await withFingerprints(t.databaseUrl, async (fingerprint) => {
         for (const path of pathsOf(valid.body).slice(1)) {
           for (const value of [null, [], {}, '', 0, true]) {
