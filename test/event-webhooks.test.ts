@@ -1,7 +1,7 @@
 import { EventsService } from '../src/events/events.service';
 import { JobLifecycle } from '../src/queue/job-lifecycle.service';
 import { bearer } from './support/config';
-import { useEngine } from './support/engine';
+import { useEngine, waitForPost } from './support/engine';
 import { pollUntil } from './support/poll';
 import { Receiver, ReceivedRequest, verifySignature } from './support/receiver';
 
@@ -306,11 +306,7 @@ describe('event webhooks', () => {
       .set(bearer(otherKey))
       .send({ text: 'Elsewhere', targets: [{ accountId: otherAccount.body.id }] })
       .expect(201);
-    await until(
-      async () => (await engine.t.http().get(`/v1/posts/${otherPost.body.id}`).set(bearer(otherKey)).expect(200)).body.status as string,
-      (status) => status === 'published',
-      "the other workspace's post published",
-    );
+    await waitForPost(engine.t, otherKey, otherPost.body.id, (post) => post.status === 'published');
     // Events are written in the transaction that ends the job: once both posts are published,
     // every delivery either post gave rise to exists.
     const deliveries = await engine.sql<{ account_id: string; post_id: string }>(

@@ -480,7 +480,7 @@ describe('bad input on every /v1 route', () => {
     const isObject = (body: unknown) => body !== undefined && body !== null && typeof body === 'object';
     for (const route of routes) {
       // Only a route whose working request has a JSON body has fields to set: made-up ids tell
-      // which routes those are, so no fixtures are made for the others (half of the routes).
+      // which routes those are, so no fixtures are made for the others.
       if (!isObject(requestFor(route, NO_FIXTURES, { png }).body)) continue;
       const f = await createFixtures(t, `Nulls ${routeKey(route)}`);
       const valid = requestFor(route, f, { png });

@@ -29,8 +29,14 @@ export function blockedMs(elapsedMs: number, intervalMs: number, runQueueWaitMs:
   return onCpuMs === null ? late : Math.min(late, Math.max(0, onCpuMs));
 }
 
-/** A thread's counters from the text of a schedstat file ("oncpu_ns waiting_ns slices"), in ms, or null. */
-export function parseSchedstat(schedstat: string): { onCpuMs: number; runQueueWaitMs: number } | null {
+/** A thread's counters since it started, in ms: the time it ran and the time it waited for a CPU. */
+export interface Schedstat {
+  onCpuMs: number;
+  runQueueWaitMs: number;
+}
+
+/** A thread's counters from the text of a schedstat file ("oncpu_ns waiting_ns slices"), or null. */
+export function parseSchedstat(schedstat: string): Schedstat | null {
   const fields = schedstat.trim().split(/\s+/);
   if (fields.length < 2 || !/^\d+$/.test(fields[0]) || !/^\d+$/.test(fields[1])) return null;
   return { onCpuMs: Number(fields[0]) / 1e6, runQueueWaitMs: Number(fields[1]) / 1e6 };
@@ -38,7 +44,7 @@ export function parseSchedstat(schedstat: string): { onCpuMs: number; runQueueWa
 
 const SCHEDSTAT = '/proc/thread-self/schedstat';
 
-function readSchedstat(): { onCpuMs: number; runQueueWaitMs: number } | null {
+function readSchedstat(): Schedstat | null {
   try {
     return parseSchedstat(fs.readFileSync(SCHEDSTAT, 'utf8'));
   } catch {
@@ -76,7 +82,7 @@ export class EventLoopBlockingMonitor {
   private mode: BlockingMonitorMode = 'stopped';
   private worstMs = 0;
   private lastAt = 0;
-  private lastSched: { onCpuMs: number; runQueueWaitMs: number } | null = null;
+  private lastSched: Schedstat | null = null;
   /** Where the current quiet check's window began (fine: a second of ticks; coarse: one tick). */
   private windowAt = 0;
   private windowElu: EventLoopUtilization | null = null;
